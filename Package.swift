@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Truce",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Truce", targets: ["Truce"]),
+        .executable(name: "truce", targets: ["TruceCLI"]),
+    ],
+    targets: [
+        // libgit2 as Debian ships it (libgit2-dev 1.5.1), found through pkg-config.
+        .systemLibrary(
+            name: "CLibgit2",
+            path: "Sources/CLibgit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
+        ),
+        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call.
+        .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim"),
+        .target(name: "TruceCore", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceCore"),
+        .target(name: "Truce", dependencies: ["TruceCore"], path: "Sources/Truce"),
+        .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),
+
+        .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
+        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),
+        .testTarget(name: "CLITests", dependencies: ["TruceCLI", "TestSupport"], path: "Tests/CLITests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

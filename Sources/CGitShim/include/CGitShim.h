@@ -1,0 +1,12 @@
+#ifndef TRUCE_CGITSHIM_H
+#define TRUCE_CGITSHIM_H
+
+/* Fixed-arity wrappers for git_libgit2_opts, which is variadic and so not callable from Swift. */
+
+/** Makes libgit2 fsync object files, refs and reflogs it writes (GIT_OPT_ENABLE_FSYNC_GITDIR). */
+int truce_git_enable_fsync_gitdir(int enabled);
+
+/** Validates every object libgit2 creates against the object database (GIT_OPT_ENABLE_STRICT_OBJECT_CREATION). */
+int truce_git_enable_strict_object_creation(int enabled);
+
+#endif

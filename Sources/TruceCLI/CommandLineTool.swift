@@ -1,0 +1,105 @@
+import Foundation
+import Truce
+
+/// The process exit codes of SPEC.md section 5.
+enum ExitCode: Int32 {
+    case success = 0
+    /// A person is needed: conflicts remain.
+    case needsPerson = 1
+    case badInput = 2
+    case storeFailure = 3
+}
+
+/// What every command gets: its parsed words and the way to the store.
+struct Invocation {
+    let arguments: Arguments
+    let output: Output
+
+    var wantsJSON: Bool { arguments.has("--json") }
+
+    /// The store directory: `--store`, then `$TRUCE_STORE`, then `./.truce`.
+    var storePath: String {
+        arguments.value("--store") ?? ProcessInfo.processInfo.environment["TRUCE_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".truce"
+    }
+
+    func openStore() throws -> DocumentStore { try DocumentStore.open(at: storePath) }
+
+    /// The one positional a command requires, named for the usage error.
+    func positional(_ index: Int, _ name: String) throws -> String {
+        guard index < arguments.positionals.count else { throw UsageError("missing \(name)") }
+        return arguments.positionals[index]
+    }
+
+    func key(at index: Int = 0) throws -> DocumentKey { try DocumentKey(positional(index, "DOC")) }
+
+    func rejectExtraPositionals(beyond count: Int) throws {
+        if arguments.positionals.count > count {
+            throw UsageError("unexpected argument '\(arguments.positionals[count])'")
+        }
+    }
+}
+
+/// A subcommand of `truce`: a few lines that call one library function and print its result.
+protocol Command {
+    static var name: String { get }
+    static var synopsis: String { get }
+    static var summary: String { get }
+    static var options: [Option] { get }
+    static func run(_ invocation: Invocation) throws -> ExitCode
+}
+
+enum CommandLineTool {
+    static var commands: [any Command.Type] {
+        [
+            InitCommand.self, SaveCommand.self, CatCommand.self, DeleteCommand.self, VersionsCommand.self,
+            StatusCommand.self, LogCommand.self, ExplainCommand.self, HelpCommand.self,
+        ]
+    }
+
+    /// Runs `truce` with `words` (without the program name) and returns the exit code.
+    static func run(_ words: [String], output: Output = .standard) -> ExitCode {
+        var words = words
+        // Global options before the command are handed to the command, so `truce --store S save …` works.
+        var global: [String] = []
+        while let first = words.first, first.hasPrefix("--store") || first == "--json" {
+            global.append(words.removeFirst())
+            if first == "--store", let value = words.first { global.append(value); words.removeFirst() }
+        }
+        guard let name = words.first else {
+            output.out(HelpCommand.overview)
+            return .badInput
+        }
+        if name == "--help" || name == "-h" { return run(["help"] + words.dropFirst(), output: output) }
+        if name == "--version" { output.out("truce 0.1.0"); return .success }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            output.error("unknown command '\(name)'; see 'truce help'")
+            return .badInput
+        }
+        do {
+            let arguments = try Arguments.parse(global + words.dropFirst(), options: command.options + [.store, .help], command: name)
+            if arguments.has("--help") {
+                output.out(HelpCommand.help(for: command))
+                return .success
+            }
+            return try command.run(Invocation(arguments: arguments, output: output))
+        } catch let error as UsageError {
+            output.error("\(name): \(error.message); see 'truce help \(name)'")
+            return .badInput
+        } catch let error as TruceError {
+            output.error(error.errorDescription ?? "\(error)")
+            return error.isBadInput ? .badInput : .storeFailure
+        } catch let error as InputError {
+            output.error(error.message)
+            return .badInput
+        } catch {
+            output.error("\(error)")
+            return .storeFailure
+        }
+    }
+}
+
+/// Input the command could not use (an unreadable file, say): exit code 2.
+struct InputError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,8 @@
+import Foundation
+
+@main
+struct Entrypoint {
+    static func main() {
+        exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst())).rawValue)
+    }
+}

@@ -1,0 +1,25 @@
+import Truce
+
+struct LogCommand: Command {
+    static let name = "log"
+    static let synopsis = "truce log DOC"
+    static let summary = "show the history of DOC, newest first, resolutions included"
+    static let options: [Option] = [.json]
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        try invocation.rejectExtraPositionals(beyond: 1)
+        let history = try invocation.openStore().history(of: invocation.key())
+        if invocation.wantsJSON {
+            try invocation.output.json(history)
+            return .success
+        }
+        for version in history {
+            var marks: [String] = []
+            if version.isConflict { marks.append("conflict") }
+            if version.isResolved { marks.append("resolved") }
+            let suffix = marks.isEmpty ? "" : "  [\(marks.joined(separator: ", "))]"
+            invocation.output.out(describe(version) + suffix)
+        }
+        return .success
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Truce
+
+struct SaveCommand: Command {
+    static let name = "save"
+    static let synopsis = "truce save DOC [FILE|-] [--device NAME] [--base VERSION] [--date ISO8601]"
+    static let summary = "write a version of DOC from FILE (or standard input) and print its id"
+    static let options: [Option] = [.device, .base, .date, .json]
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        try invocation.rejectExtraPositionals(beyond: 2)
+        let key = try invocation.key()
+        let content = try readInput(invocation.arguments.positionals.dropFirst().first ?? "-")
+        let (device, date) = try (invocation.device(), invocation.date())
+        let store = try invocation.openStore()
+        let base = try invocation.arguments.value("--base").map { try store.version($0, of: key).id }
+        let version = try store.save(content, to: key, device: device, base: base, date: date)
+        try report(version, state: store.state(of: key), invocation)
+        return .success
+    }
+
+    /// Prints the new version's id, and says so on stderr when the write put the document into conflict.
+    static func report(_ version: Version, state: DocumentState, _ invocation: Invocation) throws {
+        if invocation.wantsJSON {
+            try invocation.output.json(SaveReport(version: version, state: state))
+            return
+        }
+        invocation.output.out(version.id.hex)
+        if state == .inConflict {
+            invocation.output.error("note: \(version.key) is now in conflict; see 'truce versions \(version.key)'")
+        }
+    }
+
+    static func readInput(_ path: String) throws -> Data {
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError("cannot read '\(path)': no such file")
+        }
+        if isDirectory.boolValue { throw InputError("cannot read '\(path)': it is a directory") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError("cannot read '\(path)': permission denied or unreadable")
+        }
+        return data
+    }
+}
+
+struct SaveReport: Encodable {
+    let version: Version
+    let state: DocumentState
+}
+
+extension Option {
+    static let device = Option.value("--device", help: "who saves (default: $TRUCE_DEVICE, then the host name)")
+    static let base = Option.value("--base", help: "the version this one is made from (default: the current version)")
+    static let date = Option.value("--date", help: "the save's date, ISO 8601 (default: now)")
+}
+
+extension Invocation {
+    /// `--device`, then `$TRUCE_DEVICE`, then the host name.
+    func device() -> String {
+        arguments.value("--device") ?? ProcessInfo.processInfo.environment["TRUCE_DEVICE"] ?? ProcessInfo.processInfo.hostName
+    }
+
+    func date() throws -> Date {
+        guard let text = arguments.value("--date") else { return Date() }
+        guard let date = ISO8601.parse(text) else { throw TruceError.invalidDate(text) }
+        return date
+    }
+}

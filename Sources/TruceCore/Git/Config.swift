@@ -1,0 +1,47 @@
+import CLibgit2
+
+/// One `name = value` line of git configuration, as libgit2 read it.
+struct ConfigEntry: Sendable, Equatable {
+    /// The full name, section and key lowercased as git does (`merge.mydriver.driver`).
+    let name: String
+    let value: String
+    /// True when it comes from the repository's own `config` file, not a global or system one.
+    let isLocal: Bool
+}
+
+extension Repository {
+    /// Every configuration entry visible to the repository, in the order git reads them.
+    func configEntries() throws(GitError) -> [ConfigEntry] {
+        var config: OpaquePointer?
+        try check(git_repository_config_snapshot(&config, handle), "read configuration")
+        defer { git_config_free(config) }
+        var iterator: OpaquePointer?
+        try check(git_config_iterator_new(&iterator, config), "read configuration")
+        defer { git_config_iterator_free(iterator) }
+        var entries: [ConfigEntry] = []
+        var entry: UnsafeMutablePointer<git_config_entry>?
+        while true {
+            let code = git_config_next(&entry, iterator)
+            if code == GIT_ITEROVER.rawValue { break }
+            try check(code, "read configuration")
+            guard let current = entry?.pointee else { continue }
+            entries.append(ConfigEntry(
+                name: String(cString: current.name),
+                value: current.value.map { String(cString: $0) } ?? "",
+                isLocal: current.level == GIT_CONFIG_LEVEL_LOCAL
+            ))
+        }
+        return entries
+    }
+
+    /// Writes `name = value` to the repository's own `config` file.
+    func setConfig(_ name: String, to value: String) throws(GitError) {
+        var config: OpaquePointer?
+        try check(git_repository_config(&config, handle), "open configuration")
+        defer { git_config_free(config) }
+        var local: OpaquePointer?
+        try check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "open local configuration")
+        defer { git_config_free(local) }
+        try check(git_config_set_string(local, name, value), "set \(name)")
+    }
+}

@@ -1,0 +1,44 @@
+import CLibgit2
+
+extension Repository {
+    /// True when `descendant` has `ancestor` in its history (false when they are equal).
+    func isDescendant(_ descendant: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
+        var commit = descendant.raw
+        var base = ancestor.raw
+        return try check(git_graph_descendant_of(handle, &commit, &base), "compare \(descendant) with \(ancestor)") == 1
+    }
+
+    /// The nearest common ancestor of all `commits`, nil when their histories are unrelated.
+    func mergeBase(of commits: [ObjectID]) throws(GitError) -> ObjectID? {
+        guard commits.count > 1 else { return commits.first }
+        var raw = commits.map(\.raw)
+        var oid = git_oid()
+        let code = raw.count == 2
+            ? git_merge_base(&oid, handle, &raw[0], &raw[1])
+            : git_merge_base_octopus(&oid, handle, raw.count, &raw)
+        if code == GIT_ENOTFOUND.rawValue { return nil }
+        try check(code, "find merge base")
+        return ObjectID(oid)
+    }
+
+    /// Every commit reachable from `tips`, newest first, parents after children.
+    func walk(from tips: [ObjectID]) throws(GitError) -> [ObjectID] {
+        var walker: OpaquePointer?
+        try check(git_revwalk_new(&walker, handle), "start history walk")
+        defer { git_revwalk_free(walker) }
+        try check(git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue), "sort history walk")
+        for tip in tips {
+            var oid = tip.raw
+            try check(git_revwalk_push(walker, &oid), "walk history from \(tip)")
+        }
+        var found: [ObjectID] = []
+        var oid = git_oid()
+        while true {
+            let code = git_revwalk_next(&oid, walker)
+            if code == GIT_ITEROVER.rawValue { break }
+            try check(code, "walk history")
+            found.append(ObjectID(oid))
+        }
+        return found
+    }
+}

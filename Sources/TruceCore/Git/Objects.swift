@@ -1,0 +1,163 @@
+import CLibgit2
+import Foundation
+
+/// An author or committer line: who, and when in which time zone.
+struct Signature: Sendable, Equatable {
+    let name: String
+    let email: String
+    /// Seconds since 1970, as git stores it.
+    let time: Int64
+    /// Offset from UTC in minutes.
+    let offsetMinutes: Int32
+}
+
+/// A commit as read from the object database.
+struct CommitRecord: Sendable {
+    let id: ObjectID
+    let tree: ObjectID
+    let parents: [ObjectID]
+    let author: Signature
+    let committer: Signature
+    let message: String
+}
+
+/// A tree entry to write: a blob (file) or a subtree.
+struct TreeEntry {
+    let name: String
+    let id: ObjectID
+    let isTree: Bool
+}
+
+extension Repository {
+    /// Stores `bytes` as a blob and returns its id.
+    func writeBlob(_ bytes: Data) throws(GitError) -> ObjectID {
+        var oid = git_oid()
+        let code = bytes.withUnsafeBytes { buffer in
+            git_blob_create_from_buffer(&oid, handle, buffer.baseAddress, buffer.count)
+        }
+        try check(code, "write blob")
+        return ObjectID(oid)
+    }
+
+    /// Reads a blob's bytes.
+    func readBlob(_ id: ObjectID) throws(GitError) -> Data {
+        var oid = id.raw
+        var blob: OpaquePointer?
+        try check(git_blob_lookup(&blob, handle, &oid), "read blob \(id)")
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size > 0, let content = git_blob_rawcontent(blob) else { return Data() }
+        return Data(bytes: content, count: size)
+    }
+
+    /// Writes one tree holding `entries` and returns its id.
+    func writeTree(_ entries: [TreeEntry]) throws(GitError) -> ObjectID {
+        var builder: OpaquePointer?
+        try check(git_treebuilder_new(&builder, handle, nil), "start tree")
+        defer { git_treebuilder_free(builder) }
+        for entry in entries {
+            var oid = entry.id.raw
+            let mode = entry.isTree ? GIT_FILEMODE_TREE : GIT_FILEMODE_BLOB
+            try check(git_treebuilder_insert(nil, builder, entry.name, &oid, mode), "add '\(entry.name)' to tree")
+        }
+        var oid = git_oid()
+        try check(git_treebuilder_write(&oid, builder), "write tree")
+        return ObjectID(oid)
+    }
+
+    /// The id of the blob or tree at `path` inside `tree`, nil when the path is absent.
+    func entry(at path: String, inTree tree: ObjectID) throws(GitError) -> (id: ObjectID, isTree: Bool)? {
+        var treeID = tree.raw
+        var treeHandle: OpaquePointer?
+        try check(git_tree_lookup(&treeHandle, handle, &treeID), "read tree \(tree)")
+        defer { git_tree_free(treeHandle) }
+        var entry: OpaquePointer?
+        let code = git_tree_entry_bypath(&entry, treeHandle, path)
+        if code == GIT_ENOTFOUND.rawValue { return nil }
+        try check(code, "find '\(path)' in tree \(tree)")
+        defer { git_tree_entry_free(entry) }
+        return (ObjectID(git_tree_entry_id(entry).pointee), git_tree_entry_type(entry) == GIT_OBJECT_TREE)
+    }
+
+    /// Writes a commit and returns its id; no reference is moved.
+    func writeCommit(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError) -> ObjectID {
+        var treeID = tree.raw
+        var treeHandle: OpaquePointer?
+        try check(git_tree_lookup(&treeHandle, handle, &treeID), "read tree \(tree)")
+        defer { git_tree_free(treeHandle) }
+
+        var parentHandles: [OpaquePointer?] = []
+        defer { parentHandles.forEach { git_commit_free($0) } }
+        for parent in parents {
+            var parentID = parent.raw
+            var commit: OpaquePointer?
+            try check(git_commit_lookup(&commit, handle, &parentID), "read parent commit \(parent)")
+            parentHandles.append(commit)
+        }
+        let authorSignature = try makeSignature(author)
+        defer { git_signature_free(authorSignature) }
+        let committerSignature = try makeSignature(committer)
+        defer { git_signature_free(committerSignature) }
+
+        var oid = git_oid()
+        let code = parentHandles.withUnsafeMutableBufferPointer { buffer in
+            git_commit_create(&oid, handle, nil, authorSignature, committerSignature, nil, message, treeHandle,
+                              buffer.count, buffer.baseAddress)
+        }
+        try check(code, "write commit")
+        return ObjectID(oid)
+    }
+
+    /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.
+    func readCommit(_ id: ObjectID) throws(GitError) -> CommitRecord {
+        var oid = id.raw
+        var commit: OpaquePointer?
+        try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")
+        defer { git_commit_free(commit) }
+        let parentCount = git_commit_parentcount(commit)
+        let parents = (0..<parentCount).map { ObjectID(git_commit_parent_id(commit, $0).pointee) }
+        return CommitRecord(
+            id: id,
+            tree: ObjectID(git_commit_tree_id(commit).pointee),
+            parents: parents,
+            author: Signature(git_commit_author(commit).pointee),
+            committer: Signature(git_commit_committer(commit).pointee),
+            message: String(cString: git_commit_message(commit))
+        )
+    }
+
+    /// Finds the one commit whose id starts with `prefix` (4 to 40 hexadecimal digits).
+    func commitID(forPrefix prefix: String) throws(GitError) -> ObjectID {
+        var oid = git_oid()
+        try check(git_oid_fromstrn(&oid, prefix, prefix.utf8.count), "parse version id '\(prefix)'")
+        var object: OpaquePointer?
+        try check(git_object_lookup_prefix(&object, handle, &oid, prefix.utf8.count, GIT_OBJECT_COMMIT), "find version '\(prefix)'")
+        defer { git_object_free(object) }
+        return ObjectID(git_object_id(object).pointee)
+    }
+
+    /// True when an object with this id is in the object database.
+    func contains(_ id: ObjectID) throws(GitError) -> Bool {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "open object database")
+        defer { git_odb_free(odb) }
+        var oid = id.raw
+        return git_odb_exists(odb, &oid) == 1
+    }
+
+    private func makeSignature(_ signature: Signature) throws(GitError) -> UnsafeMutablePointer<git_signature>? {
+        var result: UnsafeMutablePointer<git_signature>?
+        try check(git_signature_new(&result, signature.name, signature.email, git_time_t(signature.time), Int32(signature.offsetMinutes)),
+                  "make signature for '\(signature.name)'")
+        return result
+    }
+}
+
+extension Signature {
+    init(_ raw: git_signature) {
+        name = String(cString: raw.name)
+        email = String(cString: raw.email)
+        time = Int64(raw.when.time)
+        offsetMinutes = Int32(raw.when.offset)
+    }
+}

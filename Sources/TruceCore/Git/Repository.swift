@@ -1,0 +1,40 @@
+import CLibgit2
+
+/// An open bare git repository; owns the libgit2 handle and frees it.
+///
+/// Not thread-safe, like the handle it wraps: callers confine it to one
+/// lock or task at a time.
+final class Repository {
+    let handle: OpaquePointer
+    /// The repository directory as it was given.
+    let path: String
+
+    private init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit { git_repository_free(handle) }
+
+    /// Creates a bare repository at `path` (parents included) and opens it.
+    static func createBare(at path: String) throws(GitError) -> Repository {
+        Libgit2.ensureInitialized()
+        var options = git_repository_init_options()
+        try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)), "prepare repository creation")
+        options.flags = GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+        var handle: OpaquePointer?
+        try check(git_repository_init_ext(&handle, path, &options), "create repository at \(path)")
+        return Repository(handle: handle!, path: path)
+    }
+
+    /// Opens the bare repository at exactly `path`, without searching parent directories.
+    static func openBare(at path: String) throws(GitError) -> Repository {
+        Libgit2.ensureInitialized()
+        var handle: OpaquePointer?
+        try check(git_repository_open_bare(&handle, path), "open repository at \(path)")
+        return Repository(handle: handle!, path: path)
+    }
+
+    /// The repository's git directory as libgit2 resolved it, with a trailing slash.
+    var gitDirectory: String { String(cString: git_repository_path(handle)) }
+}

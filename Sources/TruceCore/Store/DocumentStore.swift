@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+/// A store of documents and all their versions: a bare git repository that plain `git` can read.
+///
+/// Safe to share between tasks and threads: each operation takes the one
+/// repository handle in turn. Several processes may write the same store at
+/// once; reference updates are compare-and-swap, so no acknowledged version is lost.
+public final class DocumentStore: Sendable {
+    /// The store directory.
+    public let path: String
+    private let repository: Mutex<Repository>
+    let eventHub = EventHub()
+
+    /// The marker that tells a Truce store from any other bare repository.
+    static let formatConfigName = "truce.version"
+
+    private init(repository: sending Repository, path: String) {
+        self.path = path
+        self.repository = Mutex(repository)
+    }
+
+    /// Creates a store in a new or empty directory, with the config SPEC.md section 2 asks for.
+    public static func create(at path: String) throws(TruceError) -> DocumentStore {
+        let manager = FileManager.default
+        if let contents = try? manager.contentsOfDirectory(atPath: path), !contents.isEmpty { throw .storeExists(path) }
+        if manager.fileExists(atPath: path), (try? manager.contentsOfDirectory(atPath: path)) == nil { throw .storeExists(path) }
+        do {
+            let repository = try Repository.createBare(at: path)
+            // Every ref update is audited in the reflog; bare repositories keep none by default.
+            try repository.setConfig("core.logAllRefUpdates", to: "always")
+            // Acknowledged saves must survive power loss.
+            try repository.setConfig("core.fsyncObjectFiles", to: "true")
+            try writeAttributesTemplate(in: repository.gitDirectory)
+            // Written last: a store whose creation was interrupted is not mistaken for a whole one.
+            try repository.setConfig(formatConfigName, to: "1")
+        } catch let error as GitError {
+            throw .storeFailure(error)
+        } catch {
+            throw .storeFailure(GitError(operation: "create store at \(path)", code: -1, errorClass: 0, message: error.localizedDescription))
+        }
+        return try open(at: path)
+    }
+
+    /// Opens an existing store; fails when `path` is missing or is not a Truce store.
+    public static func open(at path: String) throws(TruceError) -> DocumentStore {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .storeNotFound(path) }
+        guard isDirectory.boolValue else { throw .notAStore(path, reason: "it is a file") }
+        let repository: Repository
+        do {
+            repository = try Repository.openBare(at: path)
+        } catch {
+            throw .notAStore(path, reason: error.message)
+        }
+        let entries: [ConfigEntry]
+        do { entries = try repository.configEntries() } catch { throw .notAStore(path, reason: error.message) }
+        guard entries.contains(where: { $0.isLocal && $0.name == formatConfigName }) else {
+            throw .notAStore(path, reason: "it is a git repository without '\(formatConfigName)' in its config")
+        }
+        return DocumentStore(repository: repository, path: path)
+    }
+
+    /// Runs `body` with exclusive use of the repository handle, turning libgit2 failures into `TruceError.storeFailure`.
+    func withRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws(TruceError) -> Result {
+        do {
+            return try repository.withLock { repository throws -> Result in try body(repository) }
+        } catch let error as TruceError {
+            throw error
+        } catch let error as GitError {
+            throw .storeFailure(error)
+        } catch {
+            throw .storeFailure(GitError(operation: "store operation", code: -1, errorClass: 0, message: "\(error)"))
+        }
+    }
+
+    private static func writeAttributesTemplate(in gitDirectory: String) throws {
+        let info = URL(fileURLWithPath: gitDirectory).appendingPathComponent("info")
+        try FileManager.default.createDirectory(at: info, withIntermediateDirectories: true)
+        let text = """
+            # Which resolver settles a conflict, in gitattributes syntax; for example:
+            #   *.md   merge=three-way
+            #   *.png  merge=overwrite-with-current
+            # `git check-attr merge -- KEY` run in this store agrees with Truce.
+
+            """
+        try Data(text.utf8).write(to: info.appendingPathComponent("attributes"), options: .atomic)
+    }
+}

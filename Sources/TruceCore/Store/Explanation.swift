@@ -1,0 +1,35 @@
+import Foundation
+
+/// Why a document's current version is current, and what would settle its conflict.
+public struct Explanation: Sendable {
+    public let versions: DocumentVersions
+    /// One sentence: the rule that picked the current version among the heads.
+    public let currentReason: String
+    /// The `merge` attribute of the key in the store's `info/attributes`, as `git check-attr merge` reports it.
+    public let mergeAttribute: AttributeValue
+}
+
+extension DocumentStore {
+    /// Explains the current-version rule for `key` and reads the attribute that picks its resolver.
+    public func explain(_ key: DocumentKey) throws(TruceError) -> Explanation {
+        try withRepository { repository in
+            let versions = try Self.documentVersions(of: key, in: repository)
+            guard let current = versions.current else { throw TruceError.documentNotFound(key) }
+            return Explanation(
+                versions: versions,
+                currentReason: Self.reason(current: current, heads: versions.heads),
+                mergeAttribute: try repository.attribute("merge", for: key.rawValue)
+            )
+        }
+    }
+
+    static func reason(current: Version, heads: [Version]) -> String {
+        let date = ISO8601.format(current.modificationDate)
+        guard heads.count > 1 else { return "it is the only head" }
+        let tied = heads.filter { $0.modificationDate == current.modificationDate }
+        if tied.count == 1 {
+            return "it has the latest author date (\(date)) of the \(heads.count) heads"
+        }
+        return "\(tied.count) heads share the latest author date (\(date)); the larger version id wins the tie"
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+extension DocumentStore {
+    /// The current version, the conflict versions and their base, read at one moment.
+    public func versions(of key: DocumentKey) throws(TruceError) -> DocumentVersions {
+        try withRepository { try Self.documentVersions(of: key, in: $0) }
+    }
+
+    /// Whether the document is absent, settled, deleted or in conflict.
+    public func state(of key: DocumentKey) throws(TruceError) -> DocumentState {
+        try versions(of: key).state
+    }
+
+    /// The head chosen by the deterministic rule (latest author date, then larger id); nil when absent.
+    public func currentVersion(of key: DocumentKey) throws(TruceError) -> Version? {
+        try versions(of: key).current
+    }
+
+    /// The heads other than the current one, newest first.
+    public func unresolvedConflictVersions(of key: DocumentKey) throws(TruceError) -> [Version] {
+        try versions(of: key).conflicts
+    }
+
+    /// The document's head references as stored, including heads another head descends from.
+    static func headReferences(of key: DocumentKey, in repository: Repository) throws -> [(name: String, target: ObjectID)] {
+        try repository.references(matching: ReferenceLayout.headsDirectory(of: key) + "*")
+    }
+
+    static func documentVersions(of key: DocumentKey, in repository: Repository) throws -> DocumentVersions {
+        let candidates = try headReferences(of: key, in: repository).map(\.target)
+        let heads = try independentHeads(Array(Set(candidates)), in: repository)
+        var versions = try heads.map { try readVersion($0, of: key, in: repository) }
+        versions.sort(by: isMoreCurrent)
+        guard !versions.isEmpty else { return DocumentVersions(key: key, current: nil, conflicts: [], base: nil) }
+        for index in versions.indices.dropFirst() { versions[index].isConflict = true }
+        var base: Version?
+        if versions.count > 1, let baseID = try repository.mergeBase(of: versions.map(\.id)) {
+            base = try readVersion(baseID, of: key, in: repository)
+        }
+        return DocumentVersions(key: key, current: versions[0], conflicts: Array(versions.dropFirst()), base: base)
+    }
+
+    /// The deterministic current-version rule every replica computes alike: latest author date, then the larger id.
+    static func isMoreCurrent(_ lhs: Version, _ rhs: Version) -> Bool {
+        if lhs.modificationDate != rhs.modificationDate { return lhs.modificationDate > rhs.modificationDate }
+        return lhs.id > rhs.id
+    }
+
+    /// Drops every candidate that another candidate descends from: those are no longer heads.
+    static func independentHeads(_ candidates: [ObjectID], in repository: Repository) throws -> [ObjectID] {
+        guard candidates.count > 1 else { return candidates }
+        return try candidates.filter { candidate in
+            try !candidates.contains { other in try other != candidate && repository.isDescendant(other, of: candidate) }
+        }
+    }
+
+    /// Reads a version and checks that it belongs to `key`.
+    static func readVersion(_ id: VersionID, of key: DocumentKey, in repository: Repository) throws -> Version {
+        let commit: CommitRecord
+        do { commit = try repository.readCommit(id) } catch where error.isNotFound { throw TruceError.versionNotFound(id.hex) }
+        guard let message = VersionMessage(parsing: commit.message) else {
+            throw TruceError.versionOfAnotherDocument(id, requested: key, actual: "no document (not a Truce version)")
+        }
+        guard message.key == key.rawValue else {
+            throw TruceError.versionOfAnotherDocument(id, requested: key, actual: message.key)
+        }
+        let isDeletion = try repository.entry(at: key.rawValue, inTree: commit.tree) == nil
+        return Version(
+            id: id, key: key, deviceName: commit.author.name,
+            modificationDate: Date(timeIntervalSince1970: TimeInterval(commit.author.time)),
+            isDeletion: isDeletion, parents: commit.parents, resolvedBy: message.resolvedBy,
+            isConflict: false, isResolved: false
+        )
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+extension DocumentStore {
+    /// Writes `content` as a new version of `key` and returns it.
+    ///
+    /// The new version's parent is `base`, or the current version when `base`
+    /// is nil. When `base` is no longer a head because another writer saved
+    /// meanwhile, the new version lands beside that writer's and the document
+    /// is in conflict: neither is lost.
+    @discardableResult
+    public func save(_ content: Data, to key: DocumentKey, device: String, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> Version {
+        try write(content, to: key, device: device, base: base, date: date)
+    }
+
+    /// Writes a deletion: a version whose tree lacks the key.
+    @discardableResult
+    public func delete(_ key: DocumentKey, device: String, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> Version {
+        try write(nil, to: key, device: device, base: base, date: date)
+    }
+
+    private func write(_ content: Data?, to key: DocumentKey, device: String, base: VersionID?, date: Date) throws(TruceError) -> Version {
+        let author = try Self.authorName(device)
+        let (before, after, version) = try withRepository { repository in
+            let before = try Self.documentVersions(of: key, in: repository)
+            let parent: Version?
+            if let base {
+                parent = try Self.readVersion(base, of: key, in: repository)
+            } else {
+                parent = before.current
+            }
+            if content == nil {
+                guard let parent else { throw TruceError.documentNotFound(key) }
+                if parent.isDeletion { throw TruceError.alreadyDeleted(key, version: parent.id) }
+            }
+            let kind: VersionMessage.Kind = content == nil ? .delete : .save
+            let message = VersionMessage(kind: kind, key: key.rawValue, device: author)
+            let tree = try Self.writeTree(holding: content, at: key, in: repository)
+            let signature = Signature(device: author, date: date)
+            let committer = Signature(device: author, date: Date())
+            let id = try repository.writeCommit(tree: tree, parents: parent.map { [$0.id] } ?? [], author: signature,
+                                                committer: committer, message: message.text)
+            try Self.publishHead(id, of: key, replacing: parent.map { [$0.id] } ?? [], message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
+            let after = try Self.documentVersions(of: key, in: repository)
+            let version = try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
+            return (before.state, after.state, version)
+        }
+        eventHub.publish(DocumentStateChange(key: key, previous: before, current: after, version: version.id))
+        return version
+    }
+
+    /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
+    static func writeTree(holding content: Data?, at key: DocumentKey, in repository: Repository) throws -> ObjectID {
+        guard let content else { return try repository.writeTree([]) }
+        var segments = key.segments
+        let leaf = String(segments.removeLast())
+        var id = try repository.writeTree([TreeEntry(name: leaf, id: repository.writeBlob(content), isTree: false)])
+        for segment in segments.reversed() {
+            id = try repository.writeTree([TreeEntry(name: String(segment), id: id, isTree: true)])
+        }
+        return id
+    }
+
+    /// Makes `id` a head of `key`, then drops the head references it descends from.
+    ///
+    /// The new reference is created first (compare-and-swap against "absent"),
+    /// so at every instant each acknowledged version is reachable from some
+    /// head reference. Dropping the replaced ones is only tidying: a crash
+    /// before it leaves a reference that readers filter out and the next
+    /// writer removes.
+    static func publishHead(_ id: VersionID, of key: DocumentKey, replacing replaced: [VersionID], message: String, in repository: Repository) throws {
+        let name = ReferenceLayout.headReference(of: key, version: id)
+        try withLockRetries {
+            do {
+                try repository.updateReference(name, to: id, expecting: nil, message: message)
+            } catch {
+                // The identical commit may be published already (same content, parents, device and date).
+                guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == id else { throw error }
+            }
+        }
+        for reference in try headReferences(of: key, in: repository) where reference.target != id {
+            let isReplaced = try replaced.contains(reference.target) || repository.isDescendant(id, of: reference.target)
+            guard isReplaced else { continue }
+            do {
+                try repository.deleteReference(reference.name, expecting: reference.target)
+            } catch {
+                // Another writer is tidying the same reference; what is left is filtered out by readers.
+                guard error.isConcurrentModification || error.isLocked else { throw error }
+            }
+        }
+    }
+
+    /// Retries `body` while another process holds a lock file, for up to about two seconds.
+    static func withLockRetries(_ body: () throws -> Void) throws {
+        var delay: UInt32 = 1_000
+        for _ in 0..<12 {
+            do {
+                try body()
+                return
+            } catch let error as GitError where error.isLocked {
+                usleep(delay)
+                delay = min(delay * 2, 400_000)
+            }
+        }
+        do { try body() } catch let error as GitError where error.isLocked { throw TruceError.busy(error.message) }
+    }
+
+    /// A device name git accepts as an author name, or a clear error.
+    static func authorName(_ device: String) throws(TruceError) -> String {
+        let trimmed = device.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { throw .invalidDeviceName(device, reason: "it is empty") }
+        if trimmed.utf8.count > 256 { throw .invalidDeviceName(device, reason: "it is longer than 256 bytes") }
+        if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw .invalidDeviceName(device, reason: "it contains a control character")
+        }
+        if trimmed.contains("<") || trimmed.contains(">") { throw .invalidDeviceName(device, reason: "git forbids '<' and '>' in author names") }
+        return trimmed
+    }
+}
+
+extension Signature {
+    /// The author line of a device: its name, a made-up address git requires (`laptop@truce`), the date to the second in UTC.
+    init(device: String, date: Date) {
+        let slug = device.lowercased().unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
+        self.init(name: device, email: slug + "@truce", time: Int64(date.timeIntervalSince1970.rounded(.down)), offsetMinutes: 0)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// The id of a version: its git commit id.
+public typealias VersionID = ObjectID
+
+/// One saved state of a document: a git commit whose tree holds the document at its key.
+public struct Version: Sendable, Hashable, Identifiable, Codable {
+    /// The commit id; `git show <id>:<key>` prints the content.
+    public let id: VersionID
+    /// The document this version belongs to.
+    public let key: DocumentKey
+    /// The device (or user) that saved it: the commit's author name.
+    public let deviceName: String
+    /// When it was saved: the commit's author date.
+    public let modificationDate: Date
+    /// True for a deletion: the version's tree lacks the key.
+    public let isDeletion: Bool
+    /// The versions this one was made from; a resolution has the current version first, then every loser.
+    public let parents: [VersionID]
+    /// For a resolution, the resolver that made it (`Resolved-By:`); nil for a plain save.
+    public let resolvedBy: String?
+    /// True when this is a head other than the current version: an unresolved conflict version.
+    public internal(set) var isConflict: Bool
+    /// True when a resolution settled this version (it is a loser that a resolution descends from).
+    public internal(set) var isResolved: Bool
+
+    /// True when this version settles a conflict.
+    public var isResolution: Bool { resolvedBy != nil }
+}
+
+/// Where a document stands, the counterpart of `UIDocument.DocumentState`.
+public enum DocumentState: String, Sendable, Codable, CustomStringConvertible {
+    /// The store has no version of the document.
+    case absent
+    /// One head, holding content.
+    case settled
+    /// One head, a deletion.
+    case deleted
+    /// Several heads: versions were made concurrently and wait for a resolution.
+    case inConflict
+
+    public var description: String {
+        switch self {
+        case .absent: "absent"
+        case .settled: "settled"
+        case .deleted: "deleted"
+        case .inConflict: "in conflict"
+        }
+    }
+}
+
+/// A document's heads at one moment: the current version, the conflict versions and their base.
+public struct DocumentVersions: Sendable, Codable {
+    public let key: DocumentKey
+    /// The head chosen by the deterministic rule; nil when the document is absent.
+    public let current: Version?
+    /// The other heads, newest first.
+    public let conflicts: [Version]
+    /// The nearest common ancestor of the heads; nil unless in conflict with related histories.
+    public let base: Version?
+
+    public var state: DocumentState {
+        guard let current else { return .absent }
+        if !conflicts.isEmpty { return .inConflict }
+        return current.isDeletion ? .deleted : .settled
+    }
+
+    /// Every head, current first.
+    public var heads: [Version] { (current.map { [$0] } ?? []) + conflicts }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Everything that can go wrong in a Truce operation, in words a user can act on.
+public enum TruceError: Error, Sendable, Equatable, LocalizedError {
+    /// The document key breaks a rule of SPEC.md section 1.
+    case invalidKey(String, reason: String)
+    /// The device name cannot be an author name.
+    case invalidDeviceName(String, reason: String)
+    /// No store at this path.
+    case storeNotFound(String)
+    /// The path exists but is not a Truce store.
+    case notAStore(String, reason: String)
+    /// `init` on a path that already holds something.
+    case storeExists(String)
+    /// No version with this id (or id prefix).
+    case versionNotFound(String)
+    /// The version exists but belongs to another document.
+    case versionOfAnotherDocument(VersionID, requested: DocumentKey, actual: String)
+    /// A version id prefix that more than one version starts with.
+    case ambiguousVersion(String)
+    /// The document has no version at all.
+    case documentNotFound(DocumentKey)
+    /// A deletion asked of a document whose base version is a deletion already.
+    case alreadyDeleted(DocumentKey, version: VersionID)
+    /// A date that is not ISO 8601.
+    case invalidDate(String)
+    /// Another writer held a lock for longer than Truce waits; the operation can be retried.
+    case busy(String)
+    /// The store or the file system failed underneath.
+    case storeFailure(GitError)
+
+    /// True when the caller gave something wrong (exit code 2); false when the store failed (exit code 3).
+    public var isBadInput: Bool {
+        switch self {
+        case .storeNotFound, .notAStore, .busy, .storeFailure: false
+        default: true
+        }
+    }
+
+    public var errorDescription: String? {
+        switch self {
+        case .invalidKey(let key, let reason): "invalid document key \(Self.quoted(key)): \(reason)"
+        case .invalidDeviceName(let name, let reason): "invalid device name \(Self.quoted(name)): \(reason)"
+        case .storeNotFound(let path): "no store at \(path) (create one with 'truce init')"
+        case .notAStore(let path, let reason): "\(path) is not a Truce store: \(reason)"
+        case .storeExists(let path): "\(path) already exists; a store is created only in a new or empty directory"
+        case .versionNotFound(let id): "no version \(Self.quoted(id)) in this store"
+        case .versionOfAnotherDocument(let id, let requested, let actual):
+            "version \(id.short) belongs to \(Self.quoted(actual)), not to \(Self.quoted(requested.rawValue))"
+        case .ambiguousVersion(let id): "version id \(Self.quoted(id)) is ambiguous; give more digits"
+        case .documentNotFound(let key): "no document \(Self.quoted(key.rawValue)) in this store"
+        case .alreadyDeleted(let key, let version): "\(Self.quoted(key.rawValue)) is already deleted in version \(version.short)"
+        case .invalidDate(let text): "invalid date \(Self.quoted(text)): expected ISO 8601 such as 2026-11-30T20:15:00Z"
+        case .busy(let what): "the store is busy (\(what)); try again"
+        case .storeFailure(let error): "store failure: \(error.description)"
+        }
+    }
+
+    /// Quotes user text for a one-line message, escaping what would break the line.
+    static func quoted(_ text: String) -> String {
+        var out = "'"
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case "\0": out += "\\0"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += String(format: "\\x%02X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        let limit = 120
+        if out.count > limit { out = String(out.prefix(limit)) + "…" }
+        return out + "'"
+    }
+}

@@ -57,6 +57,7 @@ extension Repository {
                 found.append((String(cString: git_reference_name(ref)), ObjectID(target.pointee)))
             }
         }
+        referencesListed += found.count
         return found
     }
 }

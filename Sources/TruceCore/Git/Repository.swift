@@ -8,6 +8,9 @@ final class Repository {
     let handle: OpaquePointer
     /// The repository directory as it was given.
     let path: String
+    /// How many references listing calls have returned so far: the work tests count to show that a
+    /// lookup reads one document's references, not the whole store's.
+    var referencesListed = 0
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle

@@ -74,6 +74,9 @@ public final class DocumentStore: Sendable {
         }
     }
 
+    /// References listed through this store so far (for tests that count work).
+    var referencesListed: Int { (try? withRepository { $0.referencesListed }) ?? 0 }
+
     private static func writeAttributesTemplate(in gitDirectory: String) throws {
         let info = URL(fileURLWithPath: gitDirectory).appendingPathComponent("info")
         try FileManager.default.createDirectory(at: info, withIntermediateDirectories: true)

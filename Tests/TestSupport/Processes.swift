@@ -1,0 +1,71 @@
+import Foundation
+
+/// What a finished child process left: its exit status and everything it printed.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: Data
+    public let stderr: Data
+
+    public var output: String { String(decoding: stdout, as: UTF8.self) }
+    public var errorOutput: String { String(decoding: stderr, as: UTF8.self) }
+    /// stderr without git's deprecation warning for `core.fsyncObjectFiles`, which every store sets on purpose.
+    public var errorLines: [String] {
+        errorOutput.split(separator: "\n").map(String.init).filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
+    }
+}
+
+/// Runs `executable` with `arguments`, feeding `input` to its stdin, and waits for it.
+public func run(_ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
+                directory: String? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "TRUCE_STORE")
+    env.merge(environment) { $1 }
+    process.environment = env
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
+    try process.run()
+    // Drain both pipes while the child runs so a large output cannot block it.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var out = Data(), err = Data()
+    group.enter()
+    DispatchQueue.global().async { out = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    group.enter()
+    DispatchQueue.global().async { err = stderr.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    stdin.fileHandleForWriting.write(input)
+    try stdin.fileHandleForWriting.close()
+    process.waitUntilExit()
+    group.wait()
+    return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err)
+}
+
+/// Runs the real `git` with `arguments`, as the oracle for what Truce wrote.
+public func git(_ arguments: [String], input: Data = Data()) throws -> ProcessResult {
+    try run("/usr/bin/env", ["git"] + arguments, input: input)
+}
+
+/// The `truce` executable built next to the test bundle.
+public let truceExecutable: String = {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("truce").path,
+        Bundle.main.bundleURL.appendingPathComponent("truce").path,
+        packageRoot.appendingPathComponent(".build/debug/truce").path,
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+}()
+
+/// The package's root directory, found from this source file.
+public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Runs `truce` with `arguments` against `store` (through `--store`).
+public func truce(_ arguments: [String], store: String? = nil, input: Data = Data(), environment: [String: String] = [:]) throws -> ProcessResult {
+    try run(truceExecutable, (store.map { ["--store", $0] } ?? []) + arguments, input: input, environment: environment)
+}
+
+/// Runs the real `git` with `arguments`.
+public func git(_ arguments: String..., input: Data = Data()) throws -> ProcessResult {
+    try git(arguments, input: input)
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Truce
+
+/// A directory under the system's temporary directory, removed when the value is released.
+public final class TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init(_ label: String = "truce-test") {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        path = url.path
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A path inside the directory.
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    /// Writes `data` to a file inside the directory and returns its path.
+    @discardableResult
+    public func write(_ data: Data, to name: String) -> String {
+        let target = file(name)
+        try! data.write(to: URL(fileURLWithPath: target))
+        return target
+    }
+}
+
+/// A fresh store in its own temporary directory; the directory goes when the value does.
+public final class TestStore: Sendable {
+    public let directory = TemporaryDirectory("truce-store")
+    public let store: DocumentStore
+    public var path: String { store.path }
+
+    public init() throws {
+        store = try DocumentStore.create(at: directory.file("store"))
+    }
+
+    /// Runs `git -C <store> …` and returns its stdout, failing the caller when git fails.
+    public func git(_ arguments: String...) throws -> String {
+        let result = try TestSupport.git(["-C", path] + arguments)
+        guard result.status == 0 else { throw GitCommandFailed(arguments: arguments, stderr: result.errorOutput) }
+        return result.output
+    }
+}
+
+public struct GitCommandFailed: Error, CustomStringConvertible {
+    public let arguments: [String]
+    public let stderr: String
+    public var description: String { "git \(arguments.joined(separator: " ")) failed: \(stderr)" }
+}
+
+/// Every file of a store and its bytes: two snapshots are equal only when nothing in the store changed.
+public func snapshot(ofStore path: String) -> [String: Data] {
+    var files: [String: Data] = [:]
+    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return files }
+    while let relative = enumerator.nextObject() as? String {
+        let full = path + "/" + relative
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
+            files[relative] = FileManager.default.contents(atPath: full) ?? Data()
+        }
+    }
+    return files
+}
+
+extension Data {
+    /// UTF-8 bytes of `text`, for terse test content.
+    public static func text(_ text: String) -> Data { Data(text.utf8) }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import TruceCore
+
+struct ConflictTests {
+    static func date(_ text: String) -> Date { ISO8601.parse(text)! }
+
+    @Test func concurrentSavesFromOneBaseAreAConflictWithTheLatestAsCurrent() throws {
+        let store = try TestStore()
+        let base = try store.store.save(.text("a\nb\n"), to: "notes/todo.md", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
+        let laptop = try store.store.save(.text("A\nb\n"), to: "notes/todo.md", device: "laptop", base: base.id, date: Self.date("2026-11-30T10:00:00Z"))
+        let phone = try store.store.save(.text("a\nB\n"), to: "notes/todo.md", device: "phone", base: base.id, date: Self.date("2026-11-30T11:00:00Z"))
+
+        let versions = try store.store.versions(of: "notes/todo.md")
+        #expect(versions.state == .inConflict)
+        #expect(versions.current?.id == phone.id)
+        #expect(versions.current?.isConflict == false)
+        #expect(versions.conflicts.map(\.id) == [laptop.id])
+        #expect(versions.conflicts.allSatisfy { $0.isConflict })
+        #expect(versions.base?.id == base.id)
+        #expect(try store.store.unresolvedConflictVersions(of: "notes/todo.md").map(\.id) == [laptop.id])
+        #expect(try store.store.documentsInConflict().map(\.key) == ["notes/todo.md"])
+        // git agrees: two refs, and their merge base is the base.
+        #expect(try store.git("merge-base", laptop.id.hex, phone.id.hex) == base.id.hex + "\n")
+        #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func onATiedDateTheLargerVersionIDIsCurrent() throws {
+        let store = try TestStore()
+        let base = try store.store.save(.text("0\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
+        let tie = Self.date("2026-11-30T10:00:00Z")
+        let one = try store.store.save(.text("1\n"), to: "a.txt", device: "laptop", base: base.id, date: tie)
+        let two = try store.store.save(.text("2\n"), to: "a.txt", device: "phone", base: base.id, date: tie)
+        let explanation = try store.store.explain("a.txt")
+        #expect(explanation.versions.current?.id == max(one.id, two.id))
+        #expect(explanation.currentReason.contains("larger version id"))
+    }
+
+    @Test func threeDevicesMakeThreeHeadsWithOneBase() throws {
+        let store = try TestStore()
+        let base = try store.store.save(.text("base\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
+        var ids: [VersionID] = []
+        for (index, device) in ["laptop", "phone", "tablet"].enumerated() {
+            ids.append(try store.store.save(.text("\(device)\n"), to: "a.txt", device: device, base: base.id,
+                                            date: Self.date("2026-11-30T1\(index):00:00Z")).id)
+        }
+        let versions = try store.store.versions(of: "a.txt")
+        #expect(versions.heads.map(\.id) == ids.reversed())
+        #expect(versions.base?.id == base.id)
+    }
+
+    @Test func savingOnAnOlderBaseThanTheHeadMakesAConflict() throws {
+        let store = try TestStore()
+        let one = try store.store.save(.text("1\n"), to: "a.txt", device: "laptop")
+        let two = try store.store.save(.text("2\n"), to: "a.txt", device: "laptop")
+        let fork = try store.store.save(.text("1b\n"), to: "a.txt", device: "phone", base: one.id)
+        let versions = try store.store.versions(of: "a.txt")
+        #expect(Set(versions.heads.map(\.id)) == [two.id, fork.id])
+        #expect(versions.base?.id == one.id)
+    }
+
+    @Test func editAgainstDeleteIsAConflict() throws {
+        let store = try TestStore()
+        let base = try store.store.save(.text("x\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
+        let deletion = try store.store.delete("a.txt", device: "phone", base: base.id, date: Self.date("2026-11-30T10:00:00Z"))
+        let edit = try store.store.save(.text("y\n"), to: "a.txt", device: "laptop", base: base.id, date: Self.date("2026-11-30T11:00:00Z"))
+        let versions = try store.store.versions(of: "a.txt")
+        #expect(versions.state == .inConflict)
+        #expect(versions.current?.id == edit.id)
+        #expect(versions.conflicts.map(\.id) == [deletion.id])
+        #expect(versions.conflicts[0].isDeletion)
+    }
+
+    @Test func historyListsEveryVersionAndMarksConflicts() throws {
+        let store = try TestStore()
+        let base = try store.store.save(.text("0\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
+        let left = try store.store.save(.text("1\n"), to: "a.txt", device: "laptop", base: base.id, date: Self.date("2026-11-30T10:00:00Z"))
+        let right = try store.store.save(.text("2\n"), to: "a.txt", device: "phone", base: base.id, date: Self.date("2026-11-30T11:00:00Z"))
+        let history = try store.store.history(of: "a.txt")
+        #expect(Set(history.map(\.id)) == [base.id, left.id, right.id])
+        #expect(history.last?.id == base.id)
+        #expect(history.first { $0.id == left.id }?.isConflict == true)
+        #expect(history.first { $0.id == right.id }?.isConflict == false)
+        #expect(throws: TruceError.documentNotFound("nothing")) { try store.store.history(of: "nothing") }
+    }
+
+    @Test func eventsReportBecomingInConflictAndDeletion() async throws {
+        let store = try TestStore()
+        let events = store.store.events
+        let base = try store.store.save(.text("0\n"), to: "a.txt", device: "laptop")
+        try store.store.save(.text("1\n"), to: "a.txt", device: "laptop", base: base.id)
+        try store.store.save(.text("2\n"), to: "a.txt", device: "phone", base: base.id)
+        try store.store.save(.text("x\n"), to: "b.txt", device: "phone")
+        try store.store.delete("b.txt", device: "phone")
+        var received: [DocumentStateChange] = []
+        for await event in events {
+            received.append(event)
+            if received.count == 4 { break }
+        }
+        #expect(received.map { "\($0.key) \($0.previous)→\($0.current)" } == [
+            "a.txt absent→settled", "a.txt settled→in conflict", "b.txt absent→settled", "b.txt settled→deleted",
+        ])
+        #expect(received[1].becameInConflict)
+    }
+
+    @Test func concurrentTasksSavingFromOneBaseAllLand() async throws {
+        let store = try TestStore()
+        let base = try store.store.save(.text("0\n"), to: "a.txt", device: "laptop")
+        let shared = store.store
+        let ids = try await withThrowingTaskGroup(of: VersionID.self) { group in
+            for index in 0..<16 {
+                group.addTask { try shared.save(.text("\(index)\n"), to: "a.txt", device: "device\(index)", base: base.id).id }
+            }
+            return try await group.reduce(into: Set<VersionID>()) { $0.insert($1) }
+        }
+        #expect(ids.count == 16)
+        #expect(Set(try store.store.versions(of: "a.txt").heads.map(\.id)) == ids)
+    }
+}

@@ -136,13 +136,15 @@ extension Repository {
         return ObjectID(git_object_id(object).pointee)
     }
 
-    /// True when an object with this id is in the object database.
-    func contains(_ id: ObjectID) throws(GitError) -> Bool {
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, handle), "open object database")
-        defer { git_odb_free(odb) }
+    /// True when `id` names a commit in the object database.
+    func containsCommit(_ id: ObjectID) throws(GitError) -> Bool {
         var oid = id.raw
-        return git_odb_exists(odb, &oid) == 1
+        var commit: OpaquePointer?
+        let code = git_commit_lookup(&commit, handle, &oid)
+        if code == GIT_ENOTFOUND.rawValue { return false }
+        try check(code, "read commit \(id)")
+        git_commit_free(commit)
+        return true
     }
 
     private func makeSignature(_ signature: Signature) throws(GitError) -> UnsafeMutablePointer<git_signature>? {

@@ -54,10 +54,10 @@ extension DocumentStore {
         }
     }
 
-    /// Reads a version and checks that it belongs to `key`.
+    /// Reads a version and checks that it belongs to `key`; the commit must exist.
     static func readVersion(_ id: VersionID, of key: DocumentKey, in repository: Repository) throws -> Version {
-        let commit: CommitRecord
-        do { commit = try repository.readCommit(id) } catch where error.isNotFound { throw TruceError.versionNotFound(id.hex) }
+        // A missing commit here is a damaged store, not bad input: callers check ids users give them first.
+        let commit = try repository.readCommit(id)
         guard let message = VersionMessage(parsing: commit.message) else {
             throw TruceError.versionOfAnotherDocument(id, requested: key, actual: "no document (not a Truce version)")
         }

@@ -24,6 +24,7 @@ extension DocumentStore {
             let before = try Self.documentVersions(of: key, in: repository)
             let parent: Version?
             if let base {
+                guard try repository.containsCommit(base) else { throw TruceError.versionNotFound(base.hex) }
                 parent = try Self.readVersion(base, of: key, in: repository)
             } else {
                 parent = before.current

@@ -1,0 +1,70 @@
+import Foundation
+import Truce
+
+struct MergeFileCommand: Command {
+    static let name = "merge-file"
+    static let synopsis = "truce merge-file [--diff3|--zdiff3] [--ours|--theirs|--union] [--marker-size N] [-L L1 -L L2 -L L3] CURRENT BASE OTHER"
+    static let summary = "merge plain files three-way and print what 'git merge-file -p' prints; exit status = number of conflicts"
+    static let options: [Option] = [
+        .flag("--diff3", help: "show the base's lines in conflicts too"),
+        .flag("--zdiff3", help: "like --diff3, with lines both sides share moved out of conflicts"),
+        .flag("--ours", help: "settle conflicts with CURRENT's side"),
+        .flag("--theirs", help: "settle conflicts with OTHER's side"),
+        .flag("--union", help: "settle conflicts with both sides, CURRENT's first"),
+        .value("--marker-size", help: "conflict markers N characters long (default 7)"),
+        .value("-L", help: "a label to show instead of a file name: for CURRENT, then BASE, then OTHER"),
+        .flag("-p", "--stdout", help: "accepted as git takes it; the result is always printed, no file is changed"),
+    ]
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        try invocation.rejectExtraPositionals(beyond: 3)
+        let paths = try [invocation.positional(0, "CURRENT"), invocation.positional(1, "BASE"), invocation.positional(2, "OTHER")]
+        let arguments = invocation.arguments
+        let labels = arguments.all("-L")
+        guard labels.count <= 3 else { throw UsageError("too many labels: -L is given at most three times") }
+        // As in git, a missing label is the file name given on the command line.
+        let names = paths.indices.map { $0 < labels.count ? labels[$0] : paths[$0] }
+
+        var options = TextMergeOptions(oursLabel: names[0], baseLabel: names[1], theirsLabel: names[2])
+        options.style = try choose(from: [("--diff3", .diff3), ("--zdiff3", .zdiff3)], in: arguments) ?? .merge
+        options.favor = try choose(from: [("--ours", .ours), ("--theirs", .theirs), ("--union", .union)], in: arguments) ?? .normal
+        if let text = arguments.value("--marker-size") {
+            guard let size = Int(text) else { throw UsageError("--marker-size needs a whole number, not '\(text)'") }
+            guard size <= TextMerge.maximumMarkerSize else {
+                throw UsageError("--marker-size can be at most \(TextMerge.maximumMarkerSize)")
+            }
+            options.markerSize = size
+        }
+
+        let contents = try paths.map(read)
+        for (path, content) in zip(paths, contents) where TextMerge.isBinary(content) {
+            throw InputError("cannot merge '\(path)': it is a binary file")
+        }
+        guard let result = try TextMerge.merge(base: contents[1], ours: contents[0], theirs: contents[2], options: options) else {
+            throw InputError("cannot merge binary files")
+        }
+        invocation.output.raw(result.content)
+        // git's exit status is the number of conflicts, capped at 127.
+        return ExitCode(rawValue: Int32(min(result.conflictCount, 127)))
+    }
+
+    /// The one option of `choices` given, nil when none; two of them is a usage error.
+    private static func choose<T>(from choices: [(flag: String, value: T)], in arguments: Arguments) throws -> T? {
+        let given = choices.filter { arguments.has($0.flag) }
+        if given.count > 1 { throw UsageError("\(given.map(\.flag).joined(separator: " and ")) cannot be combined") }
+        return given.first?.value
+    }
+
+    /// Reads a whole file; unlike `save`, '-' is a file name here, as in `git merge-file`.
+    private static func read(_ path: String) throws -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError("cannot read '\(path)': no such file")
+        }
+        if isDirectory.boolValue { throw InputError("cannot read '\(path)': it is a directory") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError("cannot read '\(path)': permission denied or unreadable")
+        }
+        return data
+    }
+}

@@ -19,11 +19,21 @@ let package = Package(
         // One-line C wrappers for libgit2's variadic functions, which Swift cannot call.
         .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim"),
         .target(name: "TruceCore", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceCore"),
-        .target(name: "Truce", dependencies: ["TruceCore"], path: "Sources/Truce"),
+        // Built-in resolvers: each a module on TruceCore's public API only, as a third-party one would be.
+        .target(name: "OverwriteWithCurrent", dependencies: ["TruceCore"], path: "Plugins/OverwriteWithCurrent"),
+        .target(name: "ThreeWayMerge", dependencies: ["TruceCore"], path: "Plugins/ThreeWayMerge"),
+        .target(name: "ListConflicts", dependencies: ["TruceCore"], path: "Plugins/ListConflicts"),
+        .target(name: "UnionMerge", dependencies: ["TruceCore"], path: "Plugins/UnionMerge"),
+        .target(
+            name: "Truce",
+            dependencies: ["TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge"],
+            path: "Sources/Truce"
+        ),
         .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),
+        .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCLI", "TestSupport"], path: "Tests/CLITests"),
     ],
     swiftLanguageModes: [.v6]

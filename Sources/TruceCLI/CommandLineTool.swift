@@ -1,13 +1,15 @@
 import Foundation
 import Truce
 
-/// The process exit codes of SPEC.md section 5.
-enum ExitCode: Int32 {
-    case success = 0
+/// The process exit codes of SPEC.md section 5; `merge-file` exits with its number of conflicts, like git.
+struct ExitCode: Equatable {
+    let rawValue: Int32
+
+    static let success = ExitCode(rawValue: 0)
     /// A person is needed: conflicts remain.
-    case needsPerson = 1
-    case badInput = 2
-    case storeFailure = 3
+    static let needsPerson = ExitCode(rawValue: 1)
+    static let badInput = ExitCode(rawValue: 2)
+    static let storeFailure = ExitCode(rawValue: 3)
 }
 
 /// What every command gets: its parsed words and the way to the store.
@@ -52,7 +54,8 @@ enum CommandLineTool {
     static var commands: [any Command.Type] {
         [
             InitCommand.self, SaveCommand.self, CatCommand.self, DeleteCommand.self, VersionsCommand.self,
-            StatusCommand.self, LogCommand.self, ExplainCommand.self, HelpCommand.self,
+            StatusCommand.self, LogCommand.self, ExplainCommand.self, ResolveCommand.self, ConflictsCommand.self,
+            ReopenCommand.self, MergeFileCommand.self, HelpCommand.self,
         ]
     }
 

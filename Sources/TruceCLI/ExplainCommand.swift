@@ -8,16 +8,38 @@ struct ExplainCommand: Command {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
-        let explanation = try invocation.openStore().explain(invocation.key())
+        let key = try invocation.key()
+        let store = try invocation.openStore()
+        let explanation = try store.explain(key)
+        // A config error is part of the explanation: print what is known, then the error.
+        var configurationError: TruceError?
+        var choice: ResolverChoice?
+        do { choice = try store.resolverChoice(for: key, registry: .standard) } catch { configurationError = error }
+
         if invocation.wantsJSON {
-            try invocation.output.json(ExplainReport(explanation))
-            return .success
+            try invocation.output.json(ExplainReport(explanation, choice: choice, error: configurationError))
+        } else {
+            var lines = VersionsCommand.lines(for: explanation.versions)
+            lines.append("why current: \(explanation.currentReason)")
+            lines.append("rule: the head with the latest author date is current; on a tie, the larger version id")
+            lines.append("merge attribute: \(explanation.mergeAttribute)")
+            if let choice {
+                lines.append("resolver: \(choice.chain[0]) (from \(choice.source))")
+                lines.append("fallbacks: " + (choice.chain.count > 1 ? choice.chain.dropFirst().joined(separator: " -> ") : "none"))
+                for name in choice.chain {
+                    for (option, value) in choice.options[name]?.values.sorted(by: { $0.key < $1.key }) ?? [] {
+                        lines.append("option: resolver.\(name).\(option) = \(value)")
+                    }
+                }
+            } else {
+                lines.append("resolver: none, the configuration is invalid")
+            }
+            invocation.output.out(lines.joined(separator: "\n"))
         }
-        var lines = VersionsCommand.lines(for: explanation.versions)
-        lines.append("why current: \(explanation.currentReason)")
-        lines.append("rule: the head with the latest author date is current; on a tie, the larger version id")
-        lines.append("merge attribute: \(explanation.mergeAttribute) (from the store's info/attributes)")
-        invocation.output.out(lines.joined(separator: "\n"))
+        if let configurationError {
+            invocation.output.error(configurationError.errorDescription ?? "\(configurationError)")
+            return .badInput
+        }
         return .success
     }
 }
@@ -26,10 +48,18 @@ struct ExplainReport: Encodable {
     let versions: VersionsReport
     let currentReason: String
     let mergeAttribute: String
+    let resolvers: [String]?
+    let resolverSource: String?
+    let options: [String: [String: String]]?
+    let error: String?
 
-    init(_ explanation: Explanation) {
+    init(_ explanation: Explanation, choice: ResolverChoice?, error: TruceError?) {
         versions = VersionsReport(explanation.versions)
         currentReason = explanation.currentReason
         mergeAttribute = explanation.mergeAttribute.description
+        resolvers = choice?.chain
+        resolverSource = choice?.source
+        options = choice?.options.mapValues(\.values)
+        self.error = error?.errorDescription
     }
 }

@@ -24,6 +24,18 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
     case alreadyDeleted(DocumentKey, version: VersionID)
     /// A date that is not ISO 8601.
     case invalidDate(String)
+    /// The store's config or attributes say something Truce cannot use.
+    case invalidConfiguration(String)
+    /// No resolver of that name is registered or defined as an external driver.
+    case unknownResolver(String, source: String)
+    /// An answer to a conflict point that does not fit the conflict.
+    case invalidAnswer(String)
+    /// `resolve` or `conflicts` on a document that has one head.
+    case notInConflict(DocumentKey)
+    /// `reopen` on a document whose heads hold no resolution.
+    case nothingToReopen(DocumentKey)
+    /// A resolver failed in a way that is neither a pass nor bad input.
+    case resolverFailed(String, reason: String)
     /// Another writer held a lock for longer than Truce waits; the operation can be retried.
     case busy(String)
     /// The store or the file system failed underneath.
@@ -32,7 +44,7 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
     /// True when the caller gave something wrong (exit code 2); false when the store failed (exit code 3).
     public var isBadInput: Bool {
         switch self {
-        case .storeNotFound, .notAStore, .busy, .storeFailure: false
+        case .storeNotFound, .notAStore, .busy, .storeFailure, .resolverFailed: false
         default: true
         }
     }
@@ -51,6 +63,12 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
         case .documentNotFound(let key): "no document \(Self.quoted(key.rawValue)) in this store"
         case .alreadyDeleted(let key, let version): "\(Self.quoted(key.rawValue)) is already deleted in version \(version.short)"
         case .invalidDate(let text): "invalid date \(Self.quoted(text)): expected ISO 8601 such as 2026-11-30T20:15:00Z"
+        case .invalidConfiguration(let what): "invalid configuration: \(what)"
+        case .unknownResolver(let name, let source): "unknown resolver \(Self.quoted(name)) (\(source))"
+        case .invalidAnswer(let what): what
+        case .notInConflict(let key): "\(Self.quoted(key.rawValue)) is not in conflict"
+        case .nothingToReopen(let key): "nothing to reopen: no head of \(Self.quoted(key.rawValue)) is a resolution"
+        case .resolverFailed(let name, let reason): "resolver \(Self.quoted(name)) failed: \(reason)"
         case .busy(let what): "the store is busy (\(what)); try again"
         case .storeFailure(let error): "store failure: \(error.description)"
         }

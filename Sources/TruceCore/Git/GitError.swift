@@ -19,6 +19,8 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isAmbiguous: Bool { code == GIT_EAMBIGUOUS.rawValue }
     /// True when a compare-and-swap lost: the reference moved or exists (`GIT_EMODIFIED`, `GIT_EEXISTS`).
     public var isConcurrentModification: Bool { code == GIT_EMODIFIED.rawValue || code == GIT_EEXISTS.rawValue }
+    /// True when a configuration file could not be parsed (`GIT_ERROR_CONFIG`).
+    public var isConfigurationError: Bool { errorClass == GIT_ERROR_CONFIG.rawValue }
     /// True when another writer holds the lock file (`GIT_ELOCKED`).
     public var isLocked: Bool { code == GIT_ELOCKED.rawValue }
 

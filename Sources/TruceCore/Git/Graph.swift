@@ -42,3 +42,16 @@ extension Repository {
         return found
     }
 }
+
+extension Repository {
+    /// The merge base of `first` against all `others` together, as `git merge-base first others…`; nil when unrelated.
+    func mergeBase(of first: ObjectID, against others: [ObjectID]) throws(GitError) -> ObjectID? {
+        guard !others.isEmpty else { return first }
+        var raw = [first.raw] + others.map(\.raw)
+        var oid = git_oid()
+        let code = git_merge_base_many(&oid, handle, raw.count, &raw)
+        if code == GIT_ENOTFOUND.rawValue { return nil }
+        try check(code, "find merge base")
+        return ObjectID(oid)
+    }
+}

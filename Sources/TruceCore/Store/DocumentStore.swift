@@ -48,13 +48,15 @@ public final class DocumentStore: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .storeNotFound(path) }
         guard isDirectory.boolValue else { throw .notAStore(path, reason: "it is a file") }
         let repository: Repository
+        let entries: [ConfigEntry]
         do {
             repository = try Repository.openBare(at: path)
+            entries = try repository.configEntries()
+        } catch where error.isConfigurationError {
+            throw .invalidConfiguration(error.message)
         } catch {
             throw .notAStore(path, reason: error.message)
         }
-        let entries: [ConfigEntry]
-        do { entries = try repository.configEntries() } catch { throw .notAStore(path, reason: error.message) }
         guard entries.contains(where: { $0.isLocal && $0.name == formatConfigName }) else {
             throw .notAStore(path, reason: "it is a git repository without '\(formatConfigName)' in its config")
         }

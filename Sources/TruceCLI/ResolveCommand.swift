@@ -1,0 +1,101 @@
+import Foundation
+import Truce
+
+struct ResolveCommand: Command {
+    static let name = "resolve"
+    static let synopsis = "truce resolve DOC [--resolver NAME] [--dry-run] [--take HUNK=CHOICE ...] [--content FILE|-] [--device NAME]"
+    static let summary = "settle DOC's conflict with the resolver config picks, or with a person's answers"
+    static let options: [Option] = [
+        .value("--resolver", help: "use this resolver (and its fallbacks) instead of the one config picks"),
+        .flag("--dry-run", help: "say what would happen and write nothing"),
+        .value("--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH (repeatable)"),
+        .value("--content", help: "the whole resolved document, from FILE or - for standard input"),
+        .flag("--delete", help: "settle the conflict as a deletion"),
+        .device, .json,
+    ]
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        try invocation.rejectExtraPositionals(beyond: 1)
+        let key = try invocation.key()
+        let arguments = invocation.arguments
+        let personal = [!arguments.all("--take").isEmpty, arguments.value("--content") != nil, arguments.has("--delete")].filter { $0 }.count
+        if personal > 1 { throw UsageError("give only one of --take, --content and --delete") }
+        if personal == 1, arguments.value("--resolver") != nil || arguments.has("--dry-run") {
+            throw UsageError("--resolver and --dry-run choose an automatic resolution; a person's answer needs neither")
+        }
+        let answers = try arguments.all("--take").map(parseTake)
+        let content = try arguments.value("--content").map(SaveCommand.readInput)
+        let store = try invocation.openStore()
+        let device = invocation.device()
+
+        if !answers.isEmpty {
+            let duplicates = Dictionary(grouping: answers, by: \.0).filter { $0.value.count > 1 }.keys.sorted()
+            if let hunk = duplicates.first { throw UsageError("conflict point \(hunk) is answered twice") }
+            let version = try store.resolve(key, answers: Dictionary(uniqueKeysWithValues: answers), device: device)
+            return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
+        }
+        if content != nil || arguments.has("--delete") {
+            let version = try store.resolve(key, content: content, device: device)
+            return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
+        }
+        let result = try store.resolve(key, registry: .standard, resolverName: arguments.value("--resolver"), device: device,
+                                       dryRun: arguments.has("--dry-run"))
+        return try report(result, key, store, invocation)
+    }
+
+    static func report(_ result: ResolveResult, _ key: DocumentKey, _ store: DocumentStore, _ invocation: Invocation) throws -> ExitCode {
+        let output = invocation.output
+        switch result {
+        case .resolved(let version, let resolver, let state):
+            if invocation.wantsJSON {
+                try output.json(ResolveReport(outcome: "resolved", resolver: resolver, version: version, state: state))
+            } else {
+                output.out("resolved \(key) with \(resolver): \(version.id.hex)")
+                if state == .inConflict { output.error("note: a version saved meanwhile keeps \(key) in conflict; see 'truce versions \(key)'") }
+            }
+            return .success
+        case .wouldResolve(let content, let resolver):
+            if invocation.wantsJSON {
+                try output.json(ResolveReport(outcome: "wouldResolve", resolver: resolver, content: content.map { String(decoding: $0, as: UTF8.self) }))
+            } else {
+                let what = content.map { "\($0.count) bytes" } ?? "a deletion"
+                output.out("dry run: \(resolver) would resolve \(key) into \(what); nothing was written")
+            }
+            return .success
+        case .needsPerson(let points, let resolver, let reasons):
+            if invocation.wantsJSON {
+                try output.json(ResolveReport(outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
+            } else {
+                var lines = reasons.map { "passed: \($0)" }
+                lines += ConflictsCommand.describe(points, of: try store.conflictSet(of: key))
+                lines += ["", "answer with: truce resolve \(key) --take HUNK=ours|theirs|base|both|VERSION ... or --content FILE"]
+                output.out(lines.joined(separator: "\n"))
+            }
+            return .needsPerson
+        }
+    }
+
+    /// Reads `H1=ours`, `H2=<version id>`, `H3=file:PATH`.
+    static func parseTake(_ text: String) throws -> (String, HunkAnswer) {
+        guard let equals = text.firstIndex(of: "=") else { throw UsageError("--take needs HUNK=CHOICE, got '\(text)'") }
+        let hunk = String(text[..<equals])
+        let choice = String(text[text.index(after: equals)...])
+        if choice.hasPrefix("file:") {
+            return (hunk, .text(try SaveCommand.readInput(String(choice.dropFirst(5)))))
+        }
+        guard let answer = HunkAnswer(choice: choice) else {
+            throw UsageError("unknown choice '\(choice)' for \(hunk); use ours, theirs, base, both, a version id or file:PATH")
+        }
+        return (hunk, answer)
+    }
+}
+
+struct ResolveReport: Encodable {
+    let outcome: String
+    let resolver: String
+    var version: Version? = nil
+    var state: DocumentState? = nil
+    var content: String? = nil
+    var reasons: [String]? = nil
+    var points: [ConflictPoint]? = nil
+}

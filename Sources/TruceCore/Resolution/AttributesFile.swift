@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store's `info/attributes`, read line by line so that Truce can say which line picked a resolver.
+///
+/// libgit2 decides the attribute's value (so Truce and `git check-attr`
+/// agree); this reader only finds the line that set it, and rejects lines
+/// git itself would ignore with a warning.
+struct AttributesFile {
+    struct Line {
+        let number: Int
+        let text: String
+        let pattern: String
+        /// What the line does to the `merge` attribute, nil when it does not touch it.
+        let merge: AttributeValue?
+    }
+
+    let lines: [Line]
+
+    /// Reads `path`; a missing file has no lines.
+    init(path: String) throws(TruceError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            lines = []
+            return
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .invalidConfiguration("info/attributes is not UTF-8 text")
+        }
+        var macros: [String: AttributeValue] = ["binary": .unset]
+        var parsed: [Line] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            let number = index + 1
+            if fields[0].hasPrefix("[attr]") {
+                let name = String(fields[0].dropFirst(6))
+                macros[name] = try Self.mergeEffect(of: fields.dropFirst(), macros: macros, line: number) ?? macros[name]
+                continue
+            }
+            if fields[0].hasPrefix("!") {
+                throw .invalidConfiguration("info/attributes line \(number): negative patterns are not allowed in gitattributes ('\(line)')")
+            }
+            let merge = try Self.mergeEffect(of: fields.dropFirst(), macros: macros, line: number)
+            parsed.append(Line(number: number, text: line, pattern: fields[0], merge: merge))
+        }
+        lines = parsed
+    }
+
+    /// The last line that sets `merge` for `key` to `value`: the line that decided it.
+    func decidingLine(for key: DocumentKey, value: AttributeValue) -> Line? {
+        lines.last { $0.merge == value && Self.matches(pattern: $0.pattern, path: key.rawValue) }
+    }
+
+    private static func mergeEffect(of fields: ArraySlice<String>, macros: [String: AttributeValue], line: Int) throws(TruceError) -> AttributeValue? {
+        var effect: AttributeValue?
+        for field in fields {
+            switch field {
+            case "merge": effect = .set
+            case "-merge": effect = .unset
+            case "!merge": effect = .unspecified
+            case _ where field.hasPrefix("merge="):
+                let value = String(field.dropFirst(6))
+                guard !value.isEmpty else { throw .invalidConfiguration("info/attributes line \(line): 'merge=' needs a resolver name") }
+                effect = .value(value)
+            default:
+                if let macro = macros[field] { effect = macro }
+            }
+        }
+        return effect
+    }
+
+    /// gitattributes matching: a pattern without a slash matches the file name at any depth, one with a
+    /// slash matches the whole path from the store's root.
+    static func matches(pattern: String, path: String) -> Bool {
+        var pattern = pattern
+        if pattern.hasSuffix("/") { return false } // directories only; documents are files
+        if !pattern.contains("/") {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            return fnmatch(pattern, name, 0) == 0
+        }
+        if pattern.hasPrefix("/") { pattern.removeFirst() }
+        if pattern.hasPrefix("**/") {
+            let rest = String(pattern.dropFirst(3))
+            let segments = path.split(separator: "/")
+            return segments.indices.contains { matches(pattern: "/" + rest, path: segments[$0...].joined(separator: "/")) }
+        }
+        // `**` spans directories; git's wildmatch does this, fnmatch without FNM_PATHNAME comes close.
+        let flags: Int32 = pattern.contains("**") ? 0 : FNM_PATHNAME
+        return fnmatch(pattern, path, flags) == 0
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A range of lines, numbered from 1 as editors and `git diff` number them.
+public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
+    public let start: Int
+    public let count: Int
+
+    public init(start: Int, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    public var description: String {
+        count == 0 ? "before line \(start)" : count == 1 ? "line \(start)" : "lines \(start)-\(start + count - 1)"
+    }
+}
+
+/// One place where heads disagree and a person must choose: a hunk.
+public struct ConflictPoint: Sendable, Equatable, Encodable {
+    /// What one head holds at this point.
+    public struct Side: Sendable, Equatable, Encodable {
+        public let version: VersionID
+        public let deviceName: String
+        public let isCurrent: Bool
+        /// Where the text sits in this head; nil for a point that covers the whole document.
+        public let lines: LineRange?
+        /// The head's text here; nil when the head deleted the document.
+        public let text: Data?
+
+        enum CodingKeys: String, CodingKey { case version, deviceName, isCurrent, lines, text, base64, deleted }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(deviceName, forKey: .deviceName)
+            try container.encode(isCurrent, forKey: .isCurrent)
+            try container.encodeIfPresent(lines, forKey: .lines)
+            try encodeText(text, into: &container, text: .text, base64: .base64, deleted: .deleted)
+        }
+    }
+
+    /// A stable name for the point, `H1`, `H2`, … in the order of the base.
+    public let id: String
+    /// Where the point sits in the base; nil for a point that covers the whole document.
+    public let baseLines: LineRange?
+    /// The base's text here; nil when the heads have no common base.
+    public let base: Data?
+    /// Every head's text here, current first.
+    public let sides: [Side]
+    /// True when the point covers the whole document (binary content, or a head deleted it).
+    public var isWholeDocument: Bool { baseLines == nil }
+
+    enum CodingKeys: String, CodingKey { case id, baseLines, base, baseBase64, baseDeleted, sides }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(baseLines, forKey: .baseLines)
+        try encodeText(base, into: &container, text: .base, base64: .baseBase64, deleted: .baseDeleted)
+        try container.encode(sides, forKey: .sides)
+    }
+}
+
+/// Text as a JSON string when it is UTF-8, as base64 under another key when it is not.
+private func encodeText<Key: CodingKey>(_ data: Data?, into container: inout KeyedEncodingContainer<Key>, text: Key, base64: Key, deleted: Key) throws {
+    guard let data else {
+        try container.encode(true, forKey: deleted)
+        return
+    }
+    if let string = String(data: data, encoding: .utf8) {
+        try container.encode(string, forKey: text)
+    } else {
+        try container.encode(data.base64EncodedString(), forKey: base64)
+    }
+}
+
+/// A person's answer for one conflict point.
+public enum HunkAnswer: Sendable, Equatable {
+    /// The current version's text.
+    case ours
+    /// The other head's text; only when there is exactly one conflict version.
+    case theirs
+    /// The base's text.
+    case base
+    /// Every head's text, current first, each distinct text once.
+    case both
+    /// The text of the head (or base) whose id starts with this prefix.
+    case version(String)
+    /// Replacement text.
+    case text(Data)
+
+    /// Reads `ours`, `theirs`, `base`, `both` or a version id prefix.
+    public init?(choice: String) {
+        switch choice {
+        case "ours": self = .ours
+        case "theirs": self = .theirs
+        case "base": self = .base
+        case "both": self = .both
+        case _ where (4...40).contains(choice.count) && choice.allSatisfy(\.isHexDigit): self = .version(choice.lowercased())
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// What a resolver gets: the current version, the conflict versions and their base, with their bytes.
+public struct ConflictSet: Sendable {
+    /// One version with its content (nil for a deletion).
+    public struct Side: Sendable {
+        public let version: Version
+        public let content: Data?
+
+        public init(version: Version, content: Data?) {
+            self.version = version
+            self.content = content
+        }
+    }
+
+    public let key: DocumentKey
+    public let current: Side
+    /// The other heads, in the order of the current-version rule (newest first).
+    public let conflicts: [Side]
+    /// The merge base of all heads; nil when their histories are unrelated.
+    public let base: Side?
+    private let mergeBaseLookup: @Sendable ([VersionID]) throws(TruceError) -> Side?
+
+    public init(key: DocumentKey, current: Side, conflicts: [Side], base: Side?,
+                mergeBase: @escaping @Sendable ([VersionID]) throws(TruceError) -> Side? = { _ in nil }) {
+        self.key = key
+        self.current = current
+        self.conflicts = conflicts
+        self.base = base
+        self.mergeBaseLookup = mergeBase
+    }
+
+    /// Every head, current first: the deterministic order resolvers fold them in.
+    public var heads: [Side] { [current] + conflicts }
+
+    /// The merge base of the first version against all the others together (`git merge-base A B C`).
+    ///
+    /// Folding N heads pairwise needs it: the base for merging head i into the
+    /// result of heads 0..<i is the merge base of head i and those heads.
+    public func mergeBase(of first: VersionID, and others: [VersionID]) throws(TruceError) -> Side? {
+        try mergeBaseLookup([first] + others)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// How a resolution settles the conflict: with new content, or by keeping one head's tree as it is.
+enum Settlement {
+    case content(Data?)
+    case kept(Version)
+}
+
+extension DocumentStore {
+    /// Writes the resolution commit of `conflict` and drops the heads it settles, in one step.
+    ///
+    /// Parents are the current version first, then every loser, so git's
+    /// ancestry records what was resolved. The new head reference is created
+    /// before the settled ones are dropped: a crash in between leaves refs that
+    /// readers ignore (their versions are ancestors of the resolution), never a
+    /// lost head. A save that landed after `conflict` was read is not a parent,
+    /// so it stays a head.
+    func write(_ conflict: ConflictSet, settlement: Settlement, resolver: String, device: String) throws(TruceError) -> ResolveResult {
+        let author = try Self.authorName(device)
+        let key = conflict.key
+        let parents = conflict.heads.map(\.version.id)
+        let (version, state) = try withRepository { repository in
+            let tree: ObjectID
+            switch settlement {
+            case .content(let content): tree = try Self.writeTree(holding: content, at: key, in: repository)
+            case .kept(let version): tree = try repository.readCommit(version.id).tree
+            }
+            let losers = Array(parents.dropFirst())
+            let message = VersionMessage(kind: .resolve, key: key.rawValue, device: author, resolvedBy: resolver, resolves: losers)
+            let now = Date()
+            let id = try repository.writeCommit(tree: tree, parents: parents, author: Signature(device: author, date: now),
+                                                committer: Signature(device: author, date: now), message: message.text)
+            try Self.publishHead(id, of: key, replacing: parents, message: "truce: resolve \(key.rawValue) with \(resolver)", in: repository)
+            let after = try Self.documentVersions(of: key, in: repository)
+            return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
+        }
+        eventHub.publish(DocumentStateChange(key: key, previous: .inConflict, current: state, version: version.id))
+        return .resolved(version, resolver: resolver, state: state)
+    }
+
+    /// Turns the newest resolution among the heads back into the conflict it settled: its parents become heads again.
+    ///
+    /// The resolution's parents get their head references back before the
+    /// resolution's is dropped, so a crash in between leaves the resolution in
+    /// place. The resolution itself stays in the object database until `prune`.
+    @discardableResult
+    public func reopen(_ key: DocumentKey) throws(TruceError) -> DocumentVersions {
+        let (before, after) = try withRepository { repository in
+            let before = try Self.documentVersions(of: key, in: repository)
+            guard before.current != nil else { throw TruceError.documentNotFound(key) }
+            guard let resolution = before.heads.filter(\.isResolution).max(by: { Self.isMoreCurrent($1, $0) }) else {
+                throw TruceError.nothingToReopen(key)
+            }
+            for parent in resolution.parents {
+                let name = ReferenceLayout.headReference(of: key, version: parent)
+                try Self.withLockRetries {
+                    do {
+                        try repository.updateReference(name, to: parent, expecting: nil, message: "truce: reopen \(key.rawValue)")
+                    } catch {
+                        guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == parent else { throw error }
+                    }
+                }
+            }
+            try Self.withLockRetries {
+                try repository.deleteReference(ReferenceLayout.headReference(of: key, version: resolution.id), expecting: resolution.id)
+            }
+            return (before.state, try Self.documentVersions(of: key, in: repository))
+        }
+        if let current = after.current {
+            eventHub.publish(DocumentStateChange(key: key, previous: before, current: after.state, version: current.id))
+        }
+        return after
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Which resolvers settle a document, in order, and the config line that chose them.
+public struct ResolverChoice: Sendable {
+    /// The first resolver, then each `resolver.<name>.fallback` in turn.
+    public let chain: [String]
+    /// Where the first one came from, for people: `info/attributes line 3: *.md merge=three-way`.
+    public let source: String
+    /// The `merge` attribute of the key, as `git check-attr merge` reports it.
+    public let attribute: AttributeValue
+    /// The options config gives each resolver of the chain.
+    public let options: [String: ResolverOptions]
+}
+
+extension DocumentStore {
+    /// The resolver chain for `key`: `explicit` when given, else the `merge` attribute from `info/attributes`.
+    ///
+    /// git's built-in values map to resolvers: `merge` set or `text` is
+    /// `three-way`, unset or `binary` is `list-conflicts` (the current version
+    /// stays until a person decides), `union` is `union`; unspecified is
+    /// `merge.default` from config, else `three-way`, as in git. Every name in
+    /// the chain must be registered and every option valid.
+    public func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChoice {
+        let (attribute, config, attributesPath) = try withRepository { repository in
+            (try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
+             repository.gitDirectory + "info/attributes")
+        }
+        let attributes = try AttributesFile(path: attributesPath)
+        let first: String
+        let source: String
+        if let explicit {
+            (first, source) = (explicit, "--resolver \(explicit)")
+        } else {
+            let line = attributes.decidingLine(for: key, value: attribute)
+            let lineSource = line.map { "info/attributes line \($0.number): \($0.text)" }
+            switch attribute {
+            case .set, .value("text"):
+                (first, source) = ("three-way", lineSource ?? "merge attribute set")
+            case .unset, .value("binary"):
+                (first, source) = ("list-conflicts", lineSource ?? "merge attribute unset")
+            case .value(let name):
+                (first, source) = (name, lineSource ?? "merge=\(name) from an attributes file outside the store")
+            case .unspecified:
+                if let name = config["merge.default"] {
+                    (first, source) = (name, "merge.default = \(name) in config (no attributes line sets merge)")
+                } else {
+                    (first, source) = ("three-way", "default: no attributes line sets merge for this key")
+                }
+            }
+        }
+        var chain = [first]
+        var options: [String: ResolverOptions] = [:]
+        var name = first
+        var nameSource = source
+        while true {
+            guard let resolver = registry.resolver(named: name) else { throw .unknownResolver(name, source: nameSource) }
+            let resolverOptions = Self.options(for: name, in: config)
+            do { try resolver.validate(options: resolverOptions) } catch let error as TruceError { throw error } catch {
+                throw .invalidConfiguration("resolver.\(name): \(error)")
+            }
+            options[name] = resolverOptions
+            guard let next = resolverOptions["fallback"] else { break }
+            if chain.contains(next) {
+                throw .invalidConfiguration("resolver fallbacks form a loop: \((chain + [next]).joined(separator: " -> "))")
+            }
+            chain.append(next)
+            (name, nameSource) = (next, "resolver.\(name).fallback in config")
+        }
+        return ResolverChoice(chain: chain, source: source, attribute: attribute, options: options)
+    }
+
+    /// The store's own config file as name → last value (names as libgit2 gives them).
+    static func localConfig(_ repository: Repository) throws -> [String: String] {
+        do {
+            return Dictionary(try repository.configEntries().filter(\.isLocal).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        } catch {
+            throw TruceError.invalidConfiguration(error.message)
+        }
+    }
+
+    static func options(for resolver: String, in config: [String: String]) -> ResolverOptions {
+        let prefix = "resolver.\(resolver)."
+        let values = config.filter { $0.key.hasPrefix(prefix) && !$0.key.dropFirst(prefix.count).contains(".") }
+            .map { (String($0.key.dropFirst(prefix.count)), $0.value) }
+        return ResolverOptions(resolverName: resolver, values: Dictionary(values, uniquingKeysWith: { $1 }))
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// What `resolve` did, or would do with `dryRun`.
+public enum ResolveResult: Sendable {
+    /// A resolution was written; `state` is the document's state afterwards (a save that landed meanwhile keeps it in conflict).
+    case resolved(Version, resolver: String, state: DocumentState)
+    /// A person must decide these points; nothing was written.
+    case needsPerson([ConflictPoint], resolver: String, reasons: [String])
+    /// `dryRun`: the resolver settled it, but nothing was written.
+    case wouldResolve(content: Data?, resolver: String)
+}
+
+extension DocumentStore {
+    /// The conflict set of a document in conflict: every head and the base, with their bytes.
+    public func conflictSet(of key: DocumentKey) throws(TruceError) -> ConflictSet {
+        let versions = try versions(of: key)
+        guard versions.state == .inConflict, let current = versions.current else {
+            if versions.current == nil { throw .documentNotFound(key) }
+            throw .notInConflict(key)
+        }
+        @Sendable func side(_ version: Version) throws(TruceError) -> ConflictSet.Side {
+            ConflictSet.Side(version: version, content: try contents(of: version))
+        }
+        return ConflictSet(
+            key: key, current: try side(current), conflicts: try versions.conflicts.map(side), base: try versions.base.map(side),
+            mergeBase: { [self] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
+                guard let id = try withRepository({ try $0.mergeBase(of: ids[0], against: Array(ids.dropFirst())) }) else { return nil }
+                return try side(try withRepository { try Self.readVersion(id, of: key, in: $0) })
+            }
+        )
+    }
+
+    /// The points a person must decide to settle `key`.
+    public func conflictPoints(of key: DocumentKey) throws(TruceError) -> [ConflictPoint] {
+        try ConflictAnalysis(conflictSet(of: key)).points
+    }
+
+    /// Settles `key` with the resolver chain config picks (or `resolverName`'s chain), writing a resolution.
+    ///
+    /// Each resolver of the chain runs until one settles the conflict with
+    /// output that passes `OutputValidation`, or asks for a person. When none
+    /// does, the result is the conflict points. Nothing is written unless a
+    /// resolver settled it and `dryRun` is false.
+    public func resolve(_ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
+                        dryRun: Bool = false) throws(TruceError) -> ResolveResult {
+        let conflict = try conflictSet(of: key)
+        let choice = try resolverChoice(for: key, registry: registry, explicit: resolverName)
+        var reasons: [String] = []
+        for name in choice.chain {
+            guard let resolver = registry.resolver(named: name) else { throw .unknownResolver(name, source: choice.source) }
+            let outcome: ResolutionOutcome
+            do {
+                outcome = try resolver.resolve(conflict, options: choice.options[name] ?? ResolverOptions(resolverName: name))
+            } catch let error as TruceError {
+                throw error
+            } catch {
+                throw .resolverFailed(name, reason: "\(error)")
+            }
+            switch outcome {
+            case .pass(let reason):
+                reasons.append("\(name): \(reason)")
+            case .needsPerson(let points):
+                return .needsPerson(points, resolver: name, reasons: reasons)
+            case .resolved(let content):
+                if let content, let problem = OutputValidation.problem(with: content, for: key) {
+                    reasons.append("\(name): its output is \(problem); nothing was written")
+                    continue
+                }
+                if dryRun { return .wouldResolve(content: content, resolver: name) }
+                return try write(conflict, settlement: .content(content), resolver: name, device: device)
+            case .kept(let id):
+                guard let kept = conflict.heads.first(where: { $0.version.id == id }) else {
+                    throw .resolverFailed(name, reason: "it kept \(id.short), which is not a head of \(key)")
+                }
+                if dryRun { return .wouldResolve(content: kept.content, resolver: name) }
+                return try write(conflict, settlement: .kept(kept.version), resolver: name, device: device)
+            }
+        }
+        return .needsPerson(try ConflictAnalysis(conflict).points, resolver: choice.chain.last ?? "", reasons: reasons)
+    }
+
+    /// Settles `key` with one resolver given directly, bypassing config: `store.resolve(key, using: OverwriteWithCurrent())`.
+    public func resolve(_ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String,
+                        dryRun: Bool = false) throws(TruceError) -> ResolveResult {
+        var registry = ResolverRegistry()
+        registry.register(resolver)
+        return try resolve(key, registry: registry, resolverName: resolver.name, device: device, dryRun: dryRun)
+    }
+
+    /// Writes the resolution a person chose, one answer per conflict point.
+    @discardableResult
+    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String) throws(TruceError) -> Version {
+        let conflict = try conflictSet(of: key)
+        let content = try ConflictAnalysis(conflict).applying(answers)
+        return try writePersonal(conflict, content: content, device: device)
+    }
+
+    /// Writes the resolution a person made as a whole file (nil: settle as a deletion).
+    @discardableResult
+    public func resolve(_ key: DocumentKey, content: Data?, device: String) throws(TruceError) -> Version {
+        try writePersonal(try conflictSet(of: key), content: content, device: device)
+    }
+
+    /// The resolver name a person's resolution records in `Resolved-By:`.
+    public static let personResolverName = "list-conflicts"
+
+    private func writePersonal(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> Version {
+        if let content, let problem = OutputValidation.problem(with: content, for: conflict.key) {
+            throw .invalidAnswer("the resolution of \(conflict.key) is \(problem); nothing was written")
+        }
+        guard case .resolved(let version, _, _) = try write(conflict, settlement: .content(content), resolver: Self.personResolverName,
+                                                            device: device) else { preconditionFailure("write returns .resolved") }
+        return version
+    }
+}

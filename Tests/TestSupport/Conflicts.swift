@@ -1,0 +1,39 @@
+import Foundation
+import Truce
+
+/// A conflict made for a test: the base version and one head per device, oldest first.
+public struct MadeConflict: Sendable {
+    public let base: Version
+    public let heads: [Version]
+    /// The head the current-version rule picks: the last one saved (latest date).
+    public var current: Version { heads.last! }
+}
+
+extension TestStore {
+    /// Saves `base`, then one version per `(device, content)` from it with increasing dates: a conflict with `heads.count` heads.
+    @discardableResult
+    public func makeConflict(_ key: DocumentKey, base: Data, heads: [(String, Data?)]) throws -> MadeConflict {
+        let start = Date(timeIntervalSince1970: 1_796_000_000)
+        let baseVersion = try store.save(base, to: key, device: "origin", date: start)
+        var made: [Version] = []
+        for (index, (device, content)) in heads.enumerated() {
+            let date = start.addingTimeInterval(Double(index + 1) * 60)
+            if let content {
+                made.append(try store.save(content, to: key, device: device, base: baseVersion.id, date: date))
+            } else {
+                made.append(try store.delete(key, device: device, base: baseVersion.id, date: date))
+            }
+        }
+        return MadeConflict(base: baseVersion, heads: made)
+    }
+
+    /// Writes `text` to the store's `info/attributes`.
+    public func setAttributes(_ text: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/info/attributes"))
+    }
+
+    /// Sets `name = value` in the store's config with the real git.
+    public func setConfig(_ name: String, _ value: String) throws {
+        _ = try git("config", name, value)
+    }
+}

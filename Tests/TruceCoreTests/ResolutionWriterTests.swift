@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import TruceCore
+
+/// An app-defined resolver, written as a third-party plugin would be: upper-cases the current version.
+struct ShoutingResolver: Resolver {
+    let name = "shout"
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+        let text = String(decoding: conflict.current.content ?? Data(), as: UTF8.self)
+        return .resolved(content: Data((text.uppercased() + (options["suffix"] ?? "")).utf8))
+    }
+}
+
+/// Saves another version while the resolution is being computed, as a second device would.
+struct InterruptedResolver: Resolver {
+    let name = "interrupted"
+    let store: DocumentStore
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+        try store.save(.text("late\n"), to: conflict.key, device: "late", base: conflict.base?.version.id)
+        return .kept(conflict.current.version.id)
+    }
+}
+
+/// Returns JSON that no longer parses.
+struct BrokenJSONResolver: Resolver {
+    let name = "broken-json"
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .resolved(content: .text("{\"a\": ")) }
+}
+
+struct ResolutionWriterTests {
+    @Test func anAppResolverNamedInConfigIsUsedWithItsOptions() throws {
+        let test = try TestStore()
+        try test.setAttributes("*.txt merge=shout\n")
+        try test.setConfig("resolver.shout.suffix", "!")
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        let registry = ResolverRegistry([ShoutingResolver()])
+        guard case .resolved(let version, "shout", .settled) = try test.store.resolve("a.txt", registry: registry, device: "x") else {
+            Issue.record("not resolved"); return
+        }
+        #expect(try test.store.contents(of: version) == .text("C!"))
+    }
+
+    @Test func aSaveThatLandsDuringAResolutionStaysAHead() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.txt", base: .text("a\n"), heads: [("laptop", .text("b\n")), ("phone", .text("c\n"))])
+        let result = try test.store.resolve("a.txt", using: InterruptedResolver(store: test.store), device: "x")
+        guard case .resolved(let resolution, _, let state) = result else { Issue.record("not resolved"); return }
+        #expect(state == .inConflict)
+        let heads = try test.store.versions(of: "a.txt").heads
+        #expect(heads.count == 2)
+        #expect(heads.contains { $0.id == resolution.id })
+        #expect(heads.contains { $0.deviceName == "late" })
+    }
+
+    @Test func outputThatFailsValidationIsNotWrittenAndTheChainGoesOn() throws {
+        let test = try TestStore()
+        try test.setAttributes("*.json merge=broken-json\n")
+        try test.makeConflict("a.json", base: .text("{}"), heads: [("laptop", .text("{\"a\":1}")), ("phone", .text("{\"b\":2}"))])
+        let before = snapshot(ofStore: test.path)
+        let registry = ResolverRegistry([BrokenJSONResolver(), NamedResolver(name: "list-conflicts")])
+        let result = try test.store.resolve("a.json", registry: registry, device: "x")
+        guard case .needsPerson(_, _, let reasons) = result else { Issue.record("\(result)"); return }
+        #expect(reasons == ["broken-json: its output is not valid JSON; nothing was written"])
+        #expect(snapshot(ofStore: test.path) == before)
+
+        try test.setConfig("resolver.broken-json.fallback", "shout")
+        let chained = try test.store.resolve("a.json", registry: ResolverRegistry([BrokenJSONResolver(), ShoutingResolver()]), device: "x")
+        guard case .resolved(_, "shout", _) = chained else { Issue.record("\(chained)"); return }
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        let before = snapshot(ofStore: test.path)
+        guard case .wouldResolve(let content, "shout") = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x", dryRun: true) else {
+            Issue.record("no dry run"); return
+        }
+        #expect(content == .text("C"))
+        #expect(snapshot(ofStore: test.path) == before)
+    }
+
+    @Test func aCrashBeforeTheLosersRefsAreDroppedLeavesTheResolutionAsTheOnlyHead() throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        guard case .resolved(let resolution, _, _) = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else { return }
+        // Put back a loser's head ref, as if the process died right after publishing the resolution.
+        let loserRef = ReferenceLayout.headReference(of: "a.txt", version: made.heads[0].id)
+        _ = try test.git("update-ref", loserRef, made.heads[0].id.hex)
+        #expect(try test.store.versions(of: "a.txt").heads.map(\.id) == [resolution.id])
+        #expect(try test.store.state(of: "a.txt") == .settled)
+    }
+
+    @Test func aCrashBeforeTheResolutionIsPublishedLeavesTheConflict() throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        guard case .resolved(let resolution, _, _) = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else { return }
+        // Undo the reference part of the write: the commit exists, no ref names it.
+        for head in made.heads {
+            _ = try test.git("update-ref", ReferenceLayout.headReference(of: "a.txt", version: head.id), head.id.hex)
+        }
+        _ = try test.git("update-ref", "-d", ReferenceLayout.headReference(of: "a.txt", version: resolution.id))
+        #expect(try test.store.state(of: "a.txt") == .inConflict)
+        #expect(try test.git("fsck", "--strict").contains("error") == false)
+    }
+
+    @Test func reopenTurnsTheResolutionBackIntoItsConflict() async throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c")), ("tablet", .text("d"))])
+        let events = test.store.events
+        guard case .resolved = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else { return }
+        let reopened = try test.store.reopen("a.txt")
+        #expect(reopened.state == .inConflict)
+        #expect(Set(reopened.heads.map(\.id)) == Set(made.heads.map(\.id)))
+        #expect(reopened.current?.id == made.current.id)
+        #expect(reopened.base?.id == made.base.id)
+        #expect(throws: TruceError.nothingToReopen("b.txt")) {
+            try test.store.save(.text("z"), to: "b.txt", device: "x")
+            try test.store.reopen("b.txt")
+        }
+        var seen: [String] = []
+        for await event in events where event.key == "a.txt" {
+            seen.append("\(event.previous)→\(event.current)")
+            if seen.count == 2 { break }
+        }
+        #expect(seen == ["in conflict→settled", "settled→in conflict"])
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+}

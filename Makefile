@@ -16,7 +16,7 @@ build: deps
 test: build
 	$(SWIFT) test
 
-# Two devices edit notes/todo.md from the same base; the store shows the conflict.
+# Two devices edit notes/todo.md from the same base; the store shows the conflict, then three-way settles it.
 demo: build
 	@set -e; store=$$(mktemp -d)/store; export TRUCE_STORE=$$store; \
 	echo "\$$ truce init"; $(TRUCE) init; \
@@ -29,6 +29,11 @@ demo: build
 	echo "\$$ truce status"; $(TRUCE) status; echo; \
 	echo "\$$ truce versions notes/todo.md"; $(TRUCE) versions notes/todo.md; echo; \
 	echo "\$$ truce explain notes/todo.md"; $(TRUCE) explain notes/todo.md; echo; \
+	echo "\$$ truce cat notes/todo.md"; $(TRUCE) cat notes/todo.md; echo; \
+	echo "\$$ git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso"; \
+	git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso 2>/dev/null; echo; \
+	echo "\$$ echo '*.md merge=three-way' >> $$store/info/attributes"; echo '*.md merge=three-way' >> $$store/info/attributes; \
+	echo "\$$ truce resolve notes/todo.md --device demo"; $(TRUCE) resolve notes/todo.md --device demo; echo; \
 	echo "\$$ truce cat notes/todo.md"; $(TRUCE) cat notes/todo.md; echo; \
 	echo "\$$ git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso"; \
 	git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso 2>/dev/null; \

@@ -36,7 +36,8 @@ struct MergeFileCommand: Command {
             options.markerSize = size
         }
 
-        let contents = try paths.map(read)
+        // Unlike `save`, '-' is a file name here, as in `git merge-file`.
+        let contents = try paths.map(readFile)
         for (path, content) in zip(paths, contents) where TextMerge.isBinary(content) {
             throw InputError("cannot merge '\(path)': it is a binary file")
         }
@@ -53,18 +54,5 @@ struct MergeFileCommand: Command {
         let given = choices.filter { arguments.has($0.flag) }
         if given.count > 1 { throw UsageError("\(given.map(\.flag).joined(separator: " and ")) cannot be combined") }
         return given.first?.value
-    }
-
-    /// Reads a whole file; unlike `save`, '-' is a file name here, as in `git merge-file`.
-    private static func read(_ path: String) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw InputError("cannot read '\(path)': no such file")
-        }
-        if isDirectory.boolValue { throw InputError("cannot read '\(path)': it is a directory") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read '\(path)': permission denied or unreadable")
-        }
-        return data
     }
 }

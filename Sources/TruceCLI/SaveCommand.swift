@@ -31,17 +31,10 @@ struct SaveCommand: Command {
         }
     }
 
+    /// Reads a whole file, or standard input for '-'.
     static func readInput(_ path: String) throws -> Data {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw InputError("cannot read '\(path)': no such file")
-        }
-        if isDirectory.boolValue { throw InputError("cannot read '\(path)': it is a directory") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read '\(path)': permission denied or unreadable")
-        }
-        return data
+        return try readFile(path)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `truce merge-file` against `git merge-file -p` run on the same files with the same arguments.
 @Suite struct MergeFileCommandTests {
@@ -36,17 +37,17 @@ import Testing
     ]
 
     @Test func printsWhatGitMergeFilePrints() async throws {
-        let directory = try Self.writeFixtures()
-        let truce = try #require(mergeFileTestTruceExecutable(), "the truce executable was not built")
+        let directory = Self.writeFixtures()
+        let truce = try Self.builtTruce()
         var runs = 0
         for files in Self.triples {
             for options in Self.optionSets {
-                let git = try await mergeFileTestRunGit(["merge-file", "-p"] + options + files, in: directory.url)
-                let ours = try await mergeFileTestRun(truce, ["merge-file"] + options + files, in: directory.url)
-                #expect(git.stderr.isEmpty, "git \(options) \(files): \(String(decoding: git.stderr, as: UTF8.self))")
-                #expect(ours.stdout == git.stdout, "\(options) \(files):\ngit:   \(mergeFileTestEscaped(git.stdout))\ntruce: \(mergeFileTestEscaped(ours.stdout))")
+                let git = try await gitWithoutUserConfig(["merge-file", "-p"] + options + files, in: directory.path)
+                let ours = try await runAsync(truce, ["merge-file"] + options + files, directory: directory.path)
+                #expect(git.stderr.isEmpty, "git \(options) \(files): \(git.errorOutput)")
+                #expect(ours.stdout == git.stdout, "\(options) \(files):\ngit:   \(git.stdout.escaped)\ntruce: \(ours.stdout.escaped)")
                 #expect(ours.status == git.status, "\(options) \(files): exit \(ours.status), git \(git.status)")
-                #expect(ours.stderr.isEmpty, "\(options) \(files): \(String(decoding: ours.stderr, as: UTF8.self))")
+                #expect(ours.stderr.isEmpty, "\(options) \(files): \(ours.errorOutput)")
                 runs += 1
             }
         }
@@ -54,17 +55,17 @@ import Testing
     }
 
     @Test func exitStatusIsTheNumberOfConflictsCappedAt127() async throws {
-        let directory = try MergeFileTestDirectory()
-        let truce = try #require(mergeFileTestTruceExecutable(), "the truce executable was not built")
+        let directory = TemporaryDirectory("truce-merge-file")
+        let truce = try Self.builtTruce()
         // Conflicts four lines apart, with letters between them, stay separate hunks.
         for count in [3, 130] {
             let files = ["current", "base", "other"]
             for side in files {
                 let text = (0..<count).map { "\(side) \($0)\nkeep \($0) a\nkeep \($0) b\nkeep \($0) c\nkeep \($0) d\n" }.joined()
-                try Data(text.utf8).write(to: directory.url.appendingPathComponent(side))
+                directory.write(Data(text.utf8), to: side)
             }
-            let git = try await mergeFileTestRunGit(["merge-file", "-p"] + files, in: directory.url)
-            let ours = try await mergeFileTestRun(truce, ["merge-file"] + files, in: directory.url)
+            let git = try await gitWithoutUserConfig(["merge-file", "-p"] + files, in: directory.path)
+            let ours = try await runAsync(truce, ["merge-file"] + files, directory: directory.path)
             #expect(git.status == Int32(min(count, 127)))
             #expect(ours.status == git.status)
             #expect(ours.stdout == git.stdout)
@@ -72,115 +73,47 @@ import Testing
     }
 
     @Test func anUnreadableFileExitsWithStatus2AndOneLine() async throws {
-        let directory = try Self.writeFixtures()
-        let truce = try #require(mergeFileTestTruceExecutable(), "the truce executable was not built")
-        try FileManager.default.createDirectory(at: directory.url.appendingPathComponent("folder"), withIntermediateDirectories: true)
+        let directory = Self.writeFixtures()
+        let truce = try Self.builtTruce()
+        try FileManager.default.createDirectory(atPath: directory.file("folder"), withIntermediateDirectories: true)
         for files in [["current", "missing", "other"], ["folder", "base", "other"], ["current", "base", "-"]] {
-            let result = try await mergeFileTestRun(truce, ["merge-file"] + files, in: directory.url)
-            let lines = String(decoding: result.stderr, as: UTF8.self).split(separator: "\n")
+            let result = try await runAsync(truce, ["merge-file"] + files, directory: directory.path)
+            let lines = result.errorOutput.split(separator: "\n")
             #expect(result.status == 2, "\(files)")
             #expect(lines.count == 1, "\(files): \(lines)")
             #expect(result.stdout.isEmpty)
         }
-        try Data([0x61, 0x00, 0x62, 0x0A]).write(to: directory.url.appendingPathComponent("binary"))
-        let binary = try await mergeFileTestRun(truce, ["merge-file", "current", "binary", "other"], in: directory.url)
+        directory.write(Data([0x61, 0x00, 0x62, 0x0A]), to: "binary")
+        let binary = try await runAsync(truce, ["merge-file", "current", "binary", "other"], directory: directory.path)
         #expect(binary.status == 2)
-        #expect(String(decoding: binary.stderr, as: UTF8.self).split(separator: "\n").count == 1)
+        #expect(binary.errorOutput.split(separator: "\n").count == 1)
     }
 
     @Test func badUsageExitsWithStatus2() async throws {
-        let directory = try Self.writeFixtures()
-        let truce = try #require(mergeFileTestTruceExecutable(), "the truce executable was not built")
+        let directory = Self.writeFixtures()
+        let truce = try Self.builtTruce()
         for arguments in [
             ["current", "base"], ["current", "base", "other", "extra"],
             ["-L", "1", "-L", "2", "-L", "3", "-L", "4", "current", "base", "other"],
             ["--marker-size", "seven", "current", "base", "other"],
         ] {
-            let result = try await mergeFileTestRun(truce, ["merge-file"] + arguments, in: directory.url)
+            let result = try await runAsync(truce, ["merge-file"] + arguments, directory: directory.path)
             #expect(result.status == 2, "\(arguments)")
-            #expect(String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").count == 1, "\(arguments)")
+            #expect(result.errorOutput.split(separator: "\n").count == 1, "\(arguments)")
         }
     }
 
-    private static func writeFixtures() throws -> MergeFileTestDirectory {
-        let directory = try MergeFileTestDirectory()
+    private static func writeFixtures() -> TemporaryDirectory {
+        let directory = TemporaryDirectory("truce-merge-file")
         for (name, text) in fixtures {
-            try Data(text.utf8).write(to: directory.url.appendingPathComponent(name))
+            directory.write(Data(text.utf8), to: name)
         }
         return directory
     }
-}
 
-/// A temporary directory removed when the value goes away.
-private final class MergeFileTestDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("truce-merge-file-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    /// The `truce` built next to the test bundle, or in the package's default build directory.
+    private static func builtTruce() throws -> String {
+        try #require(FileManager.default.isExecutableFile(atPath: truceExecutable), "the truce executable was not built")
+        return truceExecutable
     }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-private struct MergeFileTestProcessResult: Sendable {
-    let status: Int32
-    let stdout: Data
-    let stderr: Data
-}
-
-/// The `truce` built next to the test bundle, or in the package's default build directory.
-private func mergeFileTestTruceExecutable() -> String? {
-    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    return [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("truce").path,
-        Bundle.main.bundleURL.appendingPathComponent("truce").path,
-        packageRoot.appendingPathComponent(".build/debug/truce").path,
-    ].first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
-/// Runs git with no user or system configuration, since `merge.conflictStyle` there would change merge-file's output.
-private func mergeFileTestRunGit(_ arguments: [String], in directory: URL) async throws -> MergeFileTestProcessResult {
-    try await mergeFileTestRun("/usr/bin/env", ["git"] + arguments, in: directory, environment: [
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CEILING_DIRECTORIES": directory.deletingLastPathComponent().path,
-    ])
-}
-
-/// Runs a process to its end without holding a thread while it runs; output goes through files, so no pipe can fill up.
-private func mergeFileTestRun(_ executable: String, _ arguments: [String], in directory: URL,
-                              environment: [String: String] = [:]) async throws -> MergeFileTestProcessResult {
-    let outputs = FileManager.default.temporaryDirectory.appendingPathComponent("truce-run-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: outputs) }
-    let stdoutURL = outputs.appendingPathComponent("stdout"), stderrURL = outputs.appendingPathComponent("stderr")
-    try Data().write(to: stdoutURL)
-    try Data().write(to: stderrURL)
-    let stdout = try FileHandle(forWritingTo: stdoutURL), stderr = try FileHandle(forWritingTo: stderrURL)
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    var environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    environment.removeValue(forKey: "TRUCE_STORE")
-    process.environment = environment
-    process.standardInput = FileHandle.nullDevice
-    (process.standardOutput, process.standardError) = (stdout, stderr)
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
-    try stdout.close()
-    try stderr.close()
-    return MergeFileTestProcessResult(status: status, stdout: try Data(contentsOf: stdoutURL), stderr: try Data(contentsOf: stderrURL))
-}
-
-/// Bytes as a one-line Swift-like literal, for failure messages.
-private func mergeFileTestEscaped(_ data: Data) -> String {
-    String(decoding: data, as: UTF8.self).debugDescription
 }

@@ -17,14 +17,7 @@ public struct ProcessResult: Sendable {
 /// Runs `executable` with `arguments`, feeding `input` to its stdin, and waits for it.
 public func run(_ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
                 directory: String? = nil) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env.removeValue(forKey: "TRUCE_STORE")
-    env.merge(environment) { $1 }
-    process.environment = env
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let process = makeProcess(executable, arguments, environment: environment, directory: directory)
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
     try process.run()
@@ -40,6 +33,61 @@ public func run(_ executable: String, _ arguments: [String], input: Data = Data(
     process.waitUntilExit()
     group.wait()
     return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err)
+}
+
+/// Runs `executable` like `run`, without holding a thread while the child runs.
+/// stdin, stdout and stderr go through files, so no pipe can fill up and block either side.
+public func runAsync(_ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
+                     directory: String? = nil) async throws -> ProcessResult {
+    let files = FileManager.default.temporaryDirectory.appendingPathComponent("truce-run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: files) }
+    let stdinURL = files.appendingPathComponent("stdin")
+    let stdoutURL = files.appendingPathComponent("stdout"), stderrURL = files.appendingPathComponent("stderr")
+    try input.write(to: stdinURL)
+    try Data().write(to: stdoutURL)
+    try Data().write(to: stderrURL)
+    let stdin = try FileHandle(forReadingFrom: stdinURL)
+    defer { try? stdin.close() }
+    let stdout = try FileHandle(forWritingTo: stdoutURL)
+    defer { try? stdout.close() }
+    let stderr = try FileHandle(forWritingTo: stderrURL)
+    defer { try? stderr.close() }
+
+    let process = makeProcess(executable, arguments, environment: environment, directory: directory)
+    (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            continuation.resume(throwing: error)
+        }
+    }
+    return ProcessResult(status: status, stdout: try Data(contentsOf: stdoutURL), stderr: try Data(contentsOf: stderrURL))
+}
+
+/// A process for `executable`, not yet started: the test's environment without `TRUCE_STORE`, then `environment` over it.
+private func makeProcess(_ executable: String, _ arguments: [String], environment: [String: String], directory: String?) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    env.removeValue(forKey: "TRUCE_STORE")
+    env.merge(environment) { $1 }
+    process.environment = env
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    return process
+}
+
+/// Runs the real `git` in `directory` with no system or user configuration, so that settings there
+/// (`merge.conflictStyle`, say) cannot change what it prints; it looks for no repository above `directory`'s parent.
+public func gitWithoutUserConfig(_ arguments: [String], in directory: String) async throws -> ProcessResult {
+    try await runAsync("/usr/bin/env", ["git"] + arguments, environment: [
+        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CEILING_DIRECTORIES": URL(fileURLWithPath: directory).deletingLastPathComponent().path,
+    ], directory: directory)
 }
 
 /// Runs the real `git` with `arguments`, as the oracle for what Truce wrote.

@@ -66,4 +66,7 @@ public func snapshot(ofStore path: String) -> [String: Data] {
 extension Data {
     /// UTF-8 bytes of `text`, for terse test content.
     public static func text(_ text: String) -> Data { Data(text.utf8) }
+
+    /// The bytes as a one-line Swift-like string literal, for failure messages.
+    public var escaped: String { String(decoding: self, as: UTF8.self).debugDescription }
 }

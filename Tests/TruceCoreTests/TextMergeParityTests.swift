@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import TruceCore
 
 /// TextMerge against the real `git merge-file`: same bytes, and a conflict count equal to git's exit status.
@@ -9,12 +10,12 @@ import TruceCore
         let cases = triples.enumerated().flatMap { index, triple in
             ConflictStyle.allCases.map { MergeTestCase(triple: triple, style: $0) } + [triple.variant(index)]
         }
-        let directory = try MergeTestDirectory()
-        for (index, triple) in triples.enumerated() { try triple.write(to: directory.url.appendingPathComponent("\(index)")) }
+        let directory = TemporaryDirectory("truce-textmerge")
+        for (index, triple) in triples.enumerated() { try triple.write(to: directory.file("\(index)")) }
 
         let gitResults = try await mergeTestConcurrently(cases.indices, width: 4) { index in
             let testCase = cases[index]
-            return try await mergeTestRunGit(testCase.gitArguments, in: directory.url.appendingPathComponent("\(testCase.triple.index)"))
+            return try await gitWithoutUserConfig(testCase.gitArguments, in: directory.file("\(testCase.triple.index)"))
         }
 
         var mismatches: [String] = []
@@ -28,8 +29,8 @@ import TruceCore
             if merged.content != git.stdout || merged.conflictCount != Int(git.status) {
                 mismatches.append("""
                     \(testCase): git exit \(git.status), TextMerge \(merged.conflictCount) conflicts
-                    git:       \(mergeTestEscaped(git.stdout))
-                    TextMerge: \(mergeTestEscaped(merged.content))
+                    git:       \(git.stdout.escaped)
+                    TextMerge: \(merged.content.escaped)
                     """)
             }
         }
@@ -57,13 +58,13 @@ import TruceCore
                                      base: Data("a\nb\nc\nd\ne\nf\ng\nh\n".utf8),
                                      ours: Data("a\nB1\nc\nd\ne\nf\nG1\nh\n".utf8),
                                      theirs: Data("a\nB2\nc\nd\ne\nf\nG2\nh\n".utf8))
-        let directory = try MergeTestDirectory()
-        try triple.write(to: directory.url)
+        let directory = TemporaryDirectory("truce-textmerge")
+        try triple.write(to: directory.path)
         for style in ConflictStyle.allCases {
             let labels = ["one\n<<<<<<< two", "base\nline", "other\n"]
             var arguments = ["merge-file", "-p"] + (style == .merge ? [] : ["--\(style.rawValue)"])
             arguments += labels.flatMap { ["-L", $0] } + ["ours", "base", "theirs"]
-            let git = try await mergeTestRunGit(arguments, in: directory.url)
+            let git = try await gitWithoutUserConfig(arguments, in: directory.path)
             let options = TextMergeOptions(style: style, oursLabel: labels[0], baseLabel: labels[1], theirsLabel: labels[2])
             let merged = try #require(try TextMerge.merge(base: triple.base, ours: triple.ours, theirs: triple.theirs, options: options))
             #expect(merged.content == git.stdout)
@@ -91,9 +92,9 @@ import TruceCore
                                    ours: Data((padding + "x1\n\u{0}\ny\n").utf8),
                                    theirs: Data((padding + "x2\n\u{0}\ny\n").utf8))
         #expect(!TextMerge.isBinary(late.base))
-        let directory = try MergeTestDirectory()
-        try late.write(to: directory.url)
-        let git = try await mergeTestRunGit(MergeTestCase(triple: late, style: .merge).gitArguments, in: directory.url)
+        let directory = TemporaryDirectory("truce-textmerge")
+        try late.write(to: directory.path)
+        let git = try await gitWithoutUserConfig(MergeTestCase(triple: late, style: .merge).gitArguments, in: directory.path)
         let merged = try #require(try TextMerge.merge(base: late.base, ours: late.ours, theirs: late.theirs,
                                                       options: MergeTestCase(triple: late, style: .merge).options))
         #expect(git.status == 1)
@@ -118,11 +119,12 @@ private struct MergeTestTriple: Sendable {
     let ours: Data
     let theirs: Data
 
-    func write(to directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try base.write(to: directory.appendingPathComponent("base"))
-        try ours.write(to: directory.appendingPathComponent("ours"))
-        try theirs.write(to: directory.appendingPathComponent("theirs"))
+    func write(to directory: String) throws {
+        let url = URL(fileURLWithPath: directory)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try base.write(to: url.appendingPathComponent("base"))
+        try ours.write(to: url.appendingPathComponent("ours"))
+        try theirs.write(to: url.appendingPathComponent("theirs"))
     }
 
     /// A fourth run per triple with a favor or an unusual marker size, rotating through them.
@@ -349,65 +351,7 @@ private struct MergeTestRandom {
     mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
 }
 
-// MARK: - Running git
-
-/// A temporary directory removed when the value goes away.
-private final class MergeTestDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("truce-textmerge-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-/// What a finished child process left.
-private struct MergeTestProcessResult: Sendable {
-    let status: Int32
-    let stdout: Data
-    let stderr: Data
-}
-
-/// Runs git with no user or system configuration, since `merge.conflictStyle` there would change merge-file's output.
-private func mergeTestRunGit(_ arguments: [String], in directory: URL) async throws -> MergeTestProcessResult {
-    try await mergeTestRun("/usr/bin/env", ["git"] + arguments, in: directory, environment: [
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CEILING_DIRECTORIES": directory.deletingLastPathComponent().path,
-    ])
-}
-
-/// Runs a process to its end without holding a thread while it runs; output goes through files, so no pipe can fill up.
-private func mergeTestRun(_ executable: String, _ arguments: [String], in directory: URL,
-                  environment: [String: String] = [:]) async throws -> MergeTestProcessResult {
-    let outputs = FileManager.default.temporaryDirectory.appendingPathComponent("truce-run-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: outputs) }
-    let stdoutURL = outputs.appendingPathComponent("stdout"), stderrURL = outputs.appendingPathComponent("stderr")
-    try Data().write(to: stdoutURL)
-    try Data().write(to: stderrURL)
-    let stdout = try FileHandle(forWritingTo: stdoutURL), stderr = try FileHandle(forWritingTo: stderrURL)
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    process.standardInput = FileHandle.nullDevice
-    (process.standardOutput, process.standardError) = (stdout, stderr)
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
-    try stdout.close()
-    try stderr.close()
-    return MergeTestProcessResult(status: status, stdout: try Data(contentsOf: stdoutURL), stderr: try Data(contentsOf: stderrURL))
-}
+// MARK: - Helpers
 
 /// Runs `body` for every index, at most `width` at a time, and returns the results in index order.
 private func mergeTestConcurrently<T: Sendable>(_ indices: Range<Int>, width: Int,
@@ -430,11 +374,6 @@ private func mergeTestConcurrently<T: Sendable>(_ indices: Range<Int>, width: In
         }
         return results.map { $0! }
     }
-}
-
-/// Bytes as a one-line Swift-like literal, for failure messages.
-private func mergeTestEscaped(_ data: Data) -> String {
-    String(decoding: data, as: UTF8.self).debugDescription
 }
 
 /// The longest run of '<' that starts a line.

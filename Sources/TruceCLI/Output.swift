@@ -23,6 +23,11 @@ struct Output: Sendable {
         writeError(Data("truce: \(line)\n".utf8))
     }
 
+    /// Overwrites the progress line on stderr (a terminal's carriage return).
+    func progress(_ message: String) {
+        writeError(Data("\rtruce: \(message)\u{1B}[K".utf8))
+    }
+
     /// Prints `value` as pretty JSON with sorted keys and ISO 8601 dates.
     func json(_ value: some Encodable) throws {
         let encoder = JSONEncoder()

@@ -36,6 +36,14 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
     case nothingToReopen(DocumentKey)
     /// A resolver failed in a way that is neither a pass nor bad input.
     case resolverFailed(String, reason: String)
+    /// A version's content is not what its resolver can read (JSON that does not parse, say).
+    case malformedContent(DocumentKey, version: VersionID, reason: String)
+    /// A change token that does not parse or is not from this store.
+    case invalidToken(String, reason: String)
+    /// A sync remote that does not exist, cannot be reached, or is not a store.
+    case invalidRemote(String, reason: String)
+    /// An expiry (`--expire`) that does not parse.
+    case invalidExpiry(String)
     /// Another writer held a lock for longer than Truce waits; the operation can be retried.
     case busy(String)
     /// The store or the file system failed underneath.
@@ -69,6 +77,10 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
         case .notInConflict(let key): "\(Self.quoted(key.rawValue)) is not in conflict"
         case .nothingToReopen(let key): "nothing to reopen: no head of \(Self.quoted(key.rawValue)) is a resolution"
         case .resolverFailed(let name, let reason): "resolver \(Self.quoted(name)) failed: \(reason)"
+        case .malformedContent(let key, let version, let reason): "version \(version.short) of \(Self.quoted(key.rawValue)) \(reason)"
+        case .invalidToken(let token, let reason): "invalid change token \(Self.quoted(token)): \(reason)"
+        case .invalidRemote(let remote, let reason): "cannot sync with \(Self.quoted(remote)): \(reason)"
+        case .invalidExpiry(let text): "invalid expiry \(Self.quoted(text)): expected now, never, or a count and a unit such as 2.weeks or 3.days"
         case .busy(let what): "the store is busy (\(what)); try again"
         case .storeFailure(let error): "store failure: \(error.description)"
         }

@@ -33,7 +33,7 @@ struct OverwriteWithCurrentTests {
         let versions = try test.store.versions(of: "images/logo.png")
         #expect(versions.heads.map(\.id) == [resolution.id])
         #expect(try test.store.documentsInConflict().isEmpty)
-        #expect(try test.git("for-each-ref", "--format=%(objectname)") == resolution.id.hex + "\n")
+        #expect(try test.git("for-each-ref", "--format=%(objectname)", "refs/truce/heads/") == resolution.id.hex + "\n")
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
         let history = try test.store.history(of: "images/logo.png")
         #expect(history.filter(\.isResolved).map(\.id).sorted() == [made.heads[0].id, made.heads[1].id].sorted())

@@ -55,3 +55,30 @@ extension Repository {
         return ObjectID(oid)
     }
 }
+
+extension Repository {
+    /// The commits reachable from `tips` but not from `hidden`, oldest first (parents before children).
+    func walk(from tips: [ObjectID], hiding hidden: [ObjectID]) throws(GitError) -> [ObjectID] {
+        var walker: OpaquePointer?
+        try check(git_revwalk_new(&walker, handle), "start history walk")
+        defer { git_revwalk_free(walker) }
+        try check(git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue), "sort history walk")
+        for tip in tips {
+            var oid = tip.raw
+            try check(git_revwalk_push(walker, &oid), "walk history from \(tip)")
+        }
+        for commit in hidden {
+            var oid = commit.raw
+            try check(git_revwalk_hide(walker, &oid), "hide \(commit) from history walk")
+        }
+        var found: [ObjectID] = []
+        var oid = git_oid()
+        while true {
+            let code = git_revwalk_next(&oid, walker)
+            if code == GIT_ITEROVER.rawValue { break }
+            try check(code, "walk history")
+            found.append(ObjectID(oid))
+        }
+        return found
+    }
+}

@@ -11,6 +11,8 @@ final class Repository {
     /// How many references listing calls have returned so far: the work tests count to show that a
     /// lookup reads one document's references, not the whole store's.
     var referencesListed = 0
+    /// How many commits have been read so far: the work tests count to show a cost follows the changes.
+    var commitsRead = 0
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle

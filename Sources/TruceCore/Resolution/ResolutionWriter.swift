@@ -31,6 +31,7 @@ extension DocumentStore {
             let id = try repository.writeCommit(tree: tree, parents: parents, author: Signature(device: author, date: now),
                                                 committer: Signature(device: author, date: now), message: message.text)
             try Self.publishHead(id, of: key, replacing: parents, message: "truce: resolve \(key.rawValue) with \(resolver)", in: repository)
+            try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
             let after = try Self.documentVersions(of: key, in: repository)
             return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
         }

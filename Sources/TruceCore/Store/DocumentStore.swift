@@ -78,6 +78,8 @@ public final class DocumentStore: Sendable {
 
     /// References listed through this store so far (for tests that count work).
     var referencesListed: Int { (try? withRepository { $0.referencesListed }) ?? 0 }
+    /// Commits read through this store so far (for tests that count work).
+    var commitsRead: Int { (try? withRepository { $0.commitsRead }) ?? 0 }
 
     private static func writeAttributesTemplate(in gitDirectory: String) throws {
         let info = URL(fileURLWithPath: gitDirectory).appendingPathComponent("info")

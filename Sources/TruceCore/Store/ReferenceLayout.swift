@@ -20,6 +20,18 @@ enum ReferenceLayout {
         headsDirectory(of: key) + version.hex
     }
 
+    /// The document directory of a head reference another store advertised, nil unless the name is exactly
+    /// `refs/truce/heads/<2 hex>/<38 hex>/<the target's id>`: a remote cannot place a version anywhere else.
+    static func headsDirectory(ofReference name: String, target: VersionID) -> String? {
+        guard name.hasPrefix(headsRoot) else { return nil }
+        let parts = name.dropFirst(headsRoot.count).split(separator: "/", omittingEmptySubsequences: false)
+        let isHex = { (part: Substring) in part.allSatisfy { $0.isHexDigit && !$0.isUppercase } }
+        guard parts.count == 3, parts[0].count == 2, parts[1].count == 38, parts[2] == target.hex, isHex(parts[0]), isHex(parts[1]) else {
+            return nil
+        }
+        return headsRoot + parts[0] + "/" + parts[1] + "/"
+    }
+
     /// The glob that lists every head reference of every document.
     static let allHeads = headsRoot + "*"
 }

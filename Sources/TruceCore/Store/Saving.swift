@@ -41,6 +41,8 @@ extension DocumentStore {
             let id = try repository.writeCommit(tree: tree, parents: parent.map { [$0.id] } ?? [], author: signature,
                                                 committer: committer, message: message.text)
             try Self.publishHead(id, of: key, replacing: parent.map { [$0.id] } ?? [], message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
+            try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
+                                     in: repository)
             let after = try Self.documentVersions(of: key, in: repository)
             let version = try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
             return (before.state, after.state, version)

@@ -1,0 +1,94 @@
+import CLibgit2
+import Foundation
+
+/// A loose object file or a pack in the object database, with its modification time.
+struct ObjectFile {
+    let path: String
+    /// The object id, for a loose object.
+    let id: ObjectID?
+    let modified: Date
+    let size: Int
+}
+
+extension Repository {
+    /// Every object reachable from `tips`: commits, their trees and blobs; other objects are taken as they are.
+    func reachableObjects(from tips: [ObjectID]) throws(GitError) -> Set<ObjectID> {
+        var reachable = Set<ObjectID>()
+        var commits: [ObjectID] = []
+        for tip in tips where try objectType(tip) == GIT_OBJECT_COMMIT { commits.append(tip) }
+        for tip in tips where !commits.contains(tip) { try insertTreeOrBlob(tip, into: &reachable) }
+        for commit in try walk(from: commits) where reachable.insert(commit).inserted {
+            try insertTreeOrBlob(try readCommit(commit).tree, into: &reachable)
+        }
+        return reachable
+    }
+
+    /// Writes one pack holding exactly `objects` into `objects/pack` and returns its name (`pack-<hash>`).
+    ///
+    /// libgit2 fsyncs the pack and its index when fsync is on (it is, for every store).
+    func writePack(of objects: Set<ObjectID>, progress: (Int, Int) -> Void) throws(GitError) -> String {
+        var builder: OpaquePointer?
+        try check(git_packbuilder_new(&builder, handle), "start pack")
+        defer { git_packbuilder_free(builder) }
+        var done = 0
+        for id in objects.sorted() {
+            var oid = id.raw
+            try check(git_packbuilder_insert(builder, &oid, nil), "add \(id) to pack")
+            done += 1
+            if done % 1000 == 0 { progress(done, objects.count) }
+        }
+        try check(git_packbuilder_write(builder, nil, 0, nil, nil), "write pack")
+        return "pack-" + String(cString: git_packbuilder_name(builder))
+    }
+
+    /// The loose objects, packs, and temporary files libgit2 or git left in the object database.
+    func objectFiles() -> (loose: [ObjectFile], packs: [ObjectFile], temporary: [ObjectFile]) {
+        let manager = FileManager.default
+        let objects = gitDirectory + "objects/"
+        var loose: [ObjectFile] = [], packs: [ObjectFile] = [], temporary: [ObjectFile] = []
+        func file(_ path: String, id: ObjectID? = nil) -> ObjectFile? {
+            guard let attributes = try? manager.attributesOfItem(atPath: path) else { return nil }
+            return ObjectFile(path: path, id: id, modified: attributes[.modificationDate] as? Date ?? .distantPast,
+                              size: (attributes[.size] as? NSNumber)?.intValue ?? 0)
+        }
+        for directory in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where directory.count == 2 {
+            for name in (try? manager.contentsOfDirectory(atPath: objects + directory)) ?? [] {
+                let path = objects + directory + "/" + name
+                if let id = ObjectID(hex: directory + name) {
+                    file(path, id: id).map { loose.append($0) }
+                } else {
+                    file(path).map { temporary.append($0) }
+                }
+            }
+        }
+        for name in (try? manager.contentsOfDirectory(atPath: objects + "pack")) ?? [] {
+            let path = objects + "pack/" + name
+            if name.hasPrefix("pack-") && name.hasSuffix(".pack") {
+                file(path).map { packs.append($0) }
+            } else if !name.hasPrefix("pack-") {
+                file(path).map { temporary.append($0) }
+            }
+        }
+        return (loose, packs, temporary)
+    }
+
+    private func objectType(_ id: ObjectID) throws(GitError) -> git_object_t {
+        var oid = id.raw
+        var object: OpaquePointer?
+        try check(git_object_lookup(&object, handle, &oid, GIT_OBJECT_ANY), "read object \(id)")
+        defer { git_object_free(object) }
+        return git_object_type(object)
+    }
+
+    private func insertTreeOrBlob(_ id: ObjectID, into reachable: inout Set<ObjectID>) throws(GitError) {
+        guard reachable.insert(id).inserted, try objectType(id) == GIT_OBJECT_TREE else { return }
+        var oid = id.raw
+        var tree: OpaquePointer?
+        try check(git_tree_lookup(&tree, handle, &oid), "read tree \(id)")
+        defer { git_tree_free(tree) }
+        for index in 0..<git_tree_entrycount(tree) {
+            guard let entry = git_tree_entry_byindex(tree, index), git_tree_entry_type(entry) != GIT_OBJECT_COMMIT else { continue }
+            try insertTreeOrBlob(ObjectID(git_tree_entry_id(entry).pointee), into: &reachable)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import CLibgit2
+
+/// One line of a reference's reflog.
+struct ReflogEntry {
+    let old: ObjectID
+    let new: ObjectID
+    /// Seconds since 1970.
+    let time: Int64
+}
+
+extension Repository {
+    /// Every reference that has a reflog, with its entries, newest first.
+    func reflogs(ofReferences names: [String]) throws(GitError) -> [String: [ReflogEntry]] {
+        var logs: [String: [ReflogEntry]] = [:]
+        for name in names where git_reference_has_log(handle, name) == 1 {
+            var reflog: OpaquePointer?
+            try check(git_reflog_read(&reflog, handle, name), "read reflog of \(name)")
+            defer { git_reflog_free(reflog) }
+            logs[name] = (0..<git_reflog_entrycount(reflog)).compactMap { index in
+                guard let entry = git_reflog_entry_byindex(reflog, index) else { return nil }
+                return ReflogEntry(old: ObjectID(git_reflog_entry_id_old(entry).pointee), new: ObjectID(git_reflog_entry_id_new(entry).pointee),
+                                   time: Int64(git_reflog_entry_committer(entry).pointee.when.time))
+            }
+        }
+        return logs
+    }
+
+    /// Drops the entries of `name`'s reflog older than `cutoff` (seconds since 1970); returns how many were dropped.
+    @discardableResult
+    func expireReflog(of name: String, olderThan cutoff: Int64) throws(GitError) -> Int {
+        var reflog: OpaquePointer?
+        try check(git_reflog_read(&reflog, handle, name), "read reflog of \(name)")
+        defer { git_reflog_free(reflog) }
+        var dropped = 0
+        // Index 0 is the newest entry; walk from the oldest so indexes stay valid while dropping.
+        var index = git_reflog_entrycount(reflog)
+        while index > 0 {
+            index -= 1
+            guard let entry = git_reflog_entry_byindex(reflog, index),
+                  Int64(git_reflog_entry_committer(entry).pointee.when.time) < cutoff else { continue }
+            try check(git_reflog_drop(reflog, index, 0), "expire reflog of \(name)")
+            dropped += 1
+        }
+        if dropped > 0 { try check(git_reflog_write(reflog), "write reflog of \(name)") }
+        return dropped
+    }
+}

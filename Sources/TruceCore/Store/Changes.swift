@@ -1,0 +1,150 @@
+import Foundation
+
+/// What kind of change a journal entry records.
+public enum ChangeKind: String, Sendable, Codable {
+    case save, delete, resolution
+}
+
+/// One change to a document: a save, a deletion or a resolution, made here or received by `sync`.
+public struct Change: Sendable, Equatable, Codable {
+    public let kind: ChangeKind
+    public let key: DocumentKey
+    public let version: VersionID
+    /// The device that made the version (the transaction author, in Core Data's words).
+    public let author: String
+    /// The version's author date.
+    public let date: Date
+}
+
+/// An opaque position in a store's change history, the counterpart of `NSPersistentHistoryToken`.
+///
+/// Its text form (`description`) can be kept anywhere and given back to `changes(since:)`.
+public struct ChangeToken: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The journal entry the token stands after; nil for the start of the history.
+    let entry: ObjectID?
+
+    /// The start of the history: every change comes after it.
+    public static let beginning = ChangeToken(entry: nil)
+
+    /// Reads a token's text form; nil when it is not one.
+    public init?(_ text: String) {
+        if text == Self.beginning.description { self = .beginning; return }
+        guard text.hasPrefix("t1-"), let id = ObjectID(hex: String(text.dropFirst(3))) else { return nil }
+        entry = id
+    }
+
+    init(entry: ObjectID?) { self.entry = entry }
+
+    public var description: String { "t1-" + (entry?.hex ?? String(repeating: "0", count: 40)) }
+
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let token = ChangeToken(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a change token: \(text)"))
+        }
+        self = token
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// The changes after a token, oldest first, and the token to ask from next time.
+public struct ChangeHistory: Sendable, Codable {
+    public let changes: [Change]
+    public let token: ChangeToken
+}
+
+extension DocumentStore {
+    /// Every change after `token`, oldest first, optionally without those made by `excludedAuthor`.
+    ///
+    /// Reads the journal from its newest entry back to `token`: the cost
+    /// grows with the number of changes since the token, not with the store.
+    public func changes(since token: ChangeToken = .beginning, excludingAuthor excludedAuthor: String? = nil) throws(TruceError) -> ChangeHistory {
+        try withRepository { repository in
+            guard let tip = try repository.reference(ChangeJournal.reference) else {
+                guard token == .beginning else { throw TruceError.invalidToken(token.description, reason: "this store has no changes yet") }
+                return ChangeHistory(changes: [], token: .beginning)
+            }
+            var changes: [Change] = []
+            var entry: ObjectID? = tip
+            while let current = entry, current != token.entry {
+                let commit = try repository.readCommit(current)
+                guard let change = ChangeJournal.change(from: commit) else {
+                    throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
+                                                           message: "entry \(current) is not a change"))
+                }
+                if change.author != excludedAuthor { changes.append(change) }
+                entry = commit.parents.first
+            }
+            if entry == nil, token != .beginning {
+                throw TruceError.invalidToken(token.description, reason: "it is not a position in this store's change history")
+            }
+            return ChangeHistory(changes: changes.reversed(), token: ChangeToken(entry: tip))
+        }
+    }
+}
+
+/// The change journal: a chain of commits on `refs/truce/journal`, one per change, that `git log` reads.
+///
+///     save notes/todo.md
+///
+///     Change: save
+///     Document: notes/todo.md
+///     Version: 5d2a2208fa4e7ac627d0125bd30c5d874001e666
+///     Device: laptop
+///
+/// Entries hold version ids as text, not as parents, so the journal keeps no
+/// version alive: prune decides that from the heads alone.
+enum ChangeJournal {
+    static let reference = "refs/truce/journal"
+
+    /// Appends `changes` in order, retrying when another writer appended first.
+    static func append(_ changes: [Change], in repository: Repository) throws {
+        guard !changes.isEmpty else { return }
+        let emptyTree = try repository.writeTree([])
+        for _ in 0..<50 {
+            let tip = try repository.reference(reference)
+            var parent = tip
+            for change in changes {
+                let signature = Signature(device: change.author, date: change.date)
+                parent = try repository.writeCommit(tree: emptyTree, parents: parent.map { [$0] } ?? [], author: signature,
+                                                    committer: Signature(device: change.author, date: Date()), message: message(for: change))
+            }
+            do {
+                try DocumentStore.withLockRetries {
+                    try repository.updateReference(reference, to: parent!, expecting: tip, message: "truce: journal \(changes.count) change(s)")
+                }
+                return
+            } catch let error as GitError where error.isConcurrentModification {
+                continue // another writer appended meanwhile: chain onto its entry
+            }
+        }
+        throw TruceError.busy("the change journal kept moving while appending")
+    }
+
+    static func message(for change: Change) -> String {
+        """
+        \(change.kind.rawValue) \(change.key.rawValue)
+
+        Change: \(change.kind.rawValue)
+        Document: \(change.key.rawValue)
+        Version: \(change.version.hex)
+        Device: \(change.author)
+
+        """
+    }
+
+    static func change(from entry: CommitRecord) -> Change? {
+        var fields: [String: String] = [:]
+        for line in entry.message.split(separator: "\n") {
+            guard let separator = line.range(of: ": ") else { continue }
+            fields[String(line[..<separator.lowerBound])] = String(line[separator.upperBound...])
+        }
+        guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = try? DocumentKey(keyText),
+              let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"] else { return nil }
+        return Change(kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
+    }
+}

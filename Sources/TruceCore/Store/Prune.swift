@@ -1,0 +1,124 @@
+import Foundation
+
+/// What one prune removed and kept.
+public struct PruneReport: Sendable, Codable {
+    /// Documents whose only head was a deletion older than the grace period: their refs are gone.
+    public let droppedDocuments: [DocumentKey]
+    /// Reflog entries older than the grace period.
+    public let expiredReflogEntries: Int
+    /// Objects written into the new pack: everything something still needs.
+    public let packedObjects: Int
+    /// Loose objects, packs and temporary files deleted.
+    public let removedFiles: Int
+    /// Bytes in the object database before and after.
+    public let bytesBefore: Int
+    public let bytesAfter: Int
+}
+
+extension DocumentStore {
+    /// Reclaims the space of everything no ref, no resolution history and no reflog entry younger than `expire` needs.
+    ///
+    /// libgit2 has no gc, so prune does git's work itself: expire old reflog
+    /// entries, mark every object reachable from a ref or a kept reflog entry,
+    /// repack the marked set into one pack (fsynced), and only then delete
+    /// loose objects it holds, unreachable ones older than the grace period,
+    /// and the old packs. A prune killed at any point leaves every object in a
+    /// loose file or a pack. Heads, resolution history and the merge base of
+    /// an open conflict are reachable from head refs, so they always stay.
+    /// Like `git gc --prune=now`, `expire: 0` is safe only when no other
+    /// process is writing: a save's objects are unreachable until its ref lands.
+    @discardableResult
+    public func prune(expire: TimeInterval = Expiry.defaultGrace, progress: (@Sendable (String) -> Void)? = nil) throws(TruceError) -> PruneReport {
+        let now = Date()
+        let cutoff = expire.isInfinite ? Date.distantPast : now.addingTimeInterval(-expire)
+        let gitDirectory = try withRepository { $0.gitDirectory }
+        let lock = try PruneLock.acquire(in: gitDirectory)
+        defer { lock.release() }
+        return try withRepository { repository in
+            try Self.recordMissingChanges(in: repository)
+            let dropped = try Self.dropDeletedDocuments(olderThan: cutoff, in: repository)
+            let references = try repository.references(matching: "refs/*")
+            var expired = 0
+            for reference in references where !expire.isInfinite {
+                expired += try repository.expireReflog(of: reference.name, olderThan: Int64(cutoff.timeIntervalSince1970))
+            }
+            // Files are listed before marking: objects written after this point are never deleted.
+            let files = repository.objectFiles()
+            let bytesBefore = (files.loose + files.packs + files.temporary).reduce(0) { $0 + $1.size }
+            progress?("marking reachable objects")
+            let reflogIDs = try repository.reflogs(ofReferences: references.map(\.name)).values.flatMap { $0.flatMap { [$0.old, $0.new] } }
+            let tips = Set(references.map(\.target) + reflogIDs).filter { $0.bytes.contains { $0 != 0 } }
+            let reachable = try repository.reachableObjects(from: Array(tips))
+            progress?("packing \(reachable.count) objects")
+            let pack = reachable.isEmpty ? nil : try repository.writePack(of: reachable) { done, total in
+                progress?("packing objects: \(done)/\(total)")
+            }
+            progress?("removing what nothing needs")
+            var removed = 0
+            for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {
+                if (try? FileManager.default.removeItem(atPath: file.path)) != nil { removed += 1 }
+            }
+            for file in files.packs + files.temporary where file.modified < cutoff && !file.path.hasSuffix("/\(pack ?? "-").pack") {
+                removed += Self.removePack(file.path)
+            }
+            Self.removeEmptyObjectDirectories(gitDirectory + "objects/")
+            let after = repository.objectFiles()
+            return PruneReport(droppedDocuments: dropped, expiredReflogEntries: expired, packedObjects: reachable.count, removedFiles: removed,
+                               bytesBefore: bytesBefore, bytesAfter: (after.loose + after.packs + after.temporary).reduce(0) { $0 + $1.size })
+        }
+    }
+
+    /// Drops the head refs of documents whose only head is a deletion written before `cutoff`.
+    private static func dropDeletedDocuments(olderThan cutoff: Date, in repository: Repository) throws -> [DocumentKey] {
+        var dropped: [DocumentKey] = []
+        var byDirectory: [Substring: [(name: String, target: ObjectID)]] = [:]
+        for reference in try repository.references(matching: ReferenceLayout.allHeads) {
+            guard let slash = reference.name.lastIndex(of: "/") else { continue }
+            byDirectory[reference.name[..<slash], default: []].append(reference)
+        }
+        for references in byDirectory.values {
+            guard let key = try documentKey(of: references[0].target, in: repository) else { continue }
+            let versions = try documentVersions(of: key, in: repository)
+            guard versions.state == .deleted, let current = versions.current,
+                  try repository.readCommit(current.id).committer.time < Int64(cutoff.timeIntervalSince1970) else { continue }
+            for reference in references { try repository.deleteReference(reference.name, expecting: reference.target) }
+            dropped.append(key)
+        }
+        return dropped.sorted()
+    }
+
+    /// Journals any head history a crash kept out of the journal, so `changes` misses nothing for long.
+    private static func recordMissingChanges(in repository: Repository) throws {
+        var journaled = Set<ObjectID>()
+        var entry = try repository.reference(ChangeJournal.reference)
+        while let current = entry {
+            let commit = try repository.readCommit(current)
+            if let change = ChangeJournal.change(from: commit) { journaled.insert(change.version) }
+            entry = commit.parents.first
+        }
+        let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)
+        var missing: [Change] = []
+        for id in try repository.walk(from: heads, hiding: []) where !journaled.contains(id) {
+            guard let key = try documentKey(of: id, in: repository) else { continue }
+            missing.append(change(recording: try readVersion(id, of: key, in: repository)))
+        }
+        try ChangeJournal.append(missing, in: repository)
+    }
+
+    /// Deletes a pack with its index and companions (or a temporary file); returns how many files went.
+    private static func removePack(_ path: String) -> Int {
+        guard path.hasSuffix(".pack") else { return (try? FileManager.default.removeItem(atPath: path)) != nil ? 1 : 0 }
+        let stem = String(path.dropLast(5))
+        // The index goes last: a pack without its index is ignored, an index without its pack is an error.
+        return [".pack", ".rev", ".bitmap", ".keep", ".idx"].reduce(0) { count, suffix in
+            count + ((try? FileManager.default.removeItem(atPath: stem + suffix)) != nil ? 1 : 0)
+        }
+    }
+
+    private static func removeEmptyObjectDirectories(_ objects: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? [] where name.count == 2 {
+            let path = objects + name
+            if (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty == true { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import TruceCore
+
+struct ChangesTests {
+    @Test func everySaveDeletionAndResolutionIsListedInOrder() throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        let resolution = try test.store.resolve("a.txt", content: .text("3\n"), device: "tablet")
+        let deletion = try test.store.delete("a.txt", device: "phone")
+        let history = try test.store.changes()
+        #expect(history.changes.map(\.kind) == [.save, .save, .save, .resolution, .delete])
+        #expect(history.changes.map(\.version) == [made.base.id] + made.heads.map(\.id) + [resolution.id, deletion.id])
+        #expect(history.changes.map(\.author) == ["origin", "laptop", "phone", "tablet", "phone"])
+        #expect(history.changes.allSatisfy { $0.key == "a.txt" })
+        #expect(history.changes[1].date == made.heads[0].modificationDate)
+        // The journal is plain git history.
+        #expect(try test.git("log", "--format=%s", "refs/truce/journal").split(separator: "\n").first == "delete a.txt")
+    }
+
+    @Test func aTokenGivesOnlyLaterChangesAndCanExcludeAnAuthor() throws {
+        let test = try TestStore()
+        try test.store.save(.text("1\n"), to: "a.txt", device: "laptop")
+        let token = try test.store.changes().token
+        #expect(try test.store.changes(since: token).changes.isEmpty)
+        try test.store.save(.text("2\n"), to: "b.txt", device: "phone")
+        try test.store.save(.text("3\n"), to: "a.txt", device: "laptop")
+        let later = try test.store.changes(since: token)
+        #expect(later.changes.map(\.key) == ["b.txt", "a.txt"])
+        #expect(try test.store.changes(since: token, excludingAuthor: "laptop").changes.map(\.author) == ["phone"])
+        #expect(try test.store.changes(since: later.token).changes.isEmpty)
+        // The text form survives a restart: parse it back and ask a freshly opened store.
+        let reopened = try DocumentStore.open(at: test.path)
+        #expect(try reopened.changes(since: #require(ChangeToken(token.description))).changes.count == 2)
+    }
+
+    @Test func theCostFollowsTheChangesNotTheStore() throws {
+        let test = try TestStore()
+        for index in 0..<150 { try test.store.save(.text("\(index)\n"), to: DocumentKey("docs/\(index).txt"), device: "bulk") }
+        let token = try test.store.changes().token
+        for index in 0..<3 { try test.store.save(.text("new\n"), to: DocumentKey("docs/\(index).txt"), device: "laptop") }
+        let reopened = try DocumentStore.open(at: test.path)
+        let before = reopened.commitsRead
+        #expect(try reopened.changes(since: token).changes.count == 3)
+        #expect(reopened.commitsRead - before == 3)
+    }
+
+    @Test(arguments: ["", "garbage", "t1-xyz", "t2-0000000000000000000000000000000000000000"])
+    func tokensThatDoNotParseAreRejected(text: String) {
+        #expect(ChangeToken(text) == nil)
+    }
+
+    @Test func aTokenFromAnotherStoreIsAnError() throws {
+        let test = try TestStore()
+        let other = try TestStore()
+        try test.store.save(.text("1\n"), to: "a.txt", device: "laptop")
+        try other.store.save(.text("other\n"), to: "a.txt", device: "phone")
+        let foreign = try other.store.changes().token
+        #expect {
+            try test.store.changes(since: foreign)
+        } throws: { error in
+            guard case .invalidToken(let text, _) = error as? TruceError else { return false }
+            return text == foreign.description
+        }
+        let empty = try TestStore()
+        #expect(throws: TruceError.invalidToken(foreign.description, reason: "this store has no changes yet")) {
+            try empty.store.changes(since: foreign)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import TruceCore
+
+struct PruneTests {
+    /// `git count-objects -v` as numbers.
+    static func countObjects(_ test: TestStore) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for line in try test.git("count-objects", "-v").split(separator: "\n") {
+            let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, let value = Int(parts[1]) { counts[parts[0]] = value }
+        }
+        return counts
+    }
+
+    /// An object no ref needs, as a crashed save leaves behind.
+    static func abandonedBlob(_ test: TestStore, _ text: String) throws -> String {
+        try git("-C", test.path, "hash-object", "-w", "--stdin", input: .text(text)).output.trimmingCharacters(in: .newlines)
+    }
+
+    @Test func pruneNowReclaimsDeletedDocumentsAndAbandonedObjects() throws {
+        let test = try TestStore()
+        let kept = try test.store.save(.text("keep me\n"), to: "kept.txt", device: "laptop")
+        try test.store.save(.text(String(repeating: "big\n", count: 5000)), to: "gone.txt", device: "laptop")
+        try test.store.delete("gone.txt", device: "laptop")
+        let abandoned = try Self.abandonedBlob(test, "left by a crash\n")
+        let before = try Self.countObjects(test)
+
+        let report = try test.store.prune(expire: 0)
+        #expect(report.droppedDocuments == ["gone.txt"])
+        let after = try Self.countObjects(test)
+        #expect(before["count"]! > 0)
+        #expect(after["count"] == 0)
+        #expect(after["packs"] == 1)
+        #expect(after["size-pack"]! < before["size"]!)
+        #expect(try git("-C", test.path, "cat-file", "-e", abandoned).status != 0)
+        #expect(try test.store.state(of: "gone.txt") == .absent)
+        #expect(try test.store.contents(of: kept) == .text("keep me\n"))
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+        #expect(try test.store.changes().changes.count == 3)
+    }
+
+    @Test func theBaseAndHeadsOfAnOpenConflictSurvive() throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("base\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        try test.store.prune(expire: 0)
+        let versions = try test.store.versions(of: "a.txt")
+        #expect(versions.base?.id == made.base.id)
+        #expect(try test.store.contents(of: made.base) == .text("base\n"))
+        #expect(Set(versions.heads.map(\.id)) == Set(made.heads.map(\.id)))
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func theGracePeriodKeepsRecentDeletionsAndObjects() throws {
+        let test = try TestStore()
+        try test.store.save(.text("x\n"), to: "gone.txt", device: "laptop")
+        let deletion = try test.store.delete("gone.txt", device: "laptop")
+        let abandoned = try Self.abandonedBlob(test, "recent leftover\n")
+        let report = try test.store.prune()
+        #expect(report.droppedDocuments.isEmpty)
+        #expect(try test.store.currentVersion(of: "gone.txt")?.id == deletion.id)
+        #expect(try git("-C", test.path, "cat-file", "-e", abandoned).status == 0)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func resolutionHistoryIsKeptAndPruneCanRunTwice() throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        let resolution = try test.store.resolve("a.txt", content: .text("3\n"), device: "x")
+        try test.store.prune(expire: 0)
+        try test.store.prune(expire: 0)
+        let history = try test.store.history(of: "a.txt").map(\.id)
+        #expect(Set(history) == Set([resolution.id, made.base.id] + made.heads.map(\.id)))
+        #expect(try Self.countObjects(test)["packs"] == 1)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func aSecondPruneWaitsForTheFirstButAStaleLockIsTakenOver() throws {
+        let test = try TestStore()
+        try test.store.save(.text("x\n"), to: "a.txt", device: "laptop")
+        let lock = test.path + "/truce-prune.lock"
+        try Data("\(getpid())\n".utf8).write(to: URL(fileURLWithPath: lock))
+        #expect(throws: TruceError.busy("another prune holds \(test.path)/truce-prune.lock")) { try test.store.prune(expire: 0) }
+        // A pid that cannot be alive: the prune that held it died.
+        try Data("2147483646\n".utf8).write(to: URL(fileURLWithPath: lock))
+        try test.store.prune(expire: 0)
+        #expect(!FileManager.default.fileExists(atPath: lock))
+    }
+
+    @Test(arguments: [("now", 0.0), ("2.weeks", 1_209_600.0), ("3 days", 259_200.0), ("1.hour.ago", 3600.0), ("90.minutes", 5400.0)])
+    func expiriesParseAsGitWritesThem(text: String, seconds: Double) {
+        #expect(Expiry.parse(text) == seconds)
+    }
+
+    @Test(arguments: ["", "soon", "2.fortnights", "-1.days", "weeks", "1.2.3"])
+    func badExpiriesDoNotParse(text: String) {
+        #expect(Expiry.parse(text) == nil)
+    }
+}

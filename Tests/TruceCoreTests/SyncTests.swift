@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import TruceCore
+
+/// Three stores stand for three devices.
+struct SyncTests {
+    static let base = "one\ntwo\nthree\nfour\nfive\nsix\n"
+
+    /// Three replicas that each saved their own edit of notes/a.md from one base.
+    static func threeEditedReplicas() throws -> [TestStore] {
+        let replicas = try (0..<3).map { _ in try TestStore() }
+        let start = Date(timeIntervalSince1970: 1_796_000_000)
+        try replicas[0].store.save(.text(base), to: "notes/a.md", device: "device0", date: start)
+        _ = try replicas[1].store.sync(with: replicas[0].path)
+        _ = try replicas[2].store.sync(with: replicas[0].path)
+        for (index, replica) in replicas.enumerated() {
+            let edited = base.replacingOccurrences(of: ["one", "three", "five"][index], with: "EDIT\(index)")
+            try replica.store.save(.text(edited), to: "notes/a.md", device: "device\(index)", date: start.addingTimeInterval(Double(index + 1) * 60))
+        }
+        return replicas
+    }
+
+    static func heads(_ replica: TestStore) throws -> [VersionID] {
+        try replica.store.versions(of: "notes/a.md").heads.map(\.id)
+    }
+
+    @Test(arguments: [[(0, 1), (1, 2), (0, 2)], [(0, 1), (0, 2), (1, 2)], [(1, 2), (0, 1), (0, 2)],
+                      [(1, 2), (0, 2), (0, 1)], [(0, 2), (0, 1), (1, 2)], [(0, 2), (1, 2), (0, 1)]])
+    func everyReplicaAgreesOnCurrentAndConflictsInAnySyncOrder(order: [(Int, Int)]) throws {
+        let replicas = try Self.threeEditedReplicas()
+        for (from, to) in order { _ = try replicas[from].store.sync(with: replicas[to].path) }
+        let views = try replicas.map { try $0.store.versions(of: "notes/a.md") }
+        #expect(views.allSatisfy { $0.state == .inConflict && $0.heads.count == 3 })
+        #expect(Set(views.map { $0.current!.id }).count == 1)
+        #expect(Set(views.map { $0.conflicts.map(\.id) }).count == 1)
+        #expect(Set(views.map { $0.base?.id }).count == 1)
+        #expect(views[0].current?.deviceName == "device2")
+        for replica in replicas { #expect(try replica.git("fsck", "--strict", "--no-dangling").isEmpty) }
+    }
+
+    @Test func oneResolutionSettlesEveryReplicaAndNothingComesBack() throws {
+        let replicas = try Self.threeEditedReplicas()
+        _ = try replicas[0].store.sync(with: replicas[1].path)
+        _ = try replicas[1].store.sync(with: replicas[2].path)
+        _ = try replicas[0].store.sync(with: replicas[2].path)
+        let resolution = try replicas[1].store.resolve("notes/a.md", content: .text("settled\n"), device: "device1")
+        _ = try replicas[1].store.sync(with: replicas[0].path)
+        _ = try replicas[2].store.sync(with: replicas[0].path)
+        for replica in replicas {
+            #expect(try Self.heads(replica) == [resolution.id])
+        }
+        // Later syncs in every direction never bring a resolved version back as a conflict.
+        for (from, to) in [(2, 1), (0, 2), (1, 0), (2, 0)] { _ = try replicas[from].store.sync(with: replicas[to].path) }
+        for replica in replicas {
+            #expect(try replica.store.state(of: "notes/a.md") == .settled)
+            #expect(try replica.store.contents(of: "notes/a.md") == .text("settled\n"))
+        }
+    }
+
+    @Test func twoDifferentResolutionsAreTheNewConflictEverywhere() throws {
+        let replicas = try Self.threeEditedReplicas()
+        _ = try replicas[0].store.sync(with: replicas[1].path)
+        _ = try replicas[0].store.sync(with: replicas[2].path)
+        _ = try replicas[1].store.sync(with: replicas[0].path)
+        let first = try replicas[0].store.resolve("notes/a.md", content: .text("zero's\n"), device: "device0")
+        let second = try replicas[1].store.resolve("notes/a.md", content: .text("one's\n"), device: "device1")
+        _ = try replicas[0].store.sync(with: replicas[1].path)
+        _ = try replicas[2].store.sync(with: replicas[0].path)
+        let views = try replicas.map { try $0.store.versions(of: "notes/a.md") }
+        for view in views {
+            #expect(Set(view.heads.map(\.id)) == [first.id, second.id])
+            #expect(view.current?.id == views[0].current?.id)
+        }
+        let settled = try replicas[2].store.resolve("notes/a.md", content: .text("final\n"), device: "device2")
+        _ = try replicas[2].store.sync(with: replicas[0].path)
+        _ = try replicas[2].store.sync(with: replicas[1].path)
+        for replica in replicas { #expect(try Self.heads(replica) == [settled.id]) }
+    }
+
+    @Test func editingALoserResolvedElsewhereMakesAConflictWhoseBaseIsThatLoser() throws {
+        let replicas = try Self.threeEditedReplicas()
+        _ = try replicas[0].store.sync(with: replicas[1].path)   // both hold the edits of 0 and 1
+        let loser = try #require(try replicas[0].store.versions(of: "notes/a.md").heads.first { $0.deviceName == "device0" })
+        let resolution = try replicas[1].store.resolve("notes/a.md", content: .text(Self.base), device: "device1")
+        let edit = try replicas[0].store.save(.text("kept editing\n"), to: "notes/a.md", device: "device0", base: loser.id)
+        _ = try replicas[0].store.sync(with: replicas[1].path)
+        for replica in replicas.prefix(2) {
+            let view = try replica.store.versions(of: "notes/a.md")
+            #expect(Set(view.heads.map(\.id)) == [resolution.id, edit.id])
+            #expect(view.base?.id == loser.id)
+        }
+    }
+
+    @Test func syncReportsConflictsAsEventsAndInTheChangeHistory() async throws {
+        let replicas = try Self.threeEditedReplicas()
+        let events = replicas[0].store.events
+        let before = try replicas[0].store.changes().token
+        let report = try replicas[0].store.sync(with: replicas[1].path)
+        #expect(report.received.map(\.author) == ["device1"])
+        #expect(report.sent == 1)
+        #expect(report.inConflict == ["notes/a.md"])
+        let later = try replicas[0].store.changes(since: before)
+        #expect(later.changes.map(\.author) == ["device1"])
+        for await event in events {
+            #expect(event.becameInConflict)
+            break
+        }
+    }
+
+    @Test func syncTakesNoConfigOrAttributesFromTheOtherSide() throws {
+        let local = try TestStore()
+        let remote = try TestStore()
+        try remote.store.save(.text("x\n"), to: "a.rs", device: "remote")
+        try remote.setAttributes("*.rs merge=evil\n")
+        try remote.setConfig("merge.evil.driver", "touch /tmp/truce-evil-%A")
+        let config = try String(contentsOfFile: local.path + "/config", encoding: .utf8)
+        let attributes = try String(contentsOfFile: local.path + "/info/attributes", encoding: .utf8)
+        _ = try local.store.sync(with: remote.path)
+        #expect(try local.store.contents(of: "a.rs") == .text("x\n"))
+        #expect(try String(contentsOfFile: local.path + "/config", encoding: .utf8) == config)
+        #expect(try String(contentsOfFile: local.path + "/info/attributes", encoding: .utf8) == attributes)
+    }
+
+    @Test func aRemoteThatIsMissingOrNotAStoreIsRefusedAndChangesNothing() throws {
+        let local = try TestStore()
+        try local.store.save(.text("x\n"), to: "a.txt", device: "local")
+        let directory = TemporaryDirectory()
+        #expect(try git("init", "-q", "--bare", directory.file("plain.git")).status == 0)
+        let before = snapshot(ofStore: local.path)
+        for remote in [directory.file("missing"), directory.file("plain.git"), "file://" + directory.file("missing"), directory.path] {
+            #expect {
+                try local.store.sync(with: remote)
+            } throws: { error in
+                guard case .invalidRemote(let named, _) = error as? TruceError else { return false }
+                return named == remote
+            }
+        }
+        #expect(snapshot(ofStore: local.path) == before)
+    }
+}

@@ -56,7 +56,10 @@ struct ResolveCommand: Command {
             return .success
         case .wouldResolve(let content, let resolver):
             if invocation.wantsJSON {
-                try output.json(ResolveReport(outcome: "wouldResolve", resolver: resolver, content: content.map { String(decoding: $0, as: UTF8.self) }))
+                // Bytes that are not UTF-8 (an image, say) go as base64, as in `conflicts --json`: decoding them would change them.
+                let text = content.flatMap { String(data: $0, encoding: .utf8) }
+                try output.json(ResolveReport(outcome: "wouldResolve", resolver: resolver, content: text,
+                                              contentBase64: text == nil ? content?.base64EncodedString() : nil))
             } else {
                 let what = content.map { "\($0.count) bytes" } ?? "a deletion"
                 output.out("dry run: \(resolver) would resolve \(key) into \(what); nothing was written")
@@ -67,7 +70,7 @@ struct ResolveCommand: Command {
                 try output.json(ResolveReport(outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
             } else {
                 var lines = reasons.map { "passed: \($0)" }
-                lines += ConflictsCommand.describe(points, of: try store.conflictSet(of: key))
+                lines += ConflictsCommand.describe(points, of: try store.contestedConflictSet(of: key))
                 lines += ["", "answer with: truce resolve \(key) --take HUNK=ours|theirs|base|both|VERSION ... or --content FILE"]
                 output.out(lines.joined(separator: "\n"))
             }
@@ -95,7 +98,10 @@ struct ResolveReport: Encodable {
     let resolver: String
     var version: Version? = nil
     var state: DocumentState? = nil
+    /// The content a dry run would write, when it is UTF-8 text.
     var content: String? = nil
+    /// The content a dry run would write, base64-encoded, when it is not UTF-8 text.
+    var contentBase64: String? = nil
     var reasons: [String]? = nil
     var points: [ConflictPoint]? = nil
 }

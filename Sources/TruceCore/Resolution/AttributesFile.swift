@@ -32,7 +32,10 @@ struct AttributesFile {
         }
         var macros: [String: AttributeValue] = ["binary": .unset]
         var parsed: [Line] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is a single Character in Swift, so splitting at "\n" alone would leave a CRLF file as one line;
+        // git reads CRLF lines as lines.
+        let rawLines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, raw) in rawLines.enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)

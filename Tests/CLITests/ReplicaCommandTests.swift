@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `sync`, `changes` and `prune` through the `truce` binary.
+struct ReplicaCommandTests {
+    @Test func syncBringsEveryVersionEverywhereAndChangesSurvivesARestart() throws {
+        let laptop = try CLIStore(), phone = try CLIStore()
+        let base = try laptop.save("notes/a.md", "a\nb\nc\n", "--device", "laptop", "--date", "2026-11-30T09:00:00Z")
+        #expect(try phone.run("sync", laptop.path).output == "received 1 version(s), sent 0\n")
+        let token = try #require(try phone.run("changes").output.split(separator: "\n").last.map { String($0.dropFirst("token: ".count)) })
+        try laptop.save("notes/a.md", "A\nb\nc\n", "--device", "laptop", "--base", base, "--date", "2026-11-30T10:00:00Z")
+        try phone.save("notes/a.md", "a\nb\nC\n", "--device", "phone", "--base", base, "--date", "2026-11-30T11:00:00Z")
+
+        let synced = try phone.json("sync", "file://" + laptop.path)
+        #expect((synced["received"] as? [[String: Any]])?.count == 1)
+        #expect(synced["inConflict"] as? [String] == ["notes/a.md"])
+        let onLaptop = try laptop.json("versions", "notes/a.md"), onPhone = try phone.json("versions", "notes/a.md")
+        #expect((onLaptop["current"] as? [String: Any])?["id"] as? String == (onPhone["current"] as? [String: Any])?["id"] as? String)
+        #expect(onLaptop["state"] as? String == "inConflict")
+
+        // A token kept by one process is good in the next.
+        let later = try phone.run("changes", "--since", token, "--exclude-author", "phone")
+        #expect(later.status == 0)
+        let lines = later.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("save  ") && lines[0].hasSuffix("  laptop  notes/a.md"))
+        let json = try phone.json("changes", "--since", token)
+        #expect((json["changes"] as? [[String: Any]])?.map { $0["author"] as? String } == ["phone", "laptop"])
+    }
+
+    @Test func pruneReclaimsSpaceAndGitAgrees() throws {
+        let store = try CLIStore()
+        try store.save("keep.txt", "keep\n")
+        try store.save("gone.txt", String(repeating: "bulk line\n", count: 2000))
+        #expect(try store.run("delete", "gone.txt").status == 0)
+        let result = try store.run("prune", "--now")
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("dropped deleted document gone.txt\npacked "))
+        #expect(result.errorLines.isEmpty)
+        #expect(try git("-C", store.path, "count-objects", "-v").output.hasPrefix("count: 0\n"))
+        #expect(try git("-C", store.path, "fsck", "--strict").status == 0)
+        #expect(try store.run("cat", "keep.txt").output == "keep\n")
+        #expect(try store.run("prune", "--expire", "3.days", "--json").status == 0)
+    }
+
+    @Test func aKilledPruneLeavesAStoreFsckAcceptsAndLosesNothing() throws {
+        let store = try CLIStore()
+        var kept: [String: String] = [:]
+        for index in 0..<40 {
+            let key = "docs/\(index).txt"
+            kept[key] = "version \(index)\n"
+            try store.save(key, String(repeating: "old \(index)\n", count: 50))
+            try store.save(key, kept[key]!)
+        }
+        for round in 0..<8 {
+            try store.save("churn.txt", "round \(round)\n")
+            #expect(try store.run("delete", "churn.txt").status == 0)
+            let prune = Process()
+            prune.executableURL = URL(fileURLWithPath: truceExecutable)
+            prune.arguments = ["--store", store.path, "prune", "--now"]
+            prune.standardOutput = FileHandle.nullDevice
+            prune.standardError = FileHandle.nullDevice
+            try prune.run()
+            usleep(UInt32(round * 15_000))
+            kill(prune.processIdentifier, SIGKILL)
+            prune.waitUntilExit()
+            #expect(try git("-C", store.path, "fsck", "--strict").status == 0, "round \(round)")
+        }
+        for (key, content) in kept { #expect(try store.run("cat", key).output == content) }
+        // The dead prunes' lock does not stop the next one.
+        let last = try store.run("prune", "--now")
+        #expect(last.status == 0, "stderr: \(last.errorOutput)")
+        #expect(try git("-C", store.path, "fsck", "--strict").status == 0)
+    }
+
+    @Test(arguments: [
+        (["sync", "/nonexistent/store"], "cannot sync with '/nonexistent/store'"),
+        (["sync"], "sync: missing REMOTE"),
+        (["changes", "--since", "garbage"], "invalid change token 'garbage'"),
+        (["changes", "--since", "t1-0123456789abcdef0123456789abcdef01234567"], "invalid change token"),
+        (["prune", "--expire", "soon"], "invalid expiry 'soon'"),
+        (["prune", "--now", "--expire", "1.day"], "give --now or --expire, not both"),
+    ])
+    func badInputIsOneLineAndChangesNothing(words: [String], message: String) throws {
+        let store = try CLIStore()
+        try store.save("a.txt", "x\n")
+        let before = snapshot(ofStore: store.path)
+        let result = try truce(words, store: store.path)
+        #expect(result.status == 2)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.contains(message) == true, "stderr: \(result.errorOutput)")
+        #expect(snapshot(ofStore: store.path) == before)
+    }
+
+    @Test func syncWithAPlainGitRepositoryIsRefused() throws {
+        let store = try CLIStore()
+        let directory = TemporaryDirectory()
+        #expect(try git("init", "-q", "--bare", directory.file("plain.git")).status == 0)
+        let result = try store.run("sync", directory.file("plain.git"))
+        #expect(result.status == 2)
+        #expect(result.errorLines.first?.contains("is not a Truce store") == true)
+    }
+}

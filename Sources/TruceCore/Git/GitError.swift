@@ -22,7 +22,10 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// True when a configuration file could not be parsed (`GIT_ERROR_CONFIG`).
     public var isConfigurationError: Bool { errorClass == GIT_ERROR_CONFIG.rawValue }
     /// True when another writer holds the lock file (`GIT_ELOCKED`).
-    public var isLocked: Bool { code == GIT_ELOCKED.rawValue }
+    public var isLocked: Bool {
+        // libgit2 1.5 reports a held reflog lock as a plain error (-1); only its message tells.
+        code == GIT_ELOCKED.rawValue || message.hasPrefix("failed to lock file")
+    }
 
     /// Captures libgit2's last error for a call that just returned `code`.
     static func last(_ operation: String, code: Int32) -> GitError {

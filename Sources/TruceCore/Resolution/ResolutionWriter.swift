@@ -54,7 +54,7 @@ extension DocumentStore {
             }
             for parent in resolution.parents {
                 let name = ReferenceLayout.headReference(of: key, version: parent)
-                try Self.withLockRetries {
+                try Self.withLockRetries(on: name, in: repository) {
                     do {
                         try repository.updateReference(name, to: parent, expecting: nil, message: "truce: reopen \(key.rawValue)")
                     } catch {
@@ -62,8 +62,9 @@ extension DocumentStore {
                     }
                 }
             }
-            try Self.withLockRetries {
-                try repository.deleteReference(ReferenceLayout.headReference(of: key, version: resolution.id), expecting: resolution.id)
+            let resolutionReference = ReferenceLayout.headReference(of: key, version: resolution.id)
+            try Self.withLockRetries(on: resolutionReference, in: repository) {
+                try repository.deleteReference(resolutionReference, expecting: resolution.id)
             }
             return (before.state, try Self.documentVersions(of: key, in: repository))
         }

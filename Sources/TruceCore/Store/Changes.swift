@@ -114,7 +114,7 @@ enum ChangeJournal {
                                                     committer: Signature(device: change.author, date: Date()), message: message(for: change))
             }
             do {
-                try DocumentStore.withLockRetries {
+                try DocumentStore.withLockRetries(on: reference, in: repository) {
                     try repository.updateReference(reference, to: parent!, expecting: tip, message: "truce: journal \(changes.count) change(s)")
                 }
                 return

@@ -31,16 +31,20 @@ extension DocumentStore {
     public func prune(expire: TimeInterval = Expiry.defaultGrace, progress: (@Sendable (String) -> Void)? = nil) throws(TruceError) -> PruneReport {
         let now = Date()
         let cutoff = expire.isInfinite ? Date.distantPast : now.addingTimeInterval(-expire)
+        // git stores whole seconds: round up so that `--now` covers what was written this very second.
+        let cutoffSeconds = Int64(cutoff.timeIntervalSince1970.rounded(.up))
         let gitDirectory = try withRepository { $0.gitDirectory }
         let lock = try PruneLock.acquire(in: gitDirectory)
         defer { lock.release() }
         return try withRepository { repository in
             try Self.recordMissingChanges(in: repository)
-            let dropped = try Self.dropDeletedDocuments(olderThan: cutoff, in: repository)
+            let dropped = try Self.dropDeletedDocuments(olderThan: cutoffSeconds, in: repository)
             let references = try repository.references(matching: "refs/*")
             var expired = 0
             for reference in references where !expire.isInfinite {
-                expired += try repository.expireReflog(of: reference.name, olderThan: Int64(cutoff.timeIntervalSince1970))
+                try Self.withLockRetries(on: "logs/" + reference.name, in: repository) {
+                    expired += try repository.expireReflog(of: reference.name, olderThan: cutoffSeconds)
+                }
             }
             // Files are listed before marking: objects written after this point are never deleted.
             let files = repository.objectFiles()
@@ -68,8 +72,8 @@ extension DocumentStore {
         }
     }
 
-    /// Drops the head refs of documents whose only head is a deletion written before `cutoff`.
-    private static func dropDeletedDocuments(olderThan cutoff: Date, in repository: Repository) throws -> [DocumentKey] {
+    /// Drops the head refs of documents whose only head is a deletion written before `cutoff` (seconds since 1970).
+    private static func dropDeletedDocuments(olderThan cutoff: Int64, in repository: Repository) throws -> [DocumentKey] {
         var dropped: [DocumentKey] = []
         var byDirectory: [Substring: [(name: String, target: ObjectID)]] = [:]
         for reference in try repository.references(matching: ReferenceLayout.allHeads) {
@@ -80,8 +84,12 @@ extension DocumentStore {
             guard let key = try documentKey(of: references[0].target, in: repository) else { continue }
             let versions = try documentVersions(of: key, in: repository)
             guard versions.state == .deleted, let current = versions.current,
-                  try repository.readCommit(current.id).committer.time < Int64(cutoff.timeIntervalSince1970) else { continue }
-            for reference in references { try repository.deleteReference(reference.name, expecting: reference.target) }
+                  try repository.readCommit(current.id).committer.time < cutoff else { continue }
+            for reference in references {
+                try withLockRetries(on: reference.name, in: repository) {
+                    try repository.deleteReference(reference.name, expecting: reference.target)
+                }
+            }
             dropped.append(key)
         }
         return dropped.sorted()

@@ -72,7 +72,7 @@ extension DocumentStore {
     /// writer removes.
     static func publishHead(_ id: VersionID, of key: DocumentKey, replacing replaced: [VersionID], message: String, in repository: Repository) throws {
         let name = ReferenceLayout.headReference(of: key, version: id)
-        try withLockRetries {
+        try withLockRetries(on: name, in: repository) {
             do {
                 try repository.updateReference(name, to: id, expecting: nil, message: message)
             } catch {
@@ -84,27 +84,13 @@ extension DocumentStore {
             let isReplaced = try replaced.contains(reference.target) || repository.isDescendant(id, of: reference.target)
             guard isReplaced else { continue }
             do {
-                try repository.deleteReference(reference.name, expecting: reference.target)
-            } catch {
-                // Another writer is tidying the same reference; what is left is filtered out by readers.
-                guard error.isConcurrentModification || error.isLocked else { throw error }
+                try withLockRetries(on: reference.name, in: repository) {
+                    try repository.deleteReference(reference.name, expecting: reference.target)
+                }
+            } catch let error as GitError where error.isConcurrentModification {
+                continue // another writer moved it; whatever is left is filtered out by readers
             }
         }
-    }
-
-    /// Retries `body` while another process holds a lock file, for up to about two seconds.
-    static func withLockRetries(_ body: () throws -> Void) throws {
-        var delay: UInt32 = 1_000
-        for _ in 0..<12 {
-            do {
-                try body()
-                return
-            } catch let error as GitError where error.isLocked {
-                usleep(delay)
-                delay = min(delay * 2, 400_000)
-            }
-        }
-        do { try body() } catch let error as GitError where error.isLocked { throw TruceError.busy(error.message) }
     }
 
     /// A device name git accepts as an author name, or a clear error.

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension DocumentStore {
+    /// How old a lock file must be before Truce takes it for one a killed process left behind.
+    ///
+    /// A live writer holds a ref lock for one write, fsync and rename:
+    /// milliseconds. Five seconds is far beyond that and bounds how long a
+    /// crash can block the next writer.
+    static let staleLockAge: TimeInterval = 5
+
+    /// Runs `body`, retrying while another process holds the lock file of `path` (a ref name or `logs/<ref>`).
+    ///
+    /// A lock older than `staleLockAge` is removed (and `packed-refs.lock` the
+    /// same way, which deletions of packed refs take too); a younger one is
+    /// waited for. After `staleLockAge` and two more seconds the operation
+    /// fails with `TruceError.busy`, which callers may retry.
+    static func withLockRetries(on path: String, in repository: Repository, _ body: () throws -> Void) throws {
+        let lockFiles = [repository.gitDirectory + path + ".lock", repository.gitDirectory + "packed-refs.lock"]
+        let deadline = Date().addingTimeInterval(staleLockAge + 2)
+        var delay: UInt32 = 1_000
+        while true {
+            do {
+                try body()
+                return
+            } catch let error as GitError where error.isLocked {
+                guard Date() < deadline else { throw TruceError.busy(error.message) }
+                lockFiles.forEach(removeIfStale)
+                usleep(delay)
+                delay = min(delay * 2, 100_000)
+            }
+        }
+    }
+
+    /// Removes `lockFile` if it is older than `staleLockAge`, never a lock another process just took.
+    ///
+    /// The file is first renamed aside (only one process can win that), then
+    /// checked to be the same old file that was judged stale; a fresh lock
+    /// caught in between is put back.
+    static func removeIfStale(_ lockFile: String) {
+        var before = stat()
+        guard stat(lockFile, &before) == 0, Date().timeIntervalSince1970 - Double(before.st_mtim.tv_sec) > staleLockAge else { return }
+        let aside = lockFile + ".stale-\(getpid())"
+        guard rename(lockFile, aside) == 0 else { return }
+        var moved = stat()
+        if stat(aside, &moved) == 0, moved.st_ino == before.st_ino {
+            unlink(aside)
+        } else {
+            // Another process's fresh lock: put it back where its owner expects it.
+            _ = link(aside, lockFile)
+            unlink(aside)
+        }
+    }
+}

@@ -22,4 +22,29 @@ struct WorkCountingTests {
         _ = try reopened.documents()
         #expect(reopened.referencesListed == 300)
     }
+
+    @Test func statusListsOnlyTheConflictMarkers() throws {
+        let test = try TestStore()
+        for index in 0..<60 { try test.store.save(.text("\(index)\n"), to: DocumentKey("docs/\(index).txt"), device: "laptop") }
+        try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        try test.makeConflict("b.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        let reopened = try DocumentStore.open(at: test.path)
+        let before = reopened.referencesListed
+        #expect(try reopened.documentsInConflict().map(\.key) == ["a.txt", "b.txt"])
+        // Two markers, then the two heads of each marked document.
+        #expect(reopened.referencesListed - before == 2 + 4)
+    }
+
+    @Test func aMissingOrStaleMarkerIsIgnoredByStatusAndRepairedByPrune() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        let settled = try test.store.save(.text("x\n"), to: "b.txt", device: "laptop")
+        // As if a crash lost a.txt's marker and left one for b.txt, which is not in conflict.
+        _ = try test.git("update-ref", "-d", ConflictIndex.marker(of: "a.txt"))
+        _ = try test.git("update-ref", ConflictIndex.marker(of: "b.txt"), settled.id.hex)
+        #expect(try test.store.documentsInConflict().isEmpty)
+        try test.store.prune()
+        #expect(try test.store.documentsInConflict().map(\.key) == ["a.txt"])
+        #expect(try test.git("for-each-ref", "--format=%(refname)", ConflictIndex.root) == ConflictIndex.marker(of: "a.txt") + "\n")
+    }
 }

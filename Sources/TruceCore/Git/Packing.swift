@@ -30,6 +30,7 @@ extension Repository {
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, handle), "start pack")
         defer { git_packbuilder_free(builder) }
+        git_packbuilder_set_threads(builder, 0) // one delta-search thread per core
         var done = 0
         for id in objects.sorted() {
             var oid = id.raw

@@ -202,7 +202,8 @@ public enum TextMerge {
 
     /// True for content git will not merge as text: a NUL in the first 8000 bytes, or more than 1023 MiB.
     public static func isBinary(_ data: Data) -> Bool {
-        data.count > maximumTextSize || data.prefix(8000).contains(0)
+        // memchr: iterating Data byte by byte costs more than the merge of a small file.
+        data.count > maximumTextSize || data.withUnsafeBytes { memchr($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, 0, min($0.count, 8000)) != nil }
     }
 
     /// xdiff's size limit (`MAX_XDIFF_SIZE` in git, `GIT_XDIFF_MAX_SIZE` in libgit2): 1023 MiB.

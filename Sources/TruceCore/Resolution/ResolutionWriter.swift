@@ -32,6 +32,7 @@ extension DocumentStore {
                                                 committer: Signature(device: author, date: now), message: message.text)
             try Self.publishHead(id, of: key, replacing: parents, message: "truce: resolve \(key.rawValue) with \(resolver)", in: repository)
             try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
+            try ConflictIndex.update(key, in: repository)
             let after = try Self.documentVersions(of: key, in: repository)
             return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
         }
@@ -66,6 +67,7 @@ extension DocumentStore {
             try Self.withLockRetries(on: resolutionReference, in: repository) {
                 try repository.deleteReference(resolutionReference, expecting: resolution.id)
             }
+            try ConflictIndex.update(key, in: repository)
             return (before.state, try Self.documentVersions(of: key, in: repository))
         }
         if let current = after.current {

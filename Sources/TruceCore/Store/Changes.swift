@@ -104,25 +104,48 @@ enum ChangeJournal {
     /// Appends `changes` in order, retrying when another writer appended first.
     static func append(_ changes: [Change], in repository: Repository) throws {
         guard !changes.isEmpty else { return }
-        let emptyTree = try repository.writeTree([])
+        var prepared = try prepare(changes, in: repository)
         for _ in 0..<50 {
-            let tip = try repository.reference(reference)
-            var parent = tip
-            for change in changes {
-                let signature = Signature(device: change.author, date: change.date)
-                parent = try repository.writeCommit(tree: emptyTree, parents: parent.map { [$0] } ?? [], author: signature,
-                                                    committer: Signature(device: change.author, date: Date()), message: message(for: change))
-            }
-            do {
-                try DocumentStore.withLockRetries(on: reference, in: repository) {
-                    try repository.updateReference(reference, to: parent!, expecting: tip, message: "truce: journal \(changes.count) change(s)")
-                }
-                return
-            } catch let error as GitError where error.isConcurrentModification {
-                continue // another writer appended meanwhile: chain onto its entry
-            }
+            if try publish(prepared, in: repository) { return }
+            prepared = try prepare(changes, in: repository) // another writer appended meanwhile: chain onto its entry
         }
         throw TruceError.busy("the change journal kept moving while appending")
+    }
+
+    /// Entries written but not yet in the journal: the chain's newest entry and the journal tip it was built on.
+    struct Prepared {
+        let entry: ObjectID
+        let onto: ObjectID?
+        let count: Int
+    }
+
+    /// Writes the entries for `changes` chained onto the journal's current tip, without moving the journal.
+    ///
+    /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
+    static func prepare(_ changes: [Change], in repository: Repository, recording bulk: BulkWriter? = nil) throws -> Prepared {
+        let emptyTree = try repository.writeTree([])
+        bulk?.record(emptyTree)
+        let tip = try repository.reference(reference)
+        var parent = tip
+        for change in changes {
+            parent = try repository.writeCommit(tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
+                                                committer: Signature(device: change.author, date: Date()), message: message(for: change))
+            bulk?.record(parent!)
+        }
+        return Prepared(entry: parent!, onto: tip, count: changes.count)
+    }
+
+    /// Moves the journal to `prepared` if it is still where `prepared` was built; false when another writer moved it.
+    static func publish(_ prepared: Prepared, in repository: Repository) throws -> Bool {
+        do {
+            try DocumentStore.withLockRetries(on: reference, in: repository) {
+                try repository.updateReference(reference, to: prepared.entry, expecting: prepared.onto,
+                                               message: "truce: journal \(prepared.count) change(s)")
+            }
+            return true
+        } catch let error as GitError where error.isConcurrentModification {
+            return false
+        }
     }
 
     static func message(for change: Change) -> String {

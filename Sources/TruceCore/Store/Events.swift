@@ -38,6 +38,9 @@ final class EventHub: Sendable {
         return stream
     }
 
+    /// True while someone iterates an `events` sequence: writers skip the work of computing changes otherwise.
+    var hasSubscribers: Bool { subscribers.withLock { !$0.continuations.isEmpty } }
+
     /// Sends `change` when it is a change of state; a save that leaves the state as it was is not an event.
     func publish(_ change: DocumentStateChange) {
         guard change.previous != change.current else { return }

@@ -39,6 +39,7 @@ extension DocumentStore {
         return try withRepository { repository in
             try Self.recordMissingChanges(in: repository)
             let dropped = try Self.dropDeletedDocuments(olderThan: cutoffSeconds, in: repository)
+            try ConflictIndex.rebuild(in: repository)
             let references = try repository.references(matching: "refs/*")
             var expired = 0
             for reference in references where !expire.isInfinite {
@@ -65,7 +66,9 @@ extension DocumentStore {
             for file in files.packs + files.temporary where file.modified < cutoff && !file.path.hasSuffix("/\(pack ?? "-").pack") {
                 removed += Self.removePack(file.path)
             }
-            Self.removeEmptyObjectDirectories(gitDirectory + "objects/")
+            // A writer creates objects/xx/ before renaming its object into it, so removing an empty
+            // directory under a live writer fails that write: only --now, unsafe beside writers anyway, removes them.
+            if expire == 0 { Self.removeEmptyObjectDirectories(gitDirectory + "objects/") }
             let after = repository.objectFiles()
             return PruneReport(droppedDocuments: dropped, expiredReflogEntries: expired, packedObjects: reachable.count, removedFiles: removed,
                                bytesBefore: bytesBefore, bytesAfter: (after.loose + after.packs + after.temporary).reduce(0) { $0 + $1.size })

@@ -43,6 +43,7 @@ extension DocumentStore {
             try Self.publishHead(id, of: key, replacing: parent.map { [$0.id] } ?? [], message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
             try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
                                      in: repository)
+            try ConflictIndex.update(key, in: repository)
             let after = try Self.documentVersions(of: key, in: repository)
             let version = try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
             return (before.state, after.state, version)
@@ -52,13 +53,23 @@ extension DocumentStore {
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
-    static func writeTree(holding content: Data?, at key: DocumentKey, in repository: Repository) throws -> ObjectID {
-        guard let content else { return try repository.writeTree([]) }
+    ///
+    /// With `bulk`, every object written is recorded for its pack.
+    static func writeTree(holding content: Data?, at key: DocumentKey, in repository: Repository, recording bulk: BulkWriter? = nil) throws -> ObjectID {
+        guard let content else {
+            let empty = try repository.writeTree([])
+            bulk?.record(empty)
+            return empty
+        }
         var segments = key.segments
         let leaf = String(segments.removeLast())
-        var id = try repository.writeTree([TreeEntry(name: leaf, id: repository.writeBlob(content), isTree: false)])
+        let blob = try repository.writeBlob(content)
+        bulk?.record(blob)
+        var id = try repository.writeTree([TreeEntry(name: leaf, id: blob, isTree: false)])
+        bulk?.record(id)
         for segment in segments.reversed() {
             id = try repository.writeTree([TreeEntry(name: String(segment), id: id, isTree: true)])
+            bulk?.record(id)
         }
         return id
     }

@@ -6,15 +6,9 @@ extension DocumentStore {
         }
     }
 
-    /// The documents in conflict, in key order, with their heads.
+    /// The documents in conflict, in key order, with their heads; the cost follows the number of conflicts.
     public func documentsInConflict() throws(TruceError) -> [DocumentVersions] {
-        try withRepository { repository in
-            // A document with one head reference cannot be in conflict: only directories with several are read.
-            try Self.headDirectories(in: repository).values.filter { $0.count > 1 }.compactMap { targets in
-                let versions = try Self.documentVersions(of: Self.key(ofHead: targets[0], in: repository), in: repository)
-                return versions.state == .inConflict ? versions : nil
-            }.sorted { $0.key < $1.key }
-        }
+        try withRepository { try ConflictIndex.documentsInConflict(in: $0) }
     }
 
     /// Head reference targets grouped by document directory.
@@ -28,9 +22,9 @@ extension DocumentStore {
     }
 
     private static func key(ofHead id: ObjectID, in repository: Repository) throws -> DocumentKey {
-        guard let message = VersionMessage(parsing: try repository.readCommit(id).message) else {
+        guard let key = try documentKey(of: id, in: repository) else {
             throw TruceError.versionOfAnotherDocument(id, requested: "unknown", actual: "no document (not a Truce version)")
         }
-        return try DocumentKey(message.key)
+        return key
     }
 }

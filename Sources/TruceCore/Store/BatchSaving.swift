@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// One save of a batch: content (nil for a deletion) for a key, by a device, at a date.
+public struct BatchSave: Sendable {
+    public let key: DocumentKey
+    public let content: Data?
+    public let device: String
+    public let date: Date
+    /// The version this save is made from; nil chains it on the key's previous save in the batch, or its current version.
+    public let base: VersionID?
+
+    public init(key: DocumentKey, content: Data?, device: String, date: Date = Date(), base: VersionID? = nil) {
+        self.key = key
+        self.content = content
+        self.device = device
+        self.date = date
+        self.base = base
+    }
+}
+
+extension DocumentStore {
+    /// Saves many versions at once, writing them as one pack the way `git fast-import` does.
+    ///
+    /// Saves of one key chain in the given order, the first on the key's
+    /// current version, unless a save names its own `base` (which must be a
+    /// version of that key): then it lands beside the others, as `save` does. Nothing is acknowledged until the pack is durable and
+    /// every head is published; a version saved meanwhile by another writer
+    /// stays a head beside the batch's (the document is then in conflict).
+    /// Returns the new version ids in the order of `saves`.
+    public func saveBatch(_ saves: [BatchSave]) throws(TruceError) -> [VersionID] {
+        let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
+        var events: [DocumentStateChange] = []
+        let ids = try withRepository { repository in
+            let bulk = try BulkWriter(path: repository.path)
+            var before: [DocumentKey: DocumentVersions] = [:]
+            var tips: [DocumentKey: VersionID] = [:]
+            var extraHeads: [(key: DocumentKey, id: VersionID, base: VersionID)] = []
+            var ids: [VersionID] = []
+            var changes: [Change] = []
+            for (save, author) in zip(saves, authors) {
+                if before[save.key] == nil {
+                    let versions = try Self.documentVersions(of: save.key, in: repository)
+                    before[save.key] = versions
+                    tips[save.key] = versions.current?.id
+                }
+                let kind: VersionMessage.Kind = save.content == nil ? .delete : .save
+                let tree = try Self.writeTree(holding: save.content, at: save.key, in: bulk.repository, recording: bulk)
+                if let base = save.base {
+                    guard try repository.containsCommit(base) else { throw TruceError.versionNotFound(base.hex) }
+                    _ = try Self.readVersion(base, of: save.key, in: repository)
+                }
+                let parent = save.base ?? tips[save.key]
+                let id = try bulk.repository.writeCommit(
+                    tree: tree, parents: parent.map { [$0] } ?? [], author: Signature(device: author, date: save.date),
+                    committer: Signature(device: author, date: Date()),
+                    message: VersionMessage(kind: kind, key: save.key.rawValue, device: author).text)
+                bulk.record(id)
+                if let base = save.base { extraHeads.append((save.key, id, base)) } else { tips[save.key] = id }
+                ids.append(id)
+                changes.append(Change(kind: save.content == nil ? .delete : .save, key: save.key, version: id, author: author, date: save.date))
+            }
+            // The journal entries go into the same pack; the journal moves to them only after the heads are published.
+            let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
+            try bulk.flush()
+            var heads = tips.sorted(by: { $0.key < $1.key }).filter { $0.value != before[$0.key]?.current?.id }
+                .map { (key: $0.key, id: $0.value, replacing: before[$0.key]?.current.map { [$0.id] } ?? []) }
+            heads += extraHeads.map { (key: $0.key, id: $0.id, replacing: [$0.base]) }
+            try Self.publishHeadsConcurrently(heads, path: repository.path)
+            if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) }
+            if eventHub.hasSubscribers {
+                for (key, versions) in before {
+                    let after = try Self.documentVersions(of: key, in: repository)
+                    if let current = after.current {
+                        events.append(DocumentStateChange(key: key, previous: versions.state, current: after.state, version: current.id))
+                    }
+                }
+            }
+            return ids
+        }
+        events.forEach(eventHub.publish)
+        return ids
+    }
+
+    /// Publishes many heads at once: each ref costs a few fsyncs, which overlap on separate repository handles.
+    private static func publishHeadsConcurrently(_ heads: [(key: DocumentKey, id: VersionID, replacing: [VersionID])], path: String) throws {
+        let workers = min(8, max(1, heads.count / 16))
+        let failure = Mutex<(any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            do {
+                let repository = try Repository.openBare(at: path)
+                for head in heads[worker...].striding(by: workers) {
+                    try publishHead(head.id, of: head.key, replacing: head.replacing, message: "truce: save \(head.key.rawValue)", in: repository)
+                    try ConflictIndex.update(head.key, in: repository)
+                }
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+}
+
+extension ArraySlice {
+    /// Every `step`-th element from the start of the slice.
+    func striding(by step: Int) -> [Element] {
+        stride(from: startIndex, to: endIndex, by: step).map { self[$0] }
+    }
+}

@@ -1,0 +1,63 @@
+/// The documents in conflict, kept as one marker ref each: `refs/truce/conflicts/<aa>/<bbbb…>` (the key's hash),
+/// pointing at one of the document's heads.
+///
+/// `status` reads these markers instead of every head ref of the store, so its
+/// cost follows the number of conflicts, not the number of documents. Markers
+/// are only a hint: every write that may change a document's state updates its
+/// marker and then checks the state again until both agree (so a concurrent
+/// writer cannot leave it wrong), `status` re-checks each marked document, and
+/// prune rebuilds the whole index.
+enum ConflictIndex {
+    static let root = "refs/truce/conflicts/"
+
+    static func marker(of key: DocumentKey) -> String {
+        let directory = ReferenceLayout.headsDirectory(of: key)
+        return root + directory.dropFirst(ReferenceLayout.headsRoot.count).dropLast()
+    }
+
+    /// Makes `key`'s marker match its state: present while in conflict, absent otherwise.
+    static func update(_ key: DocumentKey, in repository: Repository) throws {
+        let name = marker(of: key)
+        for _ in 0..<8 {
+            let versions = try DocumentStore.documentVersions(of: key, in: repository)
+            let marked = try repository.reference(name)
+            if versions.state == .inConflict, marked == nil, let current = versions.current {
+                try DocumentStore.withLockRetries(on: name, in: repository) {
+                    do {
+                        try repository.updateReference(name, to: current.id, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
+                    } catch let error as GitError where error.isConcurrentModification {
+                        return // another writer marked it
+                    }
+                }
+            } else if versions.state != .inConflict, let marked {
+                try DocumentStore.withLockRetries(on: name, in: repository) {
+                    do {
+                        try repository.deleteReference(name, expecting: marked)
+                    } catch let error as GitError where error.isConcurrentModification {
+                        return
+                    }
+                }
+            } else {
+                return // marker and state agree
+            }
+        }
+    }
+
+    /// The documents whose marker is set and that are still in conflict, in key order.
+    static func documentsInConflict(in repository: Repository) throws -> [DocumentVersions] {
+        try repository.references(matching: root + "*").compactMap { marker in
+            guard let key = try DocumentStore.documentKey(of: marker.target, in: repository) else { return nil }
+            let versions = try DocumentStore.documentVersions(of: key, in: repository)
+            return versions.state == .inConflict ? versions : nil
+        }.sorted { $0.key < $1.key }
+    }
+
+    /// Brings every marker in line with the heads: the repair prune runs, for markers a crash left wrong.
+    static func rebuild(in repository: Repository) throws {
+        var keys = Set<DocumentKey>()
+        for reference in try repository.references(matching: ReferenceLayout.allHeads) + repository.references(matching: root + "*") {
+            if let key = try DocumentStore.documentKey(of: reference.target, in: repository) { keys.insert(key) }
+        }
+        for key in keys.sorted() { try update(key, in: repository) }
+    }
+}

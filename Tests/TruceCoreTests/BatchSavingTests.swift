@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import TruceCore
+
+struct BatchSavingTests {
+    @Test func aBatchLandsAsOnePackWithEveryVersionChainedPerKey() throws {
+        let test = try TestStore()
+        let existing = try test.store.save(.text("before\n"), to: "docs/0.txt", device: "laptop")
+        let start = Date(timeIntervalSince1970: 1_796_000_000)
+        let saves = (0..<300).map { index in
+            BatchSave(key: try! DocumentKey("docs/\(index % 30).txt"), content: .text("save \(index)\n"), device: "bulk",
+                      date: start.addingTimeInterval(Double(index)))
+        }
+        let ids = try test.store.saveBatch(saves)
+        #expect(ids.count == 300)
+        for key in 0..<30 {
+            let versions = try test.store.versions(of: DocumentKey("docs/\(key).txt"))
+            #expect(versions.state == .settled)
+            #expect(versions.current?.id == ids[270 + key])
+            #expect(try test.store.contents(of: versions.current!) == .text("save \(270 + key)\n"))
+            #expect(try test.store.history(of: DocumentKey("docs/\(key).txt")).count == (key == 0 ? 11 : 10))
+        }
+        #expect(try test.store.history(of: "docs/0.txt").last?.id == existing.id)
+        #expect(try test.store.changes().changes.count == 301)
+        #expect(try test.git("count-objects", "-v").contains("packs: 1\n"))
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func aBatchWithABadDeviceWritesNothing() throws {
+        let test = try TestStore()
+        let before = snapshot(ofStore: test.path)
+        #expect(throws: TruceError.invalidDeviceName("", reason: "it is empty")) {
+            try test.store.saveBatch([BatchSave(key: "a.txt", content: .text("x"), device: "laptop"),
+                                      BatchSave(key: "b.txt", content: .text("y"), device: "")])
+        }
+        #expect(snapshot(ofStore: test.path) == before)
+    }
+}

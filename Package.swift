@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Truce", targets: ["Truce"]),
         .executable(name: "truce", targets: ["TruceCLI"]),
+        .executable(name: "truce-bench", targets: ["TruceBench"]),
     ],
     targets: [
         // libgit2 as Debian ships it (libgit2-dev 1.5.1), found through pkg-config.
@@ -24,12 +25,19 @@ let package = Package(
         .target(name: "ThreeWayMerge", dependencies: ["TruceCore"], path: "Plugins/ThreeWayMerge"),
         .target(name: "ListConflicts", dependencies: ["TruceCore"], path: "Plugins/ListConflicts"),
         .target(name: "UnionMerge", dependencies: ["TruceCore"], path: "Plugins/UnionMerge"),
+        .target(name: "LastWriterWins", dependencies: ["TruceCore"], path: "Plugins/LastWriterWins"),
+        .target(name: "Deduplicate", dependencies: ["TruceCore"], path: "Plugins/Deduplicate"),
+        .target(name: "ExternalDriver", dependencies: ["TruceCore"], path: "Plugins/ExternalDriver"),
         .target(
             name: "Truce",
-            dependencies: ["TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge"],
+            dependencies: ["TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge", "LastWriterWins",
+                           "Deduplicate", "ExternalDriver"],
             path: "Sources/Truce"
         ),
         .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),
+        // The benchmark, and its "limit" baseline: libgit2's merge called directly from C, nothing around it.
+        .target(name: "CBenchLimit", dependencies: ["CLibgit2"], path: "Sources/CBenchLimit"),
+        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit"], path: "Sources/TruceBench"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),

@@ -1,3 +1,6 @@
+@_exported import Deduplicate
+@_exported import ExternalDriver
+@_exported import LastWriterWins
 @_exported import ListConflicts
 @_exported import OverwriteWithCurrent
 @_exported import ThreeWayMerge
@@ -5,6 +8,10 @@
 @_exported import UnionMerge
 
 extension ResolverRegistry {
-    /// Every built-in resolver: overwrite-with-current, three-way, list-conflicts, union.
-    public static let standard = ResolverRegistry([OverwriteWithCurrent(), ThreeWayMerge(), ListConflicts(), UnionMerge()])
+    /// Every built-in resolver (overwrite-with-current, three-way, list-conflicts, union, last-writer-wins, deduplicate),
+    /// and the external merge drivers the store's own config defines.
+    public static let standard = ResolverRegistry(
+        [OverwriteWithCurrent(), ThreeWayMerge(), ListConflicts(), UnionMerge(), LastWriterWins(), Deduplicate()],
+        provider: ExternalDriver.provider
+    )
 }

@@ -13,7 +13,7 @@ struct ConflictsCommand: Command {
         let store = try invocation.openStore()
         let conflict: ConflictSet
         do {
-            conflict = try store.conflictSet(of: key)
+            conflict = try store.contestedConflictSet(of: key)
         } catch .notInConflict {
             if invocation.wantsJSON { try invocation.output.json(ConflictsReport(document: key, points: [])) }
             else { invocation.output.out("\(key): not in conflict") }

@@ -27,10 +27,12 @@ struct ExplainCommand: Command {
                 lines.append("resolver: \(choice.chain[0]) (from \(choice.source))")
                 lines.append("fallbacks: " + (choice.chain.count > 1 ? choice.chain.dropFirst().joined(separator: " -> ") : "none"))
                 for name in choice.chain {
+                    if let definition = choice.resolvers[name]?.definition { lines.append("definition: \(definition)") }
                     for (option, value) in choice.options[name]?.values.sorted(by: { $0.key < $1.key }) ?? [] {
                         lines.append("option: resolver.\(name).\(option) = \(value)")
                     }
                 }
+                lines.append("delete conflicts: \(choice.deleteConflict.rawValue) (\(choice.deleteConflictSource))")
             } else {
                 lines.append("resolver: none, the configuration is invalid")
             }
@@ -51,6 +53,9 @@ struct ExplainReport: Encodable {
     let resolvers: [String]?
     let resolverSource: String?
     let options: [String: [String: String]]?
+    /// What config defines for a resolver of the chain: an external driver's command and where it came from.
+    let definitions: [String: String]?
+    let deleteConflict: DeleteConflictPolicy?
     let error: String?
 
     init(_ explanation: Explanation, choice: ResolverChoice?, error: TruceError?) {
@@ -60,6 +65,8 @@ struct ExplainReport: Encodable {
         resolvers = choice?.chain
         resolverSource = choice?.source
         options = choice?.options.mapValues(\.values)
+        definitions = choice?.resolvers.compactMapValues(\.definition)
+        deleteConflict = choice?.deleteConflict
         self.error = error?.errorDescription
     }
 }

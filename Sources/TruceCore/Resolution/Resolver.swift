@@ -11,6 +11,11 @@ public protocol Resolver: Sendable {
     /// The name config uses for it: `merge=<name>`, `resolver.<name>.<option>`.
     var name: String { get }
 
+    /// Where config defines what the resolver runs, for `explain`: an external driver's command and its config line.
+    ///
+    /// nil for a resolver written in Swift, whose behaviour is its code.
+    var definition: String? { get }
+
     /// Checks `options` before any conflict is met, so that `explain` can report a bad option.
     func validate(options: ResolverOptions) throws
 
@@ -19,6 +24,8 @@ public protocol Resolver: Sendable {
 }
 
 extension Resolver {
+    public var definition: String? { nil }
+
     public func validate(options: ResolverOptions) throws {}
 }
 

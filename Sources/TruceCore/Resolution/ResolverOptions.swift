@@ -1,3 +1,5 @@
+import Foundation
+
 /// The options config gives one resolver: every `resolver.<name>.<option>` line of the store's config.
 public struct ResolverOptions: Sendable, Equatable {
     /// The resolver these options are for.
@@ -30,6 +32,19 @@ public struct ResolverOptions: Sendable, Equatable {
             throw invalid(option, text, "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
+    }
+
+    /// A number within `range`, decimals allowed (`0.5`), `default` when unset; a config error otherwise.
+    public func number(_ option: String, default defaultValue: Double, in range: ClosedRange<Double>) throws(TruceError) -> Double {
+        guard let text = self[option] else { return defaultValue }
+        guard let value = Double(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            throw invalid(option, text, "expected a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+        }
+        return value
+    }
+
+    private static func format(_ number: Double) -> String {
+        number == number.rounded() ? String(Int(number)) : String(number)
     }
 
     /// The config error for `option = value`.

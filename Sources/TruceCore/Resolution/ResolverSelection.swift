@@ -10,6 +10,12 @@ public struct ResolverChoice: Sendable {
     public let attribute: AttributeValue
     /// The options config gives each resolver of the chain.
     public let options: [String: ResolverOptions]
+    /// Each resolver of the chain by name: a registered one, or one the registry's provider made from config.
+    public let resolvers: [String: any Resolver]
+    /// How a deletion against an edit is settled before the chain runs.
+    public let deleteConflict: DeleteConflictPolicy
+    /// Where `deleteConflict` came from, for people: the config line, or the default.
+    public let deleteConflictSource: String
 }
 
 extension DocumentStore {
@@ -19,7 +25,8 @@ extension DocumentStore {
     /// `three-way`, unset or `binary` is `list-conflicts` (the current version
     /// stays until a person decides), `union` is `union`; unspecified is
     /// `merge.default` from config, else `three-way`, as in git. Every name in
-    /// the chain must be registered and every option valid.
+    /// the chain must be registered (or made by the registry's provider from
+    /// the store's own config, as external drivers are) and every option valid.
     public func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChoice {
         let (attribute, config, attributesPath) = try withRepository { repository in
             (try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
@@ -50,10 +57,12 @@ extension DocumentStore {
         }
         var chain = [first]
         var options: [String: ResolverOptions] = [:]
+        var resolvers: [String: any Resolver] = [:]
         var name = first
         var nameSource = source
         while true {
-            guard let resolver = registry.resolver(named: name) else { throw .unknownResolver(name, source: nameSource) }
+            guard let resolver = try registry.resolver(named: name, localConfig: config) else { throw .unknownResolver(name, source: nameSource) }
+            resolvers[name] = resolver
             let resolverOptions = Self.options(for: name, in: config)
             do { try resolver.validate(options: resolverOptions) } catch let error as TruceError { throw error } catch {
                 throw .invalidConfiguration("resolver.\(name): \(error)")
@@ -66,7 +75,10 @@ extension DocumentStore {
             chain.append(next)
             (name, nameSource) = (next, "resolver.\(name).fallback in config")
         }
-        return ResolverChoice(chain: chain, source: source, attribute: attribute, options: options)
+        let deleteConflict = try DeleteConflictPolicy(localConfig: config)
+        let deleteConflictSource = config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in config" } ?? "default"
+        return ResolverChoice(chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers,
+                              deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
     }
 
     /// The store's own config file as name → last value (names as libgit2 gives them).

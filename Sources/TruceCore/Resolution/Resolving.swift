@@ -30,27 +30,39 @@ extension DocumentStore {
         )
     }
 
-    /// The points a person must decide to settle `key`.
+    /// The points a person must decide to settle `key`: those of `contestedConflictSet(of:)`.
     public func conflictPoints(of key: DocumentKey) throws(TruceError) -> [ConflictPoint] {
-        try ConflictAnalysis(conflictSet(of: key)).points
+        try ConflictAnalysis(contestedConflictSet(of: key)).points
     }
 
     /// Settles `key` with the resolver chain config picks (or `resolverName`'s chain), writing a resolution.
     ///
-    /// Each resolver of the chain runs until one settles the conflict with
-    /// output that passes `OutputValidation`, or asks for a person. When none
-    /// does, the result is the conflict points. Nothing is written unless a
-    /// resolver settled it and `dryRun` is false.
+    /// A deletion against an edit is settled first by `truce.deleteConflict`;
+    /// under modify-wins, several edited heads still go to the chain, and the
+    /// resolution's parents are every head, the deletions included. Each
+    /// resolver of the chain runs until one settles the conflict with output
+    /// that passes `OutputValidation`, or asks for a person. When none does,
+    /// the result is the conflict points. Nothing is written unless a resolver
+    /// settled it and `dryRun` is false.
     public func resolve(_ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
                         dryRun: Bool = false) throws(TruceError) -> ResolveResult {
         let conflict = try conflictSet(of: key)
         let choice = try resolverChoice(for: key, registry: registry, explicit: resolverName)
+        let contested: ConflictSet
+        switch try conflict.applying(choice.deleteConflict) {
+        case .settled(let kept):
+            let policy = choice.deleteConflict.rawValue
+            if dryRun { return .wouldResolve(content: kept?.content, resolver: policy) }
+            return try write(conflict, settlement: kept.map { .kept($0.version) } ?? .content(nil), resolver: policy, device: device)
+        case .contested(let heads):
+            contested = heads
+        }
         var reasons: [String] = []
         for name in choice.chain {
-            guard let resolver = registry.resolver(named: name) else { throw .unknownResolver(name, source: choice.source) }
+            guard let resolver = choice.resolvers[name] else { throw .unknownResolver(name, source: choice.source) }
             let outcome: ResolutionOutcome
             do {
-                outcome = try resolver.resolve(conflict, options: choice.options[name] ?? ResolverOptions(resolverName: name))
+                outcome = try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name))
             } catch let error as TruceError {
                 throw error
             } catch {
@@ -69,14 +81,14 @@ extension DocumentStore {
                 if dryRun { return .wouldResolve(content: content, resolver: name) }
                 return try write(conflict, settlement: .content(content), resolver: name, device: device)
             case .kept(let id):
-                guard let kept = conflict.heads.first(where: { $0.version.id == id }) else {
+                guard let kept = contested.heads.first(where: { $0.version.id == id }) else {
                     throw .resolverFailed(name, reason: "it kept \(id.short), which is not a head of \(key)")
                 }
                 if dryRun { return .wouldResolve(content: kept.content, resolver: name) }
                 return try write(conflict, settlement: .kept(kept.version), resolver: name, device: device)
             }
         }
-        return .needsPerson(try ConflictAnalysis(conflict).points, resolver: choice.chain.last ?? "", reasons: reasons)
+        return .needsPerson(try ConflictAnalysis(contested).points, resolver: choice.chain.last ?? "", reasons: reasons)
     }
 
     /// Settles `key` with one resolver given directly, bypassing config: `store.resolve(key, using: OverwriteWithCurrent())`.
@@ -88,10 +100,12 @@ extension DocumentStore {
     }
 
     /// Writes the resolution a person chose, one answer per conflict point.
+    ///
+    /// The points are those of `contestedConflictSet(of:)`; the resolution's parents are every head.
     @discardableResult
     public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String) throws(TruceError) -> Version {
         let conflict = try conflictSet(of: key)
-        let content = try ConflictAnalysis(conflict).applying(answers)
+        let content = try ConflictAnalysis(contested(conflict)).applying(answers)
         return try writePersonal(conflict, content: content, device: device)
     }
 

@@ -1,0 +1,87 @@
+import Foundation
+import TruceCore
+
+/// Collections of records (a JSON array of objects, or JSON Lines): the union of every head, one record per key.
+///
+/// Options (`resolver.deduplicate.<option>`): `key` (required) names the
+/// field that identifies a record; `keep` picks the record that stays when
+/// several share a key: `smallest-key` (default), `latest:<field>` or
+/// `smallest:<field>`. Records keep the order in which their key first
+/// appears: the current version's records in its order, then each conflict
+/// version's new ones in head order. Keys ending in `.jsonl` or `.ndjson` are
+/// JSON Lines; any other key is a JSON array.
+public struct Deduplicate: Resolver {
+    /// Which of several records with the same key stays.
+    public enum KeepRule: Sendable, Equatable {
+        /// The record whose canonical JSON (keys sorted) sorts first: needs no field, and every replica picks alike.
+        case smallestKey
+        /// The record with the largest value of the field (numbers by value, strings by order, so ISO 8601 dates by time).
+        case latest(field: String)
+        /// The record with the smallest value of the field, as Apple's CloudKit sample keeps the smallest uuid.
+        case smallest(field: String)
+
+        /// Reads `smallest-key`, `latest:<field>` or `smallest:<field>`; nil for anything else.
+        public init?(_ text: String) {
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            switch (parts.first?.lowercased(), parts.count) {
+            case ("smallest-key", 1): self = .smallestKey
+            case ("latest", 2) where !parts[1].isEmpty: self = .latest(field: parts[1])
+            case ("smallest", 2) where !parts[1].isEmpty: self = .smallest(field: parts[1])
+            default: return nil
+            }
+        }
+    }
+
+    public let name = "deduplicate"
+
+    public init() {}
+
+    public func validate(options: ResolverOptions) throws {
+        _ = try settings(options)
+    }
+
+    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+        let (field, rule) = try settings(options)
+        if let deleted = conflict.heads.first(where: { $0.content == nil }) {
+            return .pass(reason: "version \(deleted.version.id.short) is a deletion, which has no records to merge")
+        }
+        let collections = try conflict.heads.map { try RecordCollection($0, key: conflict.key) }
+        var order: [String] = []
+        var groups: [String: [Record]] = [:]
+        for record in collections.flatMap(\.records) {
+            // A record without the key field can only collapse with an identical one.
+            let identity = record.fields[field].map { "k" + Record.canonical($0) } ?? "r" + record.canonical
+            if groups[identity] == nil { order.append(identity) }
+            groups[identity, default: []].append(record)
+        }
+        let kept = order.map { identity in groups[identity]!.min { rule.prefers($0, over: $1) }! }
+        return .resolved(content: try collections[0].serialized(kept))
+    }
+
+    func settings(_ options: ResolverOptions) throws(TruceError) -> (key: String, keep: KeepRule) {
+        guard let key = options["key"]?.trimmingCharacters(in: .whitespaces), !key.isEmpty else {
+            throw .invalidConfiguration("resolver.deduplicate.key is missing: name the field that identifies a record (for example uuid)")
+        }
+        guard let text = options["keep"] else { return (key, .smallestKey) }
+        guard let rule = KeepRule(text) else { throw options.invalid("keep", text, "expected smallest-key, latest:<field> or smallest:<field>") }
+        return (key, rule)
+    }
+}
+
+extension Deduplicate.KeepRule {
+    /// True when `lhs` stays rather than `rhs`; ties on the field fall back to the smallest canonical record.
+    func prefers(_ lhs: Record, over rhs: Record) -> Bool {
+        switch self {
+        case .smallestKey:
+            break
+        case .latest(let field):
+            let (left, right) = (FieldValue(lhs.fields[field]), FieldValue(rhs.fields[field]))
+            if left != right { return left > right }
+        case .smallest(let field):
+            let (left, right) = (FieldValue(lhs.fields[field]), FieldValue(rhs.fields[field]))
+            // A record that lacks the field is never the smallest.
+            if left != right { return right == .missing || (left != .missing && left < right) }
+        }
+        return lhs.canonical.utf8.lexicographicallyPrecedes(rhs.canonical.utf8)
+    }
+}

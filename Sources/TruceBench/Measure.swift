@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Seconds `body` takes on the monotonic clock.
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let elapsed = try clock.measure(body)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// The best of `runs` timings: the least disturbed by other work on a shared machine.
+func bestOf(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var best = Double.infinity
+    for _ in 0..<runs { best = min(best, try seconds(body)) }
+    return best
+}
+
+/// Runs `body(index)` for every index on `workers` threads at once.
+func parallelFor(_ count: Int, workers: Int, _ body: @Sendable (Int) -> Void) {
+    let next = Atomic(0)
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+        while true {
+            let index = next.add()
+            if index >= count { return }
+            body(index)
+        }
+    }
+}
+
+/// A tiny lock-protected counter (the benchmark needs nothing more).
+final class Atomic: @unchecked Sendable {
+    private var value: Int
+    private let lock = NSLock()
+    init(_ value: Int) { self.value = value }
+    /// Returns the value, then adds one.
+    func add() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value - 1 }
+}
+
+/// What a finished child process left.
+struct ChildResult {
+    let status: Int32
+    let output: Data
+    /// The child's peak resident memory, from `wait4`'s rusage.
+    let peakBytes: Int
+}
+
+/// Runs `executable` with `arguments` (stdin from `input` file or /dev/null), collecting stdout and peak memory.
+@discardableResult
+func runChild(_ executable: String, _ arguments: [String], inputFile: String? = nil, environment: [String: String] = [:]) -> ChildResult {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("truce-bench-\(UUID().uuidString)").path
+    _ = FileManager.default.createFile(atPath: output, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inputFile ?? "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_TRUNC, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var env = ProcessInfo.processInfo.environment
+    env.merge(environment) { $1 }
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawnp(&pid, executable, &actions, nil, argv, envp) == 0 else { return ChildResult(status: -1, output: Data(), peakBytes: 0) }
+    var status: Int32 = 0
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+    return ChildResult(status: exitStatus, output: FileManager.default.contents(atPath: output) ?? Data(), peakBytes: usage.ru_maxrss * 1024)
+}
+
+/// Runs a shell script in `directory` and returns its exit status.
+@discardableResult
+func shell(_ script: String, directory: String) -> Int32 {
+    runChild("/bin/sh", ["-c", "cd \"$BENCH_DIRECTORY\" && " + script], environment: ["BENCH_DIRECTORY": directory]).status
+}

@@ -1,0 +1,79 @@
+import CBenchLimit
+import Foundation
+import Truce
+
+enum MergeRows {
+    /// 2,000 realistic triples: Truce against `git merge-file -p` per triple and against libgit2 called directly.
+    static func manyTriples(_ scale: Scale) throws -> [Row] {
+        var random = SeededRandom(seed: 2026)
+        let triples = (0..<scale.triples).map { _ in Corpus.triple(lines: 300, &random) }
+        let truce = bestOf(3) {
+            parallelFor(triples.count, workers: scale.cores) { index in
+                _ = try? TextMerge.merge(base: triples[index].base, ours: triples[index].ours, theirs: triples[index].theirs)
+            }
+        }
+        let limit = bestOf(3) {
+            parallelFor(triples.count, workers: scale.cores) { index in
+                let (base, ours, theirs) = triples[index]
+                _ = base.withUnsafeBytes { b in ours.withUnsafeBytes { o in theirs.withUnsafeBytes { t in
+                    truce_bench_merge_file(b.baseAddress, b.count, o.baseAddress, o.count, t.baseAddress, t.count)
+                } } }
+            }
+        }
+        let directory = scratchDirectory("merge")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (index, triple) in triples.enumerated() {
+            writeFile("\(directory)/\(index).base", triple.base)
+            writeFile("\(directory)/\(index).ours", triple.ours)
+            writeFile("\(directory)/\(index).theirs", triple.theirs)
+        }
+        let git = seconds {
+            parallelFor(triples.count, workers: scale.cores) { index in
+                runChild("git", ["-C", directory, "merge-file", "-p", "\(index).ours", "\(index).base", "\(index).theirs"])
+            }
+        }
+        return [
+            Row(work: "three-way merge, \(triples.count) triples of 300 lines (\(scale.cores) cores)", truce: format(truce),
+                baseline: "git merge-file -p per triple: \(format(git))", ratio: git / truce, target: "≥ 20× faster", met: git / truce >= 20),
+            Row(work: "  the same, against libgit2 git_merge_file in a C loop", truce: format(truce), baseline: "C loop: \(format(limit))",
+                ratio: truce / limit, target: "≤ 1.2× the limit", met: truce / limit <= 1.2),
+        ]
+    }
+
+    /// One large triple: Truce against one `git merge-file -p` (the same xdiff algorithm: parity is the limit).
+    static func largeTriple(_ scale: Scale) throws -> [Row] {
+        var random = SeededRandom(seed: 50)
+        let triple = Corpus.largeTriple(bytes: scale.largeBytes, &random)
+        let truce = try bestOf(2) { _ = try TextMerge.merge(base: triple.base, ours: triple.ours, theirs: triple.theirs) }
+        let directory = scratchDirectory("large")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        writeFile(directory + "/base", triple.base)
+        writeFile(directory + "/ours", triple.ours)
+        writeFile(directory + "/theirs", triple.theirs)
+        let git = bestOf(2) { runChild("git", ["-C", directory, "merge-file", "-p", "ours", "base", "theirs"]) }
+        return [Row(work: "three-way merge of one \(scale.largeBytes / 1_000_000) MB triple", truce: format(truce),
+                    baseline: "git merge-file -p: \(format(git))", ratio: git / truce, target: "≥ 0.9× git's speed", met: git / truce >= 0.9)]
+    }
+
+    /// Peak memory of `truce merge-file` on a large document, against the document's size.
+    static func memory(_ scale: Scale) throws -> [Row] {
+        var random = SeededRandom(seed: 100)
+        let triple = Corpus.largeTriple(bytes: scale.memoryBytes, &random)
+        let directory = scratchDirectory("memory")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        writeFile(directory + "/base", triple.base)
+        writeFile(directory + "/ours", triple.ours)
+        writeFile(directory + "/theirs", triple.theirs)
+        let truce = runChild(truceExecutable(), ["merge-file", directory + "/ours", directory + "/base", directory + "/theirs"])
+        let git = runChild("git", ["-C", directory, "merge-file", "-p", "ours", "base", "theirs"])
+        let ratio = Double(truce.peakBytes) / Double(triple.base.count)
+        return [Row(work: "peak memory merging a \(triple.base.count / 1_000_000) MB document",
+                    truce: "\(truce.peakBytes / 1_000_000) MB", baseline: "input \(triple.base.count / 1_000_000) MB (git: \(git.peakBytes / 1_000_000) MB)",
+                    ratio: ratio, target: "≤ 3× the input", met: ratio <= 3)]
+    }
+}
+
+/// The `truce` executable built next to this one.
+func truceExecutable() -> String {
+    URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("truce").path
+}

@@ -21,26 +21,6 @@ extension Repository {
         return ObjectID(oid)
     }
 
-    /// Every commit reachable from `tips`, newest first, parents after children.
-    func walk(from tips: [ObjectID]) throws(GitError) -> [ObjectID] {
-        var walker: OpaquePointer?
-        try check(git_revwalk_new(&walker, handle), "start history walk")
-        defer { git_revwalk_free(walker) }
-        try check(git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue), "sort history walk")
-        for tip in tips {
-            var oid = tip.raw
-            try check(git_revwalk_push(walker, &oid), "walk history from \(tip)")
-        }
-        var found: [ObjectID] = []
-        var oid = git_oid()
-        while true {
-            let code = git_revwalk_next(&oid, walker)
-            if code == GIT_ITEROVER.rawValue { break }
-            try check(code, "walk history")
-            found.append(ObjectID(oid))
-        }
-        return found
-    }
 }
 
 extension Repository {
@@ -57,12 +37,14 @@ extension Repository {
 }
 
 extension Repository {
-    /// The commits reachable from `tips` but not from `hidden`, oldest first (parents before children).
-    func walk(from tips: [ObjectID], hiding hidden: [ObjectID]) throws(GitError) -> [ObjectID] {
+    /// The commits reachable from `tips` but not from `hidden`: newest first (children before parents),
+    /// or with `oldestFirst` parents before children.
+    func walk(from tips: [ObjectID], hiding hidden: [ObjectID] = [], oldestFirst: Bool = false) throws(GitError) -> [ObjectID] {
         var walker: OpaquePointer?
         try check(git_revwalk_new(&walker, handle), "start history walk")
         defer { git_revwalk_free(walker) }
-        try check(git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue), "sort history walk")
+        let order = oldestFirst ? GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue : GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue
+        try check(git_revwalk_sorting(walker, order), "sort history walk")
         for tip in tips {
             var oid = tip.raw
             try check(git_revwalk_push(walker, &oid), "walk history from \(tip)")

@@ -63,7 +63,7 @@ extension DocumentStore {
                 }
                 guard !new.isEmpty else { continue }
                 // Every commit of this document the other store has and this one lacks, parents first.
-                let arriving = try repository.walk(from: new, hiding: localHeads)
+                let arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
                 for id in new {
                     try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
                 }

@@ -3,18 +3,20 @@ import Truce
 
 struct ResolveCommand: Command {
     static let name = "resolve"
-    static let synopsis = "truce resolve DOC [--resolver NAME] [--dry-run] [--take HUNK=CHOICE ...] [--content FILE|-] [--device NAME]"
-    static let summary = "settle DOC's conflict with the resolver config picks, or with a person's answers"
+    static let synopsis = "truce resolve DOC|--all [--resolver NAME] [--dry-run] [--take HUNK=CHOICE ...] [--content FILE|-] [--device NAME]"
+    static let summary = "settle DOC's conflict (or every one, with --all) with the resolver config picks, or with a person's answers"
     static let options: [Option] = [
         .value("--resolver", help: "use this resolver (and its fallbacks) instead of the one config picks"),
         .flag("--dry-run", help: "say what would happen and write nothing"),
         .value("--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH (repeatable)"),
         .value("--content", help: "the whole resolved document, from FILE or - for standard input"),
         .flag("--delete", help: "settle the conflict as a deletion"),
+        .flag("--all", help: "settle every document in conflict, written together as one pack"),
         .device, .json,
     ]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
+        if invocation.arguments.has("--all") { return try resolveAll(invocation) }
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()
         let arguments = invocation.arguments
@@ -41,6 +43,47 @@ struct ResolveCommand: Command {
         let result = try store.resolve(key, registry: .standard, resolverName: arguments.value("--resolver"), device: device,
                                        dryRun: arguments.has("--dry-run"))
         return try report(result, key, store, invocation)
+    }
+
+    /// `resolve --all`: every document in conflict, automatic resolutions only.
+    static func resolveAll(_ invocation: Invocation) throws -> ExitCode {
+        try invocation.rejectExtraPositionals(beyond: 0)
+        let arguments = invocation.arguments
+        if !arguments.all("--take").isEmpty || arguments.value("--content") != nil || arguments.has("--delete") {
+            throw UsageError("--all settles documents automatically; answer a person's part one document at a time")
+        }
+        let store = try invocation.openStore()
+        let resolverName = arguments.value("--resolver")
+        var results: [DocumentKey: ResolveResult] = [:]
+        if arguments.has("--dry-run") {
+            for versions in try store.documentsInConflict() {
+                results[versions.key] = try store.resolve(versions.key, registry: .standard, resolverName: resolverName,
+                                                          device: invocation.device(), dryRun: true)
+            }
+        } else {
+            results = try store.resolveAll(registry: .standard, resolverName: resolverName, device: invocation.device())
+        }
+        var needsPerson = false
+        var reports: [String: ResolveReport] = [:]
+        for (key, result) in results.sorted(by: { $0.key < $1.key }) {
+            switch result {
+            case .resolved(let version, let resolver, let state):
+                reports[key.rawValue] = ResolveReport(outcome: "resolved", resolver: resolver, version: version, state: state)
+                if !invocation.wantsJSON { invocation.output.out("resolved \(key) with \(resolver): \(version.id.hex)") }
+            case .wouldResolve(let content, let resolver):
+                reports[key.rawValue] = ResolveReport(outcome: "wouldResolve", resolver: resolver)
+                if !invocation.wantsJSON {
+                    invocation.output.out("dry run: \(resolver) would resolve \(key) into \(content.map { "\($0.count) bytes" } ?? "a deletion")")
+                }
+            case .needsPerson(let points, let resolver, let reasons):
+                needsPerson = true
+                reports[key.rawValue] = ResolveReport(outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points)
+                if !invocation.wantsJSON { invocation.output.out("\(key): needs a person (\(points.count) conflict points); see 'truce conflicts \(key)'") }
+            }
+        }
+        if invocation.wantsJSON { try invocation.output.json(reports) }
+        else if results.isEmpty { invocation.output.out("no documents in conflict") }
+        return needsPerson ? .needsPerson : .success
     }
 
     static func report(_ result: ResolveResult, _ key: DocumentKey, _ store: DocumentStore, _ invocation: Invocation) throws -> ExitCode {

@@ -18,19 +18,11 @@ extension DocumentStore {
     func write(_ conflict: ConflictSet, settlement: Settlement, resolver: String, device: String) throws(TruceError) -> ResolveResult {
         let author = try Self.authorName(device)
         let key = conflict.key
-        let parents = conflict.heads.map(\.version.id)
         let (version, state) = try withRepository { repository in
-            let tree: ObjectID
-            switch settlement {
-            case .content(let content): tree = try Self.writeTree(holding: content, at: key, in: repository)
-            case .kept(let version): tree = try repository.readCommit(version.id).tree
-            }
-            let losers = Array(parents.dropFirst())
-            let message = VersionMessage(kind: .resolve, key: key.rawValue, device: author, resolvedBy: resolver, resolves: losers)
             let now = Date()
-            let id = try repository.writeCommit(tree: tree, parents: parents, author: Signature(device: author, date: now),
-                                                committer: Signature(device: author, date: now), message: message.text)
-            try Self.publishHead(id, of: key, replacing: parents, message: "truce: resolve \(key.rawValue) with \(resolver)", in: repository)
+            let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, author: author, date: now, in: repository)
+            try Self.publishHead(id, of: key, replacing: conflict.heads.map(\.version.id), message: "truce: resolve \(key.rawValue) with \(resolver)",
+                                 in: repository)
             try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
             try ConflictIndex.update(key, in: repository)
             let after = try Self.documentVersions(of: key, in: repository)
@@ -38,6 +30,58 @@ extension DocumentStore {
         }
         eventHub.publish(DocumentStateChange(key: key, previous: .inConflict, current: state, version: version.id))
         return .resolved(version, resolver: resolver, state: state)
+    }
+
+    /// Writes many resolutions as one pack, then publishes their heads together: `resolveAll`'s bulk path.
+    func writeAll(_ settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)], device: String) throws(TruceError)
+        -> [DocumentKey: ResolveResult] {
+        guard !settled.isEmpty else { return [:] }
+        let author = try Self.authorName(device)
+        let (results, events) = try withRepository { repository in
+            let bulk = try BulkWriter(path: repository.path)
+            let now = Date()
+            var heads: [PendingHead] = []
+            var changes: [Change] = []
+            for (conflict, settlement, resolver) in settled {
+                let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, author: author, date: now,
+                                                  in: bulk.repository, recording: bulk)
+                heads.append(PendingHead(key: conflict.key, id: id, replacing: conflict.heads.map(\.version.id),
+                                         message: "truce: resolve \(conflict.key.rawValue) with \(resolver)"))
+                changes.append(Change(kind: .resolution, key: conflict.key, version: id, author: author, date: now))
+            }
+            let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
+            try bulk.flush()
+            try Self.publishHeadsConcurrently(heads, path: repository.path)
+            if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) }
+            var results: [DocumentKey: ResolveResult] = [:]
+            var events: [DocumentStateChange] = []
+            for (head, (_, _, resolver)) in zip(heads, settled) {
+                let after = try Self.documentVersions(of: head.key, in: repository)
+                let version = try after.heads.first { $0.id == head.id } ?? Self.readVersion(head.id, of: head.key, in: repository)
+                results[head.key] = .resolved(version, resolver: resolver, state: after.state)
+                events.append(DocumentStateChange(key: head.key, previous: .inConflict, current: after.state, version: head.id))
+            }
+            return (results, events)
+        }
+        events.forEach(eventHub.publish)
+        return results
+    }
+
+    /// Writes the resolution commit of `conflict`: parents the current version first, then every loser; no ref moves.
+    static func writeResolution(_ conflict: ConflictSet, settlement: Settlement, resolver: String, author: String, date: Date,
+                                in repository: Repository, recording bulk: BulkWriter? = nil) throws -> VersionID {
+        let tree: ObjectID
+        switch settlement {
+        case .content(let content): tree = try writeTree(holding: content, at: conflict.key, in: repository, recording: bulk)
+        case .kept(let version): tree = try repository.readCommit(version.id).tree
+        }
+        let parents = conflict.heads.map(\.version.id)
+        let message = VersionMessage(kind: .resolve, key: conflict.key.rawValue, device: author, resolvedBy: resolver,
+                                     resolves: Array(parents.dropFirst()))
+        let id = try repository.writeCommit(tree: tree, parents: parents, author: Signature(device: author, date: date),
+                                            committer: Signature(device: author, date: date), message: message.text)
+        bulk?.record(id)
+        return id
     }
 
     /// Turns the newest resolution among the heads back into the conflict it settled: its parents become heads again.

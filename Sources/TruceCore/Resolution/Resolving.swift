@@ -47,13 +47,53 @@ extension DocumentStore {
     public func resolve(_ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
                         dryRun: Bool = false) throws(TruceError) -> ResolveResult {
         let conflict = try conflictSet(of: key)
-        let choice = try resolverChoice(for: key, registry: registry, explicit: resolverName)
+        switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
+        case .needsPerson(let points, let resolver, let reasons):
+            return .needsPerson(points, resolver: resolver, reasons: reasons)
+        case .settle(let settlement, let content, let resolver):
+            if dryRun { return .wouldResolve(content: content, resolver: resolver) }
+            return try write(conflict, settlement: settlement, resolver: resolver, device: device)
+        }
+    }
+
+    /// Settles every document in conflict (or just `requested`) as `resolve` would, writing all the resolutions as one pack.
+    ///
+    /// The bulk path for many conflicts: each document is decided on its own,
+    /// then every resolution is written at once and the heads are published
+    /// together. A document that needs a person is reported and left alone.
+    public func resolveAll(_ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil,
+                           device: String) throws(TruceError) -> [DocumentKey: ResolveResult] {
+        let keys: [DocumentKey]
+        if let requested { keys = requested } else { keys = try documentsInConflict().map(\.key) }
+        var results: [DocumentKey: ResolveResult] = [:]
+        var settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)] = []
+        for key in keys {
+            let conflict = try conflictSet(of: key)
+            switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
+            case .needsPerson(let points, let resolver, let reasons):
+                results[key] = .needsPerson(points, resolver: resolver, reasons: reasons)
+            case .settle(let settlement, _, let resolver):
+                settled.append((conflict, settlement, resolver))
+            }
+        }
+        return try results.merging(writeAll(settled, device: device)) { $1 }
+    }
+
+    /// What the delete-conflict policy and the resolver chain decide for `conflict`, before anything is written.
+    enum Decision {
+        /// Settled, with the content the resolution would hold (nil: a deletion).
+        case settle(Settlement, content: Data?, resolver: String)
+        case needsPerson([ConflictPoint], resolver: String, reasons: [String])
+    }
+
+    /// Runs the delete-conflict policy, then each resolver of the chain until one settles the conflict with output
+    /// that passes `OutputValidation` or asks for a person; when none does, the conflict points.
+    func decide(_ conflict: ConflictSet, choice: ResolverChoice) throws(TruceError) -> Decision {
+        let key = conflict.key
         let contested: ConflictSet
         switch try conflict.applying(choice.deleteConflict) {
         case .settled(let kept):
-            let policy = choice.deleteConflict.rawValue
-            if dryRun { return .wouldResolve(content: kept?.content, resolver: policy) }
-            return try write(conflict, settlement: kept.map { .kept($0.version) } ?? .content(nil), resolver: policy, device: device)
+            return .settle(kept.map { .kept($0.version) } ?? .content(nil), content: kept?.content, resolver: choice.deleteConflict.rawValue)
         case .contested(let heads):
             contested = heads
         }
@@ -78,14 +118,12 @@ extension DocumentStore {
                     reasons.append("\(name): its output is \(problem); nothing was written")
                     continue
                 }
-                if dryRun { return .wouldResolve(content: content, resolver: name) }
-                return try write(conflict, settlement: .content(content), resolver: name, device: device)
+                return .settle(.content(content), content: content, resolver: name)
             case .kept(let id):
                 guard let kept = contested.heads.first(where: { $0.version.id == id }) else {
                     throw .resolverFailed(name, reason: "it kept \(id.short), which is not a head of \(key)")
                 }
-                if dryRun { return .wouldResolve(content: kept.content, resolver: name) }
-                return try write(conflict, settlement: .kept(kept.version), resolver: name, device: device)
+                return .settle(.kept(kept.version), content: kept.content, resolver: name)
             }
         }
         return .needsPerson(try ConflictAnalysis(contested).points, resolver: choice.chain.last ?? "", reasons: reasons)

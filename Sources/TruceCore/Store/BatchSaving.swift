@@ -63,9 +63,10 @@ extension DocumentStore {
             // The journal entries go into the same pack; the journal moves to them only after the heads are published.
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
             try bulk.flush()
-            var heads = tips.sorted(by: { $0.key < $1.key }).filter { $0.value != before[$0.key]?.current?.id }
-                .map { (key: $0.key, id: $0.value, replacing: before[$0.key]?.current.map { [$0.id] } ?? []) }
-            heads += extraHeads.map { (key: $0.key, id: $0.id, replacing: [$0.base]) }
+            var heads = tips.sorted(by: { $0.key < $1.key }).filter { $0.value != before[$0.key]?.current?.id }.map {
+                PendingHead(key: $0.key, id: $0.value, replacing: before[$0.key]?.current.map { [$0.id] } ?? [], message: "truce: save \($0.key.rawValue)")
+            }
+            heads += extraHeads.map { PendingHead(key: $0.key, id: $0.id, replacing: [$0.base], message: "truce: save \($0.key.rawValue)") }
             try Self.publishHeadsConcurrently(heads, path: repository.path)
             if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) }
             if eventHub.hasSubscribers {
@@ -83,14 +84,14 @@ extension DocumentStore {
     }
 
     /// Publishes many heads at once: each ref costs a few fsyncs, which overlap on separate repository handles.
-    private static func publishHeadsConcurrently(_ heads: [(key: DocumentKey, id: VersionID, replacing: [VersionID])], path: String) throws {
+    static func publishHeadsConcurrently(_ heads: [PendingHead], path: String) throws {
         let workers = min(8, max(1, heads.count / 16))
         let failure = Mutex<(any Error)?>(nil)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             do {
                 let repository = try Repository.openBare(at: path)
                 for head in heads[worker...].striding(by: workers) {
-                    try publishHead(head.id, of: head.key, replacing: head.replacing, message: "truce: save \(head.key.rawValue)", in: repository)
+                    try publishHead(head.id, of: head.key, replacing: head.replacing, message: head.message, in: repository)
                     try ConflictIndex.update(head.key, in: repository)
                 }
             } catch {
@@ -99,6 +100,14 @@ extension DocumentStore {
         }
         if let error = failure.withLock({ $0 }) { throw error }
     }
+}
+
+/// A head written in bulk and waiting to be published: its document, version, the heads it replaces, the reflog message.
+struct PendingHead: Sendable {
+    let key: DocumentKey
+    let id: VersionID
+    let replacing: [VersionID]
+    let message: String
 }
 
 extension ArraySlice {

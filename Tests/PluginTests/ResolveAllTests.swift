@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import TestSupport
+import Truce
+
+struct ResolveAllTests {
+    static let base = "one\ntwo\nthree\nfour\nfive\nsix\n"
+
+    @Test func everyConflictIsSettledTogetherExceptThoseThatNeedAPerson() async throws {
+        let test = try TestStore()
+        var made: [DocumentKey: MadeConflict] = [:]
+        for index in 0..<12 {
+            let key = try DocumentKey("docs/\(index).md")
+            let theirs = index == 5 ? Self.base.replacingOccurrences(of: "one", with: "ONE?") : Self.base.replacingOccurrences(of: "six", with: "SIX")
+            made[key] = try test.makeConflict(key, base: .text(Self.base), heads: [
+                ("laptop", .text(Self.base.replacingOccurrences(of: "one", with: "ONE"))), ("phone", .text(theirs)),
+            ])
+        }
+        let events = test.store.events
+        let results = try test.store.resolveAll(registry: .standard, device: "bench")
+        #expect(results.count == 12)
+        for (key, conflict) in made {
+            if key == "docs/5.md" {
+                guard case .needsPerson(let points, "three-way", _) = results[key] else { Issue.record("\(String(describing: results[key]))"); continue }
+                #expect(points.count == 1)
+                #expect(try test.store.state(of: key) == .inConflict)
+                continue
+            }
+            guard case .resolved(let version, "three-way", .settled) = results[key] else { Issue.record("\(String(describing: results[key]))"); continue }
+            #expect(version.parents == [conflict.current.id, conflict.heads[0].id])
+            #expect(try test.store.contents(of: version) == .text(Self.base.replacingOccurrences(of: "one", with: "ONE").replacingOccurrences(of: "six", with: "SIX")))
+        }
+        #expect(try test.store.documentsInConflict().map(\.key) == ["docs/5.md"])
+        #expect(try test.store.changes().changes.filter { $0.kind == .resolution }.count == 11)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+        var resolvedEvents = 0
+        for await event in events where event.wasResolved {
+            resolvedEvents += 1
+            if resolvedEvents == 11 { break }
+        }
+        #expect(resolvedEvents == 11)
+    }
+
+    @Test func theCommandLineSettlesEveryDocumentAndSaysWhichNeedAPerson() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.md", base: .text(Self.base), heads: [("laptop", .text("ONE\n" + Self.base.dropFirst(4))), ("phone", .text(Self.base + "seven\n"))])
+        try test.makeConflict("b.md", base: .text(Self.base), heads: [("laptop", .text("x\n")), ("phone", .text("y\n"))])
+        let dryRun = try truce(["resolve", "--all", "--dry-run"], store: test.path)
+        #expect(dryRun.status == 1)
+        #expect(dryRun.output.contains("dry run: three-way would resolve a.md"))
+        let result = try truce(["resolve", "--all"], store: test.path)
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("resolved a.md with three-way: "))
+        #expect(lines[1] == "b.md: needs a person (1 conflict points); see 'truce conflicts b.md'")
+        #expect(try truce(["resolve", "--all", "a.md"], store: test.path).status == 2)
+    }
+}

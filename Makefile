@@ -39,5 +39,9 @@ demo: build
 	git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso 2>/dev/null; \
 	echo; echo "store kept at $$store"
 
+# Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines.
+bench: deps
+	$(SWIFT) run -c release truce-bench $(BENCH_FLAGS)
+
 clean:
 	rm -rf .build

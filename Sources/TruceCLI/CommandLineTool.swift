@@ -70,6 +70,8 @@ enum CommandLineTool {
         }
         guard let name = words.first else {
             output.out(HelpCommand.overview)
+            // Bad usage like any other: scripts reading stderr get the one line every error gives.
+            output.error("missing COMMAND; see 'truce help'")
             return .badInput
         }
         if name == "--help" || name == "-h" { return run(["help"] + words.dropFirst(), output: output) }

@@ -1,4 +1,5 @@
 import CLibgit2
+import Foundation
 
 /// One line of a reference's reflog.
 struct ReflogEntry {
@@ -23,6 +24,26 @@ extension Repository {
             }
         }
         return logs
+    }
+
+    /// The reference names of every reflog file under `logs/refs/`, including those whose reference no longer exists.
+    ///
+    /// libgit2 appends the reflog entry before it moves the reference, so a
+    /// writer killed in between leaves a reflog without its reference. git
+    /// reads those entries too (`git fsck` fails on one whose object is gone).
+    func reflogNames() -> [String] {
+        let logs = gitDirectory + "logs/"
+        guard let enumerator = FileManager.default.enumerator(atPath: logs + "refs") else { return [] }
+        var names: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            // Lock files, and locks a stale-lock recovery took aside, are not reflogs.
+            guard !relative.hasSuffix(".lock"), !relative.contains(".lock.stale-") else { continue }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: logs + "refs/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                names.append("refs/" + relative)
+            }
+        }
+        return names
     }
 
     /// Drops the entries of `name`'s reflog older than `cutoff` (seconds since 1970); returns how many were dropped.

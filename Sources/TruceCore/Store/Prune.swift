@@ -30,7 +30,8 @@ extension DocumentStore {
     @discardableResult
     public func prune(expire: TimeInterval = Expiry.defaultGrace, progress: (@Sendable (String) -> Void)? = nil) throws(TruceError) -> PruneReport {
         let now = Date()
-        let cutoff = expire.isInfinite ? Date.distantPast : now.addingTimeInterval(-expire)
+        // A grace period reaching back before year 1 keeps everything, as `never` does; the seconds below would overflow.
+        let cutoff = expire.isInfinite || expire > now.timeIntervalSince(.distantPast) ? Date.distantPast : now.addingTimeInterval(-expire)
         // git stores whole seconds: round up so that `--now` covers what was written this very second.
         let cutoffSeconds = Int64(cutoff.timeIntervalSince1970.rounded(.up))
         let gitDirectory = try withRepository { $0.gitDirectory }
@@ -41,17 +42,20 @@ extension DocumentStore {
             let dropped = try Self.dropDeletedDocuments(olderThan: cutoffSeconds, in: repository)
             try ConflictIndex.rebuild(in: repository)
             let references = try repository.references(matching: "refs/*")
+            // Reflogs whose reference a killed writer never created are expired and marked like the others:
+            // git fsck reads their entries too.
+            let reflogs = Set(references.map(\.name)).union(repository.reflogNames()).sorted()
             var expired = 0
-            for reference in references where !expire.isInfinite {
-                try Self.withLockRetries(on: "logs/" + reference.name, in: repository) {
-                    expired += try repository.expireReflog(of: reference.name, olderThan: cutoffSeconds)
+            for name in reflogs where !expire.isInfinite {
+                try Self.withLockRetries(on: "logs/" + name, in: repository) {
+                    expired += try repository.expireReflog(of: name, olderThan: cutoffSeconds)
                 }
             }
             // Files are listed before marking: objects written after this point are never deleted.
             let files = repository.objectFiles()
             let bytesBefore = (files.loose + files.packs + files.temporary).reduce(0) { $0 + $1.size }
             progress?("marking reachable objects")
-            let reflogIDs = try repository.reflogs(ofReferences: references.map(\.name)).values.flatMap { $0.flatMap { [$0.old, $0.new] } }
+            let reflogIDs = try repository.reflogs(ofReferences: reflogs).values.flatMap { $0.flatMap { [$0.old, $0.new] } }
             let tips = Set(references.map(\.target) + reflogIDs).filter { $0.bytes.contains { $0 != 0 } }
             let reachable = try repository.reachableObjects(from: Array(tips))
             progress?("packing \(reachable.count) objects")
@@ -109,7 +113,7 @@ extension DocumentStore {
         }
         let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)
         var missing: [Change] = []
-        for id in try repository.walk(from: heads, hiding: []) where !journaled.contains(id) {
+        for id in try repository.walk(from: heads, oldestFirst: true) where !journaled.contains(id) {
             guard let key = try documentKey(of: id, in: repository) else { continue }
             missing.append(change(recording: try readVersion(id, of: key, in: repository)))
         }

@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `save`, `resolve`, `sync` and `prune --now` killed with SIGKILL at random moments, one at a time.
+///
+/// After every kill: `git fsck --strict` is clean in each store the killed
+/// process wrote, every version acknowledged so far is still reachable from a
+/// head, and the next `truce save` succeeds within `nextWriterBound`: a lock
+/// file the dead process left is taken aside once it is five seconds old
+/// (`StaleLocks.swift`), so the worst case is about seven seconds. Nothing
+/// else writes while a `prune --now` runs, the only way that mode is safe.
+@Suite(.serialized) struct ReliabilityCrashTests {
+    enum Operation: String, CaseIterable {
+        case save, saveFromBase = "save --base", resolve, sync, prune = "prune --now"
+    }
+
+    static let nextWriterBound: TimeInterval = 10
+    static let documents = ["notes/0.txt", "notes/1.txt", "notes/2.md", "notes/3.md", "deep/a/b/4.txt"]
+
+    /// The two replicas and what each acknowledged, per document.
+    struct Replicas {
+        let paths: [String]
+        var acknowledged: [[String: [String]]]
+
+        func all(_ store: Int) -> Set<String> { Set(acknowledged[store].values.joined()) }
+
+        mutating func acknowledge(_ id: String, of document: String, in store: Int) {
+            acknowledged[store][document, default: []].append(id)
+        }
+
+        /// After a finished sync each store has every version the other acknowledged.
+        mutating func synced() {
+            for document in ReliabilityCrashTests.documents {
+                let union = Array(Set((acknowledged[0][document] ?? []) + (acknowledged[1][document] ?? []))).sorted()
+                acknowledged[0][document] = union
+                acknowledged[1][document] = union
+            }
+        }
+    }
+
+    /// Random text of a few lines; sometimes CRLF, sometimes without a final newline.
+    static func content(_ random: inout ReliabilityRandom, iteration: Int, lines: Int) -> Data {
+        var text = (0..<random.int(1...lines)).map { "line \($0) \(random.int(0...9))" }
+        text.insert("iteration \(iteration)", at: random.int(0...text.count))
+        let eol = random.chance(20) ? "\r\n" : "\n"
+        return Data((text.joined(separator: eol) + (random.chance(80) ? eol : "")).utf8)
+    }
+
+    @Test func killedWritersLoseNothingAndBlockNoOne() throws {
+        let seed = Reliability.seed(0x0C4A_5E5D, for: "crash")
+        let iterations = Reliability.size(ci: 200, heavy: 1000)
+        let lines = Reliability.size(ci: 20, heavy: 400)
+        var random = ReliabilityRandom(seed: seed)
+        let directory = TemporaryDirectory("truce-crash")
+        var replicas = Replicas(paths: [try Reliability.makeStore(in: directory, named: "a"), try Reliability.makeStore(in: directory, named: "b")],
+                                acknowledged: [[:], [:]])
+        let started = Date()
+
+        // Every document starts in conflict in store a, then both stores hold it.
+        for document in Self.documents {
+            let base = try truce(["save", document, "-", "--device", "setup"], store: replicas.paths[0], input: Self.content(&random, iteration: -1, lines: lines))
+            let baseID = try #require(Reliability.savedID(base.output))
+            replicas.acknowledge(baseID, of: document, in: 0)
+            for device in ["laptop", "phone"] {
+                let result = try truce(["save", document, "-", "--device", device, "--base", baseID], store: replicas.paths[0],
+                                       input: Self.content(&random, iteration: -1, lines: lines))
+                replicas.acknowledge(try #require(Reliability.savedID(result.output)), of: document, in: 0)
+            }
+        }
+        #expect(try truce(["sync", replicas.paths[1]], store: replicas.paths[0]).status == 0)
+        replicas.synced()
+
+        // How long each operation takes unharmed, so that kills land anywhere in it, not only during start-up.
+        var typical: [Operation: TimeInterval] = [:]
+        for operation in Operation.allCases {
+            let (arguments, _) = Self.arguments(for: operation, document: Self.documents[0], store: 0, replicas: replicas, random: &random)
+            let process = try BackgroundProcess(arguments, store: replicas.paths[0], input: Self.content(&random, iteration: -1, lines: lines))
+            let ending = process.wait()
+            // A first run that met something slow must not push every kill past the end.
+            typical[operation] = min(ending.seconds, 2)
+            if ending.status == 0 { try Self.acknowledge(ending, of: operation, document: Self.documents[0], store: 0, replicas: &replicas) }
+        }
+
+        var problems: [String] = []
+        var kills = 0, finished = 0, slowestNextSave: TimeInterval = 0, staleLockWaits = 0
+        var killsByOperation: [Operation: Int] = [:]
+        for iteration in 0..<iterations where problems.count < 5 {
+            let operation = random.pick([Operation.save, .save, .saveFromBase, .resolve, .resolve, .sync, .prune, .prune])
+            let store = random.int(0...1)
+            let document = random.pick(Self.documents)
+            let (arguments, touched) = Self.arguments(for: operation, document: document, store: store, replicas: replicas, random: &random)
+            let delay = typical[operation]! * (0.1 + random.unit())
+            let context = "iteration \(iteration), \(operation.rawValue) \(document) in store \(store), killed after \(Int(delay * 1000)) ms, seed \(seed)"
+
+            let process = try BackgroundProcess(arguments, store: replicas.paths[store], input: Self.content(&random, iteration: iteration, lines: lines))
+            usleep(UInt32(delay * 1_000_000))
+            process.kill()
+            let ending = process.wait()
+            if ending.killed {
+                kills += 1
+                killsByOperation[operation, default: 0] += 1
+            } else {
+                finished += 1
+                if ending.status == 0 {
+                    try Self.acknowledge(ending, of: operation, document: document, store: store, replicas: &replicas)
+                } else if !Self.isAllowedFailure(ending, of: operation, document: document) {
+                    problems.append("\(context): finished with exit \(ending.status): \(ending.errorOutput)")
+                }
+            }
+
+            for index in touched {
+                let fsck = try Reliability.fsckProblems(replicas.paths[index])
+                if !fsck.isEmpty { problems.append("\(context): git fsck --strict in store \(index): \(fsck.prefix(5).joined(separator: " | "))") }
+                let lost = try Reliability.lostVersions(replicas.all(index), in: replicas.paths[index])
+                if !lost.isEmpty { problems.append("\(context): store \(index) lost acknowledged versions \(lost)") }
+            }
+            // The next writer must not be blocked by what the dead one left.
+            for index in touched {
+                let next = random.pick(Self.documents)
+                var words = ["save", next, "-", "--device", "next"]
+                if random.chance(50), let base = replicas.acknowledged[index][next]?.last { words += ["--base", base] }
+                let clock = Date()
+                let result = try truce(words, store: replicas.paths[index], input: Self.content(&random, iteration: iteration, lines: lines))
+                let seconds = Date().timeIntervalSince(clock)
+                slowestNextSave = max(slowestNextSave, seconds)
+                if seconds > 1 { staleLockWaits += 1 }
+                guard result.status == 0, let id = Reliability.savedID(result.output) else {
+                    problems.append("\(context): the next save in store \(index) failed after \(String(format: "%.1f", seconds)) s: \(result.errorOutput)")
+                    continue
+                }
+                if seconds >= Self.nextWriterBound {
+                    problems.append("\(context): the next save in store \(index) took \(String(format: "%.1f", seconds)) s")
+                }
+                replicas.acknowledge(id, of: next, in: index)
+            }
+        }
+
+        #expect(problems.isEmpty, "\(problems.count) problems (seed \(seed)):\n\(problems.joined(separator: "\n"))")
+        for index in 0...1 {
+            // A kill between a head and its conflict marker leaves `status` a hint short until prune rebuilds the markers.
+            let prune = try truce(["prune"], store: replicas.paths[index])
+            #expect(prune.status == 0, "store \(index): prune after the loop: \(prune.errorOutput)")
+            let status = try truce(["status", "--json"], store: replicas.paths[index])
+            let listed = ((try JSONSerialization.jsonObject(with: status.stdout) as? [String: Any])?["inConflict"] as? [[String: Any]] ?? [])
+                .compactMap { $0["document"] as? String }
+            var inConflict: [String] = []
+            for document in Self.documents {
+                let versions = try truce(["versions", document, "--json"], store: replicas.paths[index])
+                if (try JSONSerialization.jsonObject(with: versions.stdout) as? [String: Any])?["state"] as? String == "inConflict" {
+                    inConflict.append(document)
+                }
+            }
+            #expect(Set(listed) == Set(inConflict), "store \(index): status lists \(listed), versions says \(inConflict) (seed \(seed))")
+            #expect(try Reliability.fsckProblems(replicas.paths[index]).isEmpty)
+            let unjournaled = replicas.all(index).subtracting(try Reliability.journaledVersions(in: replicas.paths[index]))
+            #expect(unjournaled.isEmpty, "store \(index): truce changes lacks acknowledged versions \(unjournaled.sorted()) (seed \(seed))")
+        }
+        // Most processes must really have died mid-way, or the loop proves little.
+        #expect(kills >= iterations / 2, "only \(kills) of \(iterations) processes were killed before they finished (seed \(seed))")
+        print("reliability: crash \(iterations) iterations: \(kills) killed (\(killsByOperation.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))), "
+              + "\(finished) finished first, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
+              + String(format: "%.1f s", Date().timeIntervalSince(started)))
+    }
+
+    /// The command line of `operation` and the stores it writes.
+    static func arguments(for operation: Operation, document: String, store: Int, replicas: Replicas,
+                          random: inout ReliabilityRandom) -> ([String], [Int]) {
+        switch operation {
+        case .save:
+            return (["save", document, "-", "--device", "crash"], [store])
+        case .saveFromBase:
+            let base = replicas.acknowledged[store][document].map { random.pick($0) }
+            return (["save", document, "-", "--device", "crash"] + (base.map { ["--base", $0] } ?? []), [store])
+        case .resolve:
+            let resolver = document.hasSuffix(".md") ? [] : ["--resolver", "overwrite-with-current"]
+            return (["resolve", document, "--device", "crash"] + resolver, [store])
+        case .sync:
+            return (["sync", replicas.paths[1 - store]], [0, 1])
+        case .prune:
+            return (["prune", "--now"], [store])
+        }
+    }
+
+    /// Records what a process that finished with exit 0 acknowledged.
+    static func acknowledge(_ ending: BackgroundProcess.Ending, of operation: Operation, document: String, store: Int,
+                            replicas: inout Replicas) throws {
+        switch operation {
+        case .save, .saveFromBase:
+            replicas.acknowledge(try #require(Reliability.savedID(ending.output), "save printed \(ending.output)"), of: document, in: store)
+        case .resolve:
+            replicas.acknowledge(try #require(Reliability.resolutionID(ending.output), "resolve printed \(ending.output)"), of: document, in: store)
+        case .sync:
+            replicas.synced()
+        case .prune:
+            break
+        }
+    }
+
+    /// The exits other than 0 that are not a failure: a conflict that needs a person, a document not in conflict, a busy store.
+    static func isAllowedFailure(_ ending: BackgroundProcess.Ending, of operation: Operation, document: String) -> Bool {
+        if Reliability.isBusy(status: ending.status, errorLines: ending.errorLines) { return true }
+        guard operation == .resolve else { return false }
+        return ending.status == 1 || (ending.status == 2 && ending.errorLines == ["truce: '\(document)' is not in conflict"])
+    }
+}

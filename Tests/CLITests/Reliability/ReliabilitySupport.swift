@@ -1,0 +1,185 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Sizes, seeds and store checks shared by the reliability harness.
+///
+/// The CI sizes keep the whole harness within a few minutes on two cores;
+/// `HEAVY=1` runs bigger and longer. Every random choice comes from a
+/// `ReliabilityRandom` seeded with a fixed number, printed and named in every
+/// failure; `RELIABILITY_SEED=<n>` replays or explores another one.
+enum Reliability {
+    static let isHeavy = ProcessInfo.processInfo.environment["HEAVY"] == "1"
+
+    /// `ci` normally, `heavy` under `HEAVY=1`.
+    static func size(ci: Int, heavy: Int) -> Int { isHeavy ? heavy : ci }
+
+    /// `RELIABILITY_SEED` (decimal or 0x-hex) when set, else `fixed`; printed so a failing run can be replayed.
+    static func seed(_ fixed: UInt64, for test: String) -> UInt64 {
+        var seed = fixed
+        if let text = ProcessInfo.processInfo.environment["RELIABILITY_SEED"] {
+            let parsed = text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+            if let parsed { seed = parsed }
+        }
+        print("reliability: \(test) seed \(seed) (replay with RELIABILITY_SEED=\(seed))\(isHeavy ? " HEAVY" : "")")
+        return seed
+    }
+
+    /// What `git fsck --strict` finds wrong in `store`: empty when it exits 0 and says nothing but notices.
+    ///
+    /// Dangling objects (an unacknowledged save a kill cut short) are not
+    /// problems; git's own deprecation warning for `core.fsyncObjectFiles`,
+    /// which every store sets on purpose, is not either.
+    static func fsckProblems(_ store: String) throws -> [String] {
+        let result = try git(["-C", store, "fsck", "--strict", "--no-dangling", "--no-progress"])
+        var problems = result.errorLines.filter { !$0.hasPrefix("notice: HEAD points to an unborn branch") }
+        problems += result.output.split(separator: "\n").map(String.init)
+        if result.status != 0 { problems.insert("git fsck --strict exited \(result.status)", at: 0) }
+        return problems
+    }
+
+    /// Every commit a head ref of `store` reaches: the heads, their history, and each resolution's ancestry.
+    static func reachableVersions(in store: String) throws -> Set<String> {
+        let result = try git(["-C", store, "rev-list", "--glob=refs/truce/heads/*"])
+        guard result.status == 0 else { throw ReliabilityFailure("git rev-list failed: \(result.errorOutput)") }
+        return Set(result.output.split(separator: "\n").map(String.init))
+    }
+
+    /// The acknowledged versions no head ref of `store` reaches: lost ones. Empty when nothing was lost.
+    static func lostVersions(_ acknowledged: Set<String>, in store: String) throws -> [String] {
+        acknowledged.subtracting(try reachableVersions(in: store)).sorted()
+    }
+
+    /// The version ids `truce changes --json` lists for `store`.
+    static func journaledVersions(in store: String) throws -> Set<String> {
+        let result = try truce(["changes", "--json"], store: store)
+        guard result.status == 0, let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
+              let changes = json["changes"] as? [[String: Any]] else { return [] }
+        return Set(changes.compactMap { $0["version"] as? String })
+    }
+
+    /// A store made with `truce init` in `directory`, resolving `*.md` three-way and everything else as the test asks.
+    static func makeStore(in directory: TemporaryDirectory, named name: String) throws -> String {
+        let path = directory.file(name)
+        let result = try truce(["init"], store: path)
+        guard result.status == 0 else { throw ReliabilityFailure("truce init failed: \(result.errorOutput)") }
+        try Data("*.md merge=three-way\n".utf8).write(to: URL(fileURLWithPath: path + "/info/attributes"))
+        return path
+    }
+
+    /// The id `truce save` printed, nil unless it printed exactly one.
+    static func savedID(_ output: String) -> String? {
+        let text = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.count == 40 && text.allSatisfy(\.isHexDigit) ? text : nil
+    }
+
+    /// The id of the resolution `truce resolve` wrote (`resolved DOC with NAME: <id>`), nil when it wrote none.
+    static func resolutionID(_ output: String) -> String? {
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("resolved ") }),
+              let id = line.split(separator: " ").last, id.count == 40 else { return nil }
+        return String(id)
+    }
+
+    /// True when a failed command said the store was busy: the one failure a writer may retry.
+    static func isBusy(status: Int32, errorLines: [String]) -> Bool {
+        status == 3 && errorLines.count == 1 && errorLines[0].contains("the store is busy")
+    }
+}
+
+/// A harness step that could not even run (not a finding about Truce).
+struct ReliabilityFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A flag one task raises and others poll.
+final class ReliabilityFlag: Sendable {
+    private let state = Mutex(false)
+    var isRaised: Bool { state.withLock { $0 } }
+    func raise() { state.withLock { $0 = true } }
+}
+
+/// SplitMix64: small, seeded and the same on every machine, unlike the system generator.
+struct ReliabilityRandom: Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
+    }
+
+    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
+
+    /// A fraction in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+/// A `truce` process started in the background, to be waited for or killed.
+///
+/// stdin, stdout and stderr are files, so a kill can never leave a pipe half
+/// read, and whatever the process printed before it died can still be read.
+final class BackgroundProcess {
+    private let process = Process()
+    private let files: URL
+    let started = Date()
+
+    init(_ arguments: [String], store: String, input: Data = Data()) throws {
+        files = FileManager.default.temporaryDirectory.appendingPathComponent("truce-bg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try input.write(to: files.appendingPathComponent("stdin"))
+        for name in ["stdout", "stderr"] { try Data().write(to: files.appendingPathComponent(name)) }
+        process.executableURL = URL(fileURLWithPath: truceExecutable)
+        process.arguments = ["--store", store] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "TRUCE_STORE")
+        process.environment = environment
+        process.standardInput = try FileHandle(forReadingFrom: files.appendingPathComponent("stdin"))
+        process.standardOutput = try FileHandle(forWritingTo: files.appendingPathComponent("stdout"))
+        process.standardError = try FileHandle(forWritingTo: files.appendingPathComponent("stderr"))
+        try process.run()
+    }
+
+    deinit { try? FileManager.default.removeItem(at: files) }
+
+    /// Sends SIGKILL unless the process already ended; true when it was still running.
+    @discardableResult
+    func kill() -> Bool {
+        guard process.isRunning else { return false }
+        return Foundation.kill(process.processIdentifier, SIGKILL) == 0
+    }
+
+    /// Waits for the end and returns what the process left.
+    func wait() -> Ending {
+        process.waitUntilExit()
+        let stdout = (try? Data(contentsOf: files.appendingPathComponent("stdout"))) ?? Data()
+        let stderr = (try? Data(contentsOf: files.appendingPathComponent("stderr"))) ?? Data()
+        return Ending(killed: process.terminationReason == .uncaughtSignal, status: process.terminationStatus,
+                      output: String(decoding: stdout, as: UTF8.self), errorOutput: String(decoding: stderr, as: UTF8.self),
+                      seconds: Date().timeIntervalSince(started))
+    }
+
+    /// How a background process ended.
+    struct Ending {
+        /// True when SIGKILL, not an exit, ended it; `status` is then the signal.
+        let killed: Bool
+        let status: Int32
+        let output: String
+        let errorOutput: String
+        /// From start to end.
+        let seconds: TimeInterval
+
+        var errorLines: [String] { errorOutput.split(separator: "\n").map(String.init) }
+    }
+}

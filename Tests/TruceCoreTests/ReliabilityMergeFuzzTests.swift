@@ -24,12 +24,12 @@ import TruceCore
         let seed = environment["RELIABILITY_SEED"].flatMap { $0.hasPrefix("0x") ? UInt64($0.dropFirst(2), radix: 16) : UInt64($0) }
             ?? 0x6D65_7267_6566_757A
         print("reliability: merge fuzz seed \(seed) (replay with RELIABILITY_SEED=\(seed))\(heavy ? " HEAVY" : "")")
-        var random = FuzzRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let cases = (0..<count).map { FuzzCase.make(index: $0, random: &random) }
         let directory = TemporaryDirectory("truce-merge-fuzz")
         for fuzz in cases { try fuzz.write(to: directory.file("\(fuzz.index)")) }
 
-        let gitResults = try await fuzzConcurrently(cases.indices, width: 4) { index in
+        let gitResults = try await concurrently(cases.indices, width: 4) { index in
             try await gitWithoutUserConfig(["merge-file", "-p"] + cases[index].optionArguments + ["ours", "base", "theirs"],
                                            in: directory.file("\(index)"))
         }
@@ -62,7 +62,7 @@ import TruceCore
 
         // The command line on every binary case and on a sample of the rest: git's output and exit status, or one line and exit 2.
         let sample = cases.filter { gitResults[$0.index].status == 255 || $0.index % 40 == 0 }
-        let cliResults = try await fuzzConcurrently(sample.indices, width: 2) { index in
+        let cliResults = try await concurrently(sample.indices, width: 2) { index in
             try await runAsync(truceExecutable, ["merge-file"] + sample[index].optionArguments + ["ours", "base", "theirs"],
                                directory: directory.file("\(sample[index].index)"))
         }
@@ -129,7 +129,7 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
     static let pool = ["a", "b", "c", "x = 1", "x = 2", "return x", "{", "}", "", " ", "\t", "// note", "<<<<<<< ours", "=======",
                        ">>>>>>> theirs", "||||||| base", "<<<<<<<", "éè ü", "end"]
 
-    static func make(index: Int, random: inout FuzzRandom) -> FuzzCase {
+    static func make(index: Int, random: inout SeededRandom) -> FuzzCase {
         let base = (0..<random.int(0...30)).map { _ in line(&random, side: "base") }
         var ours = base, theirs = base
         for _ in 0..<random.int(0...4) { edit(&ours, &random, side: "ours") }
@@ -160,12 +160,12 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
                         markerSize: markerSize, lateNUL: lateNUL)
     }
 
-    static func line(_ random: inout FuzzRandom, side: String) -> String {
+    static func line(_ random: inout SeededRandom, side: String) -> String {
         random.chance(70) ? random.pick(pool) : "\(side) \(random.int(0...99))"
     }
 
     /// Replaces, inserts, deletes or moves a few lines.
-    static func edit(_ lines: inout [String], _ random: inout FuzzRandom, side: String) {
+    static func edit(_ lines: inout [String], _ random: inout SeededRandom, side: String) {
         let at = random.int(0...lines.count)
         let new = (0..<random.int(1...3)).map { _ in line(&random, side: side) }
         let end = min(lines.count, at + random.int(1...3))
@@ -181,7 +181,7 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
     }
 
     /// Joins lines with LF, CRLF, a mix, or now and then a bare CR, and sometimes drops the final line end.
-    static func render(_ lines: [String], _ random: inout FuzzRandom) -> Data {
+    static func render(_ lines: [String], _ random: inout SeededRandom) -> Data {
         let mode = random.int(0...9)
         var text = ""
         for line in lines {
@@ -200,46 +200,3 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
     }
 }
 
-/// SplitMix64: small, seeded, and the same everywhere, unlike the system generator.
-private struct FuzzRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
-
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
-}
-
-/// Runs `body` for every index, at most `width` at a time, and returns the results in index order.
-private func fuzzConcurrently<T: Sendable>(_ indices: Range<Int>, width: Int,
-                                           _ body: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
-    try await withThrowingTaskGroup(of: (Int, T).self) { group in
-        var results = [T?](repeating: nil, count: indices.count)
-        var next = indices.lowerBound
-        func start() {
-            guard next < indices.upperBound else { return }
-            let index = next
-            group.addTask { (index, try await body(index)) }
-            next += 1
-        }
-        for _ in 0..<width { start() }
-        while let (index, result) = try await group.next() {
-            results[index - indices.lowerBound] = result
-            start()
-        }
-        return results.map { $0! }
-    }
-}

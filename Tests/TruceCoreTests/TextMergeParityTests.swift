@@ -13,7 +13,7 @@ import TruceCore
         let directory = TemporaryDirectory("truce-textmerge")
         for (index, triple) in triples.enumerated() { try triple.write(to: directory.file("\(index)")) }
 
-        let gitResults = try await mergeTestConcurrently(cases.indices, width: 4) { index in
+        let gitResults = try await concurrently(cases.indices, width: 4) { index in
             let testCase = cases[index]
             return try await gitWithoutUserConfig(testCase.gitArguments, in: directory.file("\(testCase.triple.index)"))
         }
@@ -142,7 +142,7 @@ private struct MergeTestTriple: Sendable {
 
     /// `count` triples from a fixed seed: the same every run, on every machine.
     static func generate(count: Int, seed: UInt64) -> [MergeTestTriple] {
-        var random = MergeTestRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         return (0..<count).map { index in
             let scenario = MergeTestScenario.allCases[index % MergeTestScenario.allCases.count]
             return scenario.make(index: index, random: &random)
@@ -179,7 +179,7 @@ private enum MergeTestScenario: String, CaseIterable {
     case random, atStart, atEnd, adjacent, deletions, insertions, noFinalNewline, crlf, empty, identical,
          markerLikeContent, sharedEnds, punctuationBetween
 
-    func make(index: Int, random: inout MergeTestRandom) -> MergeTestTriple {
+    func make(index: Int, random: inout SeededRandom) -> MergeTestTriple {
         var base = MergeTestLines.base(random: &random, markerLike: self == .markerLikeContent)
         var ours = base, theirs = base
         var eol = MergeTestLineEnding.lf
@@ -255,7 +255,7 @@ private enum MergeTestScenario: String, CaseIterable {
             ours.replace(line + gap.count + 1, with: ["ours after \(index)"])
             theirs.replace(line + gap.count + 1, with: random.chance(80) ? ["theirs after \(index)"] : [])
         }
-        let render = { (lines: [String], final: Bool, random: inout MergeTestRandom) in
+        let render = { (lines: [String], final: Bool, random: inout SeededRandom) in
             MergeTestLines.render(lines, eol: eol, finalNewline: final, random: &random)
         }
         return MergeTestTriple(index: index, scenario: rawValue,
@@ -272,7 +272,7 @@ private enum MergeTestLines {
     static let punctuation = ["}", "", "--", "  ", "};", "*/"]
 
     /// A base of 0 to 24 lines: mostly distinct, with repeated punctuation lines to give the diff some choices.
-    static func base(random: inout MergeTestRandom, markerLike: Bool) -> [String] {
+    static func base(random: inout SeededRandom, markerLike: Bool) -> [String] {
         (0..<random.int(0...24)).map { line in
             if random.chance(markerLike ? 25 : 3) { return random.pick(Self.markerLike) }
             if random.chance(20) { return random.pick(punctuation) }
@@ -280,7 +280,7 @@ private enum MergeTestLines {
         }
     }
 
-    static func render(_ lines: [String], eol: MergeTestLineEnding, finalNewline: Bool, random: inout MergeTestRandom) -> Data {
+    static func render(_ lines: [String], eol: MergeTestLineEnding, finalNewline: Bool, random: inout SeededRandom) -> Data {
         var text = ""
         for (index, line) in lines.enumerated() {
             text += line
@@ -297,12 +297,12 @@ private enum MergeTestLines {
 
 private extension [String] {
     /// Replaces, inserts or deletes a few lines somewhere.
-    mutating func edit(anywhere random: inout MergeTestRandom, side: String, markerLike: Bool = false) {
+    mutating func edit(anywhere random: inout SeededRandom, side: String, markerLike: Bool = false) {
         edit(at: random.int(0...count), random: &random, side: side, markerLike: markerLike)
     }
 
     /// Replaces, inserts or deletes a few lines at `line` (clamped).
-    mutating func edit(at line: Int, random: inout MergeTestRandom, side: String, markerLike: Bool = false) {
+    mutating func edit(at line: Int, random: inout SeededRandom, side: String, markerLike: Bool = false) {
         let new = (0..<random.int(1...3)).map { number in
             markerLike && random.chance(60) ? random.pick(MergeTestLines.markerLike) : "\(side) edit \(random.int(0...999)) \(number)"
         }
@@ -328,53 +328,7 @@ private extension [String] {
     }
 }
 
-/// SplitMix64: small, seeded, and the same everywhere, unlike the system generator.
-private struct MergeTestRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
-
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
-}
-
 // MARK: - Helpers
-
-/// Runs `body` for every index, at most `width` at a time, and returns the results in index order.
-private func mergeTestConcurrently<T: Sendable>(_ indices: Range<Int>, width: Int,
-                                        _ body: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
-    try await withThrowingTaskGroup(of: (Int, T).self) { group in
-        var results = [T?](repeating: nil, count: indices.count)
-        var next = indices.lowerBound
-        while next < indices.upperBound && next - indices.lowerBound < width {
-            let index = next
-            group.addTask { (index, try await body(index)) }
-            next += 1
-        }
-        while let (index, result) = try await group.next() {
-            results[index - indices.lowerBound] = result
-            if next < indices.upperBound {
-                let index = next
-                group.addTask { (index, try await body(index)) }
-                next += 1
-            }
-        }
-        return results.map { $0! }
-    }
-}
 
 /// The longest run of '<' that starts a line.
 private func mergeTestLongestMarkerRun(_ data: Data) -> Int {

@@ -73,7 +73,7 @@ import TestSupport
         let outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
             for writer in 0..<Self.writers {
                 group.addTask {
-                    var random = ReliabilityRandom(seed: seed &+ UInt64(writer))
+                    var random = SeededRandom(seed: seed &+ UInt64(writer))
                     var outcome = Outcome(isWriter: true)
                     for save in 0..<savesPerWriter {
                         let document: String
@@ -103,7 +103,7 @@ import TestSupport
                 }
             }
             group.addTask {
-                var random = ReliabilityRandom(seed: seed &+ 100)
+                var random = SeededRandom(seed: seed &+ 100)
                 var outcome = Outcome()
                 var last = false
                 while !last {

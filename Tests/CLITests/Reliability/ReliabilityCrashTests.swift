@@ -40,7 +40,7 @@ import TestSupport
     }
 
     /// Random text of a few lines; sometimes CRLF, sometimes without a final newline.
-    static func content(_ random: inout ReliabilityRandom, iteration: Int, lines: Int) -> Data {
+    static func content(_ random: inout SeededRandom, iteration: Int, lines: Int) -> Data {
         var text = (0..<random.int(1...lines)).map { "line \($0) \(random.int(0...9))" }
         text.insert("iteration \(iteration)", at: random.int(0...text.count))
         let eol = random.chance(20) ? "\r\n" : "\n"
@@ -51,7 +51,7 @@ import TestSupport
         let seed = Reliability.seed(0x0C4A_5E5D, for: "crash")
         let iterations = Reliability.size(ci: 200, heavy: 1000)
         let lines = Reliability.size(ci: 20, heavy: 400)
-        var random = ReliabilityRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-crash")
         var replicas = Replicas(paths: [try Reliability.makeStore(in: directory, named: "a"), try Reliability.makeStore(in: directory, named: "b")],
                                 acknowledged: [[:], [:]])
@@ -165,7 +165,7 @@ import TestSupport
 
     /// The command line of `operation` and the stores it writes.
     static func arguments(for operation: Operation, document: String, store: Int, replicas: Replicas,
-                          random: inout ReliabilityRandom) -> ([String], [Int]) {
+                          random: inout SeededRandom) -> ([String], [Int]) {
         switch operation {
         case .save:
             return (["save", document, "-", "--device", "crash"], [store])

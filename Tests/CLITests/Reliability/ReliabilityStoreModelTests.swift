@@ -86,7 +86,7 @@ import TestSupport
     @Test func randomOperationsMatchAModelOfHeads() throws {
         let seed = Reliability.seed(0x5707_E30D, for: "store model")
         let steps = Reliability.size(ci: 200, heavy: 2000)
-        var random = ReliabilityRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-model")
         var model = Model(stores: [ModelStore(path: try Reliability.makeStore(in: directory, named: "a")),
                                    ModelStore(path: try Reliability.makeStore(in: directory, named: "b"))])

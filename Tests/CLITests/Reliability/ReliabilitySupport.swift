@@ -7,7 +7,7 @@ import TestSupport
 ///
 /// The CI sizes keep the whole harness within a few minutes on two cores;
 /// `HEAVY=1` runs bigger and longer. Every random choice comes from a
-/// `ReliabilityRandom` seeded with a fixed number, printed and named in every
+/// `SeededRandom` seeded with a fixed number, printed and named in every
 /// failure; `RELIABILITY_SEED=<n>` replays or explores another one.
 enum Reliability {
     static let isHeavy = ProcessInfo.processInfo.environment["HEAVY"] == "1"
@@ -98,32 +98,6 @@ final class ReliabilityFlag: Sendable {
     private let state = Mutex(false)
     var isRaised: Bool { state.withLock { $0 } }
     func raise() { state.withLock { $0 = true } }
-}
-
-/// SplitMix64: small, seeded and the same on every machine, unlike the system generator.
-struct ReliabilityRandom: Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
-
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...items.count - 1)] }
-
-    /// A fraction in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 /// A `truce` process started in the background, to be waited for or killed.

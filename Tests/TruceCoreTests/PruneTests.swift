@@ -25,6 +25,8 @@ struct PruneTests {
         try test.store.save(.text(String(repeating: "big\n", count: 5000)), to: "gone.txt", device: "laptop")
         try test.store.delete("gone.txt", device: "laptop")
         let abandoned = try Self.abandonedBlob(test, "left by a crash\n")
+        let temporary = test.path + "/objects/tmp_object_git2_left"
+        try Data("half written".utf8).write(to: URL(fileURLWithPath: temporary))
         let before = try Self.countObjects(test)
 
         let report = try test.store.prune(expire: 0)
@@ -35,6 +37,7 @@ struct PruneTests {
         #expect(after["packs"] == 1)
         #expect(after["size-pack"]! < before["size"]!)
         #expect(try git("-C", test.path, "cat-file", "-e", abandoned).status != 0)
+        #expect(!FileManager.default.fileExists(atPath: temporary))
         #expect(try test.store.state(of: "gone.txt") == .absent)
         #expect(try test.store.contents(of: kept) == .text("keep me\n"))
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)

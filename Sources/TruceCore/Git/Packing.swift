@@ -62,6 +62,10 @@ extension Repository {
                 }
             }
         }
+        // libgit2 writes a loose object to objects/tmp_object_git2_* first; a writer killed then leaves it there.
+        for name in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where name.hasPrefix("tmp_") {
+            file(objects + name).map { temporary.append($0) }
+        }
         for name in (try? manager.contentsOfDirectory(atPath: objects + "pack")) ?? [] {
             let path = objects + "pack/" + name
             if name.hasPrefix("pack-") && name.hasSuffix(".pack") {

@@ -30,13 +30,15 @@ demo: build
 	echo "\$$ truce versions notes/todo.md"; $(TRUCE) versions notes/todo.md; echo; \
 	echo "\$$ truce explain notes/todo.md"; $(TRUCE) explain notes/todo.md; echo; \
 	echo "\$$ truce cat notes/todo.md"; $(TRUCE) cat notes/todo.md; echo; \
-	echo "\$$ git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso"; \
-	git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso 2>/dev/null; echo; \
+	echo "\$$ git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso"; \
+	git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso 2>/dev/null; echo; \
 	echo "\$$ echo '*.md merge=three-way' >> $$store/info/attributes"; echo '*.md merge=three-way' >> $$store/info/attributes; \
 	echo "\$$ truce resolve notes/todo.md --device demo"; $(TRUCE) resolve notes/todo.md --device demo; echo; \
 	echo "\$$ truce cat notes/todo.md"; $(TRUCE) cat notes/todo.md; echo; \
-	echo "\$$ git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso"; \
-	git -C $$store log --graph --all --format='%h %an %ad %s' --date=iso 2>/dev/null; \
+	echo "\$$ git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso"; \
+	git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso 2>/dev/null; echo; \
+	echo "\$$ git -C $$store log --format='%h %an %s' refs/truce/journal   # the change journal"; \
+	git -C $$store log --format='%h %an %s' refs/truce/journal 2>/dev/null; \
 	echo; echo "store kept at $$store"
 
 # Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines.

@@ -11,7 +11,7 @@ struct DriverCommand {
     let markerSize: Int
     /// What `%P` becomes: `document` with the key's extension when that is plain letters and digits.
     let pathName: String
-    /// What `%S`, `%X` and `%Y` become: short version ids, hex digits only.
+    /// What `%S`, `%X` and `%Y` become: short version ids (hex digits), or `empty` for a missing base.
     let baseLabel: String
     let currentLabel: String
     let otherLabel: String

@@ -36,4 +36,11 @@ struct BatchSavingTests {
         }
         #expect(snapshot(ofStore: test.path) == before)
     }
+
+    @Test func anEmptyBatchWritesNothing() throws {
+        let test = try TestStore()
+        let before = snapshot(ofStore: test.path)
+        #expect(try test.store.saveBatch([]).isEmpty)
+        #expect(snapshot(ofStore: test.path) == before)
+    }
 }

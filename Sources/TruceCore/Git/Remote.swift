@@ -45,8 +45,23 @@ extension Repository {
         defer { git_remote_free(remote) }
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "prepare push")
-        try withStringArray(references.map { "\($0):\($0)" }) { refspecs throws(GitError) in
-            try check(git_remote_push(remote, refspecs, &options), "push to \(url)")
+        // git_remote_push succeeds even when the remote refuses a ref; only this callback hears of it.
+        var rejected: [String] = []
+        options.callbacks.push_update_reference = { name, status, payload in
+            if let name, let status, let payload {
+                payload.assumingMemoryBound(to: [String].self).pointee.append("\(String(cString: name)): \(String(cString: status))")
+            }
+            return 0
+        }
+        try withUnsafeMutablePointer(to: &rejected) { sink throws(GitError) in
+            options.callbacks.payload = UnsafeMutableRawPointer(sink)
+            try withStringArray(references.map { "\($0):\($0)" }) { refspecs throws(GitError) in
+                try check(git_remote_push(remote, refspecs, &options), "push to \(url)")
+            }
+        }
+        if let first = rejected.first {
+            throw GitError(operation: "push to \(url)", code: -1, errorClass: 0,
+                           message: "the remote refused \(rejected.count) reference(s), first \(first)")
         }
     }
 }

@@ -22,12 +22,13 @@ public struct ConflictSet: Sendable {
     private let mergeBaseLookup: @Sendable ([VersionID]) throws(TruceError) -> Side?
 
     public init(key: DocumentKey, current: Side, conflicts: [Side], base: Side?,
-                mergeBase: @escaping @Sendable ([VersionID]) throws(TruceError) -> Side? = { _ in nil }) {
+                mergeBase: (@Sendable ([VersionID]) throws(TruceError) -> Side?)? = nil) {
         self.key = key
         self.current = current
         self.conflicts = conflicts
         self.base = base
-        self.mergeBaseLookup = mergeBase
+        // Without a way to look bases up, the set's own base stands for every step: right for two heads.
+        self.mergeBaseLookup = mergeBase ?? { _ in base }
     }
 
     /// Every head, current first: the deterministic order resolvers fold them in.

@@ -23,8 +23,9 @@ extension DocumentStore {
             let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, author: author, date: now, in: repository)
             try Self.publishHead(id, of: key, replacing: conflict.heads.map(\.version.id), message: "truce: resolve \(key.rawValue) with \(resolver)",
                                  in: repository)
-            try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
-            try ConflictIndex.update(key, in: repository)
+            Self.recordPublished(key, in: repository) {
+                try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
+            }
             let after = try Self.documentVersions(of: key, in: repository)
             return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
         }
@@ -52,7 +53,7 @@ extension DocumentStore {
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
             try bulk.flush()
             try Self.publishHeadsConcurrently(heads, path: repository.path)
-            if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) }
+            try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
             var results: [DocumentKey: ResolveResult] = [:]
             var events: [DocumentStateChange] = []
             for (head, (_, _, resolver)) in zip(heads, settled) {
@@ -111,7 +112,7 @@ extension DocumentStore {
             try Self.withLockRetries(on: resolutionReference, in: repository) {
                 try repository.deleteReference(resolutionReference, expecting: resolution.id)
             }
-            try ConflictIndex.update(key, in: repository)
+            Self.recordPublished(key, in: repository) {}
             return (before.state, try Self.documentVersions(of: key, in: repository))
         }
         if let current = after.current {

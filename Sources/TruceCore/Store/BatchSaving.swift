@@ -29,6 +29,7 @@ extension DocumentStore {
     /// stays a head beside the batch's (the document is then in conflict).
     /// Returns the new version ids in the order of `saves`.
     public func saveBatch(_ saves: [BatchSave]) throws(TruceError) -> [VersionID] {
+        guard !saves.isEmpty else { return [] }
         let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
         var events: [DocumentStateChange] = []
         let ids = try withRepository { repository in
@@ -68,7 +69,8 @@ extension DocumentStore {
             }
             heads += extraHeads.map { PendingHead(key: $0.key, id: $0.id, replacing: [$0.base], message: "truce: save \($0.key.rawValue)") }
             try Self.publishHeadsConcurrently(heads, path: repository.path)
-            if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) }
+            // The heads have landed: see recordPublished.
+            try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
             if eventHub.hasSubscribers {
                 for (key, versions) in before {
                     let after = try Self.documentVersions(of: key, in: repository)
@@ -92,7 +94,7 @@ extension DocumentStore {
                 let repository = try Repository.openBare(at: path)
                 for head in heads[worker...].striding(by: workers) {
                     try publishHead(head.id, of: head.key, replacing: head.replacing, message: head.message, in: repository)
-                    try ConflictIndex.update(head.key, in: repository)
+                    recordPublished(head.key, in: repository) {}
                 }
             } catch {
                 failure.withLock { $0 = $0 ?? error }

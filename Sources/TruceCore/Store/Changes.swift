@@ -123,6 +123,7 @@ enum ChangeJournal {
     ///
     /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
     static func prepare(_ changes: [Change], in repository: Repository, recording bulk: BulkWriter? = nil) throws -> Prepared {
+        precondition(!changes.isEmpty, "a journal entry needs a change")
         let emptyTree = try repository.writeTree([])
         bulk?.record(emptyTree)
         let tip = try repository.reference(reference)

@@ -4,9 +4,9 @@
 /// `status` reads these markers instead of every head ref of the store, so its
 /// cost follows the number of conflicts, not the number of documents. Markers
 /// are only a hint: every write that may change a document's state updates its
-/// marker and then checks the state again until both agree (so a concurrent
-/// writer cannot leave it wrong), `status` re-checks each marked document, and
-/// prune rebuilds the whole index.
+/// marker and then checks the state again until both agree, for a few rounds
+/// (so a concurrent writer cannot leave it wrong), `status` re-checks each
+/// marked document, and prune rebuilds the whole index.
 enum ConflictIndex {
     static let root = "refs/truce/conflicts/"
 

@@ -26,8 +26,9 @@ struct PruneLock {
                 close(descriptor)
                 return PruneLock(path: path)
             }
-            guard errno == EEXIST, isStale(path) else { break }
-            unlink(path)
+            guard errno == EEXIST, let judged = DocumentStore.fileIdentity(path), isStale(path) else { break }
+            // Renamed aside rather than unlinked: two prunes that both judged it stale cannot both take it.
+            DocumentStore.takeAside(path, ifStillFile: judged.number)
         }
         throw .busy("another prune holds \(path)")
     }

@@ -41,15 +41,27 @@ extension DocumentStore {
             let id = try repository.writeCommit(tree: tree, parents: parent.map { [$0.id] } ?? [], author: signature,
                                                 committer: committer, message: message.text)
             try Self.publishHead(id, of: key, replacing: parent.map { [$0.id] } ?? [], message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
-            try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
-                                     in: repository)
-            try ConflictIndex.update(key, in: repository)
+            Self.recordPublished(key, in: repository) {
+                try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
+                                         in: repository)
+            }
             let after = try Self.documentVersions(of: key, in: repository)
             let version = try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
             return (before.state, after.state, version)
         }
         eventHub.publish(DocumentStateChange(key: key, previous: before, current: after, version: version.id))
         return version
+    }
+
+    /// Records a version that has just landed: its journal entry (`journal`), then `key`'s conflict marker.
+    ///
+    /// The version is a head by then, so a failure here must not become an
+    /// error the caller would retry (the retry would write a duplicate, and a
+    /// sibling conflict with `--base`); prune journals whatever is missing and
+    /// rebuilds the markers.
+    static func recordPublished(_ key: DocumentKey, in repository: Repository, journal: () throws -> Void) {
+        try? journal()
+        try? ConflictIndex.update(key, in: repository)
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
@@ -94,12 +106,9 @@ extension DocumentStore {
         for reference in try headReferences(of: key, in: repository) where reference.target != id {
             let isReplaced = try replaced.contains(reference.target) || repository.isDescendant(id, of: reference.target)
             guard isReplaced else { continue }
-            do {
-                try withLockRetries(on: reference.name, in: repository) {
-                    try repository.deleteReference(reference.name, expecting: reference.target)
-                }
-            } catch let error as GitError where error.isConcurrentModification {
-                continue // another writer moved it; whatever is left is filtered out by readers
+            // Only tidying: a ref left behind (moved by another writer, or still locked) is filtered out by readers.
+            try? withLockRetries(on: reference.name, in: repository) {
+                try repository.deleteReference(reference.name, expecting: reference.target)
             }
         }
     }

@@ -42,17 +42,24 @@ extension DocumentStore {
     /// checked to be the same old file that was judged stale; a fresh lock
     /// caught in between is put back.
     static func removeIfStale(_ lockFile: String) {
-        var before = stat()
-        guard stat(lockFile, &before) == 0, Date().timeIntervalSince1970 - Double(before.st_mtim.tv_sec) > staleLockAge else { return }
-        let aside = lockFile + ".stale-\(getpid())"
-        guard rename(lockFile, aside) == 0 else { return }
-        var moved = stat()
-        if stat(aside, &moved) == 0, moved.st_ino == before.st_ino {
-            unlink(aside)
-        } else {
-            // Another process's fresh lock: put it back where its owner expects it.
-            _ = link(aside, lockFile)
-            unlink(aside)
-        }
+        guard let judged = fileIdentity(lockFile), Date().timeIntervalSince(judged.modified) > staleLockAge else { return }
+        takeAside(lockFile, ifStillFile: judged.number)
+    }
+
+    /// Renames `path` aside and deletes it if it is still the file numbered `number`; a fresh file caught in between
+    /// is put back where its owner expects it. Only one process can win the rename.
+    static func takeAside(_ path: String, ifStillFile number: UInt64) {
+        let aside = path + ".stale-\(getpid())"
+        guard rename(path, aside) == 0 else { return }
+        if fileIdentity(aside)?.number != number { _ = link(aside, path) }
+        unlink(aside)
+    }
+
+    /// A file's inode number and modification date, nil when it does not exist.
+    static func fileIdentity(_ path: String) -> (number: UInt64, modified: Date)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let number = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
+              let modified = attributes[.modificationDate] as? Date else { return nil }
+        return (number, modified)
     }
 }

@@ -15,8 +15,10 @@ extension Repository {
     func reachableObjects(from tips: [ObjectID]) throws(GitError) -> Set<ObjectID> {
         var reachable = Set<ObjectID>()
         var commits: [ObjectID] = []
-        for tip in tips where try objectType(tip) == GIT_OBJECT_COMMIT { commits.append(tip) }
-        for tip in tips where !commits.contains(tip) { try insertTreeOrBlob(tip, into: &reachable) }
+        // One type lookup per distinct tip: refs and reflog entries name the same commits many times over.
+        for tip in Set(tips) {
+            if try objectType(tip) == GIT_OBJECT_COMMIT { commits.append(tip) } else { try insertTreeOrBlob(tip, into: &reachable) }
+        }
         for commit in try walk(from: commits) where reachable.insert(commit).inserted {
             try insertTreeOrBlob(try readCommit(commit).tree, into: &reachable)
         }

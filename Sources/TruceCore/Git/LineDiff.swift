@@ -6,7 +6,6 @@ struct LineDiffHunk: Equatable, Sendable {
     /// First changed line of the old text; for a pure insertion, the index it is inserted before.
     let oldStart: Int
     let oldCount: Int
-    let newStart: Int
     let newCount: Int
 }
 
@@ -39,9 +38,8 @@ enum LineDiff {
                         let sink = payload.assumingMemoryBound(to: [LineDiffHunk].self)
                         // git numbers lines from 1 and gives a pure insertion the line it follows.
                         let oldStart = hunk.old_lines == 0 ? Int(hunk.old_start) : Int(hunk.old_start) - 1
-                        let newStart = hunk.new_lines == 0 ? Int(hunk.new_start) : Int(hunk.new_start) - 1
                         sink.pointee.append(LineDiffHunk(oldStart: oldStart, oldCount: Int(hunk.old_lines),
-                                                         newStart: newStart, newCount: Int(hunk.new_lines)))
+                                                         newCount: Int(hunk.new_lines)))
                         return 0
                     }, nil, sink)
                 }

@@ -1,29 +1,21 @@
 import CLibgit2
 import Foundation
 
-/// One line of a reference's reflog.
-struct ReflogEntry {
-    let old: ObjectID
-    let new: ObjectID
-    /// Seconds since 1970.
-    let time: Int64
-}
-
 extension Repository {
-    /// Every reference that has a reflog, with its entries, newest first.
-    func reflogs(ofReferences names: [String]) throws(GitError) -> [String: [ReflogEntry]] {
-        var logs: [String: [ReflogEntry]] = [:]
+    /// Every object id the reflogs of `names` mention, old and new values alike (git's prune keeps both).
+    func reflogIDs(of names: [String]) throws(GitError) -> Set<ObjectID> {
+        var ids = Set<ObjectID>()
         for name in names where git_reference_has_log(handle, name) == 1 {
             var reflog: OpaquePointer?
             try check(git_reflog_read(&reflog, handle, name), "read reflog of \(name)")
             defer { git_reflog_free(reflog) }
-            logs[name] = (0..<git_reflog_entrycount(reflog)).compactMap { index in
-                guard let entry = git_reflog_entry_byindex(reflog, index) else { return nil }
-                return ReflogEntry(old: ObjectID(git_reflog_entry_id_old(entry).pointee), new: ObjectID(git_reflog_entry_id_new(entry).pointee),
-                                   time: Int64(git_reflog_entry_committer(entry).pointee.when.time))
+            for index in 0..<git_reflog_entrycount(reflog) {
+                guard let entry = git_reflog_entry_byindex(reflog, index) else { continue }
+                ids.insert(ObjectID(git_reflog_entry_id_old(entry).pointee))
+                ids.insert(ObjectID(git_reflog_entry_id_new(entry).pointee))
             }
         }
-        return logs
+        return ids
     }
 
     /// The reference names of every reflog file under `logs/refs/`, including those whose reference no longer exists.

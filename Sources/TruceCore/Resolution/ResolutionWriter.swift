@@ -23,10 +23,10 @@ extension DocumentStore {
             let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, author: author, date: now, in: repository)
             try Self.publishHead(id, of: key, replacing: conflict.heads.map(\.version.id), message: "truce: resolve \(key.rawValue) with \(resolver)",
                                  in: repository)
-            Self.recordPublished(key, in: repository) {
+            let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
             }
-            let after = try Self.documentVersions(of: key, in: repository)
+            let after = try recorded ?? Self.documentVersions(of: key, in: repository)
             return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
         }
         eventHub.publish(DocumentStateChange(key: key, previous: .inConflict, current: state, version: version.id))
@@ -112,8 +112,8 @@ extension DocumentStore {
             try Self.withLockRetries(on: resolutionReference, in: repository) {
                 try repository.deleteReference(resolutionReference, expecting: resolution.id)
             }
-            Self.recordPublished(key, in: repository) {}
-            return (before.state, try Self.documentVersions(of: key, in: repository))
+            let recorded = Self.recordPublished(key, in: repository) {}
+            return (before.state, try recorded ?? Self.documentVersions(of: key, in: repository))
         }
         if let current = after.current {
             eventHub.publish(DocumentStateChange(key: key, previous: before, current: after.state, version: current.id))

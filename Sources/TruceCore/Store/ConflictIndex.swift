@@ -16,10 +16,13 @@ enum ConflictIndex {
     }
 
     /// Makes `key`'s marker match its state: present while in conflict, absent otherwise.
-    static func update(_ key: DocumentKey, in repository: Repository) throws {
+    ///
+    /// Returns the document's heads as last read, which callers reuse instead of reading them again.
+    @discardableResult
+    static func update(_ key: DocumentKey, in repository: Repository) throws -> DocumentVersions {
         let name = marker(of: key)
+        var versions = try DocumentStore.documentVersions(of: key, in: repository)
         for _ in 0..<8 {
-            let versions = try DocumentStore.documentVersions(of: key, in: repository)
             let marked = try repository.reference(name)
             if versions.state == .inConflict, marked == nil, let current = versions.current {
                 try DocumentStore.withLockRetries(on: name, in: repository) {
@@ -29,6 +32,7 @@ enum ConflictIndex {
                         return // another writer marked it
                     }
                 }
+                versions = try DocumentStore.documentVersions(of: key, in: repository)
             } else if versions.state != .inConflict, let marked {
                 try DocumentStore.withLockRetries(on: name, in: repository) {
                     do {
@@ -37,10 +41,12 @@ enum ConflictIndex {
                         return
                     }
                 }
+                versions = try DocumentStore.documentVersions(of: key, in: repository)
             } else {
-                return // marker and state agree
+                break // marker and state agree
             }
         }
+        return versions
     }
 
     /// The documents whose marker is set and that are still in conflict, in key order.
@@ -55,7 +61,8 @@ enum ConflictIndex {
     /// Brings every marker in line with the heads: the repair prune runs, for markers a crash left wrong.
     static func rebuild(in repository: Repository) throws {
         var keys = Set<DocumentKey>()
-        for reference in try repository.references(matching: ReferenceLayout.allHeads) + repository.references(matching: root + "*") {
+        let documents = try DocumentStore.headReferencesByDocument(in: repository).map { $0[0] }
+        for reference in try documents + repository.references(matching: root + "*") {
             if let key = try DocumentStore.documentKey(of: reference.target, in: repository) { keys.insert(key) }
         }
         for key in keys.sorted() { try update(key, in: repository) }

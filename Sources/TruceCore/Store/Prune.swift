@@ -55,8 +55,7 @@ extension DocumentStore {
             let files = repository.objectFiles()
             let bytesBefore = (files.loose + files.packs + files.temporary).reduce(0) { $0 + $1.size }
             progress?("marking reachable objects")
-            let reflogIDs = try repository.reflogs(ofReferences: reflogs).values.flatMap { $0.flatMap { [$0.old, $0.new] } }
-            let tips = Set(references.map(\.target) + reflogIDs).filter { $0.bytes.contains { $0 != 0 } }
+            let tips = try repository.reflogIDs(of: reflogs).union(references.map(\.target)).filter { $0.bytes.contains { $0 != 0 } }
             let reachable = try repository.reachableObjects(from: Array(tips))
             progress?("packing \(reachable.count) objects")
             let pack = reachable.isEmpty ? nil : try repository.writePack(of: reachable) { done, total in
@@ -82,12 +81,7 @@ extension DocumentStore {
     /// Drops the head refs of documents whose only head is a deletion written before `cutoff` (seconds since 1970).
     private static func dropDeletedDocuments(olderThan cutoff: Int64, in repository: Repository) throws -> [DocumentKey] {
         var dropped: [DocumentKey] = []
-        var byDirectory: [Substring: [(name: String, target: ObjectID)]] = [:]
-        for reference in try repository.references(matching: ReferenceLayout.allHeads) {
-            guard let slash = reference.name.lastIndex(of: "/") else { continue }
-            byDirectory[reference.name[..<slash], default: []].append(reference)
-        }
-        for references in byDirectory.values {
+        for references in try headReferencesByDocument(in: repository) {
             guard let key = try documentKey(of: references[0].target, in: repository) else { continue }
             let versions = try documentVersions(of: key, in: repository)
             guard versions.state == .deleted, let current = versions.current,

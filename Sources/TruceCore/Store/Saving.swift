@@ -41,11 +41,11 @@ extension DocumentStore {
             let id = try repository.writeCommit(tree: tree, parents: parent.map { [$0.id] } ?? [], author: signature,
                                                 committer: committer, message: message.text)
             try Self.publishHead(id, of: key, replacing: parent.map { [$0.id] } ?? [], message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
-            Self.recordPublished(key, in: repository) {
+            let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
                                          in: repository)
             }
-            let after = try Self.documentVersions(of: key, in: repository)
+            let after = try recorded ?? Self.documentVersions(of: key, in: repository)
             let version = try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
             return (before.state, after.state, version)
         }
@@ -59,9 +59,11 @@ extension DocumentStore {
     /// error the caller would retry (the retry would write a duplicate, and a
     /// sibling conflict with `--base`); prune journals whatever is missing and
     /// rebuilds the markers.
-    static func recordPublished(_ key: DocumentKey, in repository: Repository, journal: () throws -> Void) {
+    /// Returns the document's heads as the marker update read them, nil when it failed.
+    @discardableResult
+    static func recordPublished(_ key: DocumentKey, in repository: Repository, journal: () throws -> Void) -> DocumentVersions? {
         try? journal()
-        try? ConflictIndex.update(key, in: repository)
+        return try? ConflictIndex.update(key, in: repository)
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.

@@ -2,7 +2,7 @@ extension DocumentStore {
     /// Every document with at least one version, in key order.
     public func documents() throws(TruceError) -> [DocumentKey] {
         try withRepository { repository in
-            try Self.headDirectories(in: repository).map { try Self.key(ofHead: $0.value[0], in: repository) }.sorted()
+            try Self.headReferencesByDocument(in: repository).map { try Self.key(ofHead: $0[0].target, in: repository) }.sorted()
         }
     }
 
@@ -11,14 +11,14 @@ extension DocumentStore {
         try withRepository { try ConflictIndex.documentsInConflict(in: $0) }
     }
 
-    /// Head reference targets grouped by document directory.
-    private static func headDirectories(in repository: Repository) throws -> [Substring: [ObjectID]] {
-        var directories: [Substring: [ObjectID]] = [:]
+    /// Every head reference of the store, one group per document (each group non-empty); reads every head ref.
+    static func headReferencesByDocument(in repository: Repository) throws -> [[(name: String, target: ObjectID)]] {
+        var directories: [Substring: [(name: String, target: ObjectID)]] = [:]
         for reference in try repository.references(matching: ReferenceLayout.allHeads) {
             guard let slash = reference.name.lastIndex(of: "/") else { continue }
-            directories[reference.name[..<slash], default: []].append(reference.target)
+            directories[reference.name[..<slash], default: []].append(reference)
         }
-        return directories
+        return Array(directories.values)
     }
 
     private static func key(ofHead id: ObjectID, in repository: Repository) throws -> DocumentKey {

@@ -68,9 +68,9 @@ extension DocumentStore {
                     try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
                 }
                 let changes = try arriving.map { try Self.change(recording: Self.readVersion($0, of: key, in: repository)) }
-                Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
+                let recorded = Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
                 received += changes
-                let after = try Self.documentVersions(of: key, in: repository)
+                let after = try recorded ?? Self.documentVersions(of: key, in: repository)
                 if let current = after.current {
                     events.append(DocumentStateChange(key: key, previous: before.state, current: after.state, version: current.id))
                 }

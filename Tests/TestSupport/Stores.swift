@@ -70,3 +70,12 @@ extension Data {
     /// The bytes as a one-line Swift-like string literal, for failure messages.
     public var escaped: String { String(decoding: self, as: UTF8.self).debugDescription }
 }
+
+/// Writes a merge's three inputs as `base`, `ours` and `theirs` in `directory`, creating it.
+public func writeMergeInputs(base: Data, ours: Data, theirs: Data, to directory: String) throws {
+    let url = URL(fileURLWithPath: directory)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    try base.write(to: url.appendingPathComponent("base"))
+    try ours.write(to: url.appendingPathComponent("ours"))
+    try theirs.write(to: url.appendingPathComponent("theirs"))
+}

@@ -119,11 +119,7 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
     var description: String { "case \(index) (\(optionArguments.joined(separator: " ")))" }
 
     func write(to directory: String) throws {
-        let url = URL(fileURLWithPath: directory)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        try base.write(to: url.appendingPathComponent("base"))
-        try ours.write(to: url.appendingPathComponent("ours"))
-        try theirs.write(to: url.appendingPathComponent("theirs"))
+        try writeMergeInputs(base: base, ours: ours, theirs: theirs, to: directory)
     }
 
     static let pool = ["a", "b", "c", "x = 1", "x = 2", "return x", "{", "}", "", " ", "\t", "// note", "<<<<<<< ours", "=======",

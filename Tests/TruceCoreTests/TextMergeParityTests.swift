@@ -120,11 +120,7 @@ private struct MergeTestTriple: Sendable {
     let theirs: Data
 
     func write(to directory: String) throws {
-        let url = URL(fileURLWithPath: directory)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        try base.write(to: url.appendingPathComponent("base"))
-        try ours.write(to: url.appendingPathComponent("ours"))
-        try theirs.write(to: url.appendingPathComponent("theirs"))
+        try writeMergeInputs(base: base, ours: ours, theirs: theirs, to: directory)
     }
 
     /// A fourth run per triple with a favor or an unusual marker size, rotating through them.

@@ -211,39 +211,33 @@ public enum TextMerge {
 
     /// The longest run of '<' that starts a line of `data`.
     private static func longestLeadingRun(_ data: Data) -> Int {
-        data.withUnsafeBytes { bytes in
-            var longest = 0
-            var run = 0
-            var atLineStart = true
-            for byte in bytes {
-                if atLineStart && byte == UInt8(ascii: "<") {
-                    run += 1
-                    longest = max(longest, run)
-                    continue
-                }
-                atLineStart = byte == UInt8(ascii: "\n")
-                run = 0
-            }
-            return longest
-        }
+        var longest = 0
+        forEachLeadingRun(in: data) { longest = max(longest, $0) }
+        return longest
     }
 
     /// The number of lines of `data` that start with at least `count` '<'.
     private static func linesStarting(with count: Int, in data: Data) -> Int {
+        var lines = 0
+        forEachLeadingRun(in: data) { if $0 >= count { lines += 1 } }
+        return lines
+    }
+
+    /// Calls `body` with the length of the run of '<' that starts each line of `data` that starts with one.
+    private static func forEachLeadingRun(in data: Data, _ body: (Int) -> Void) {
         data.withUnsafeBytes { bytes in
-            var lines = 0
             var run = 0
             var atLineStart = true
             for byte in bytes {
                 if atLineStart && byte == UInt8(ascii: "<") {
                     run += 1
-                    if run == count { lines += 1 }
                     continue
                 }
+                if run > 0 { body(run) }
                 atLineStart = byte == UInt8(ascii: "\n")
                 run = 0
             }
-            return lines
+            if run > 0 { body(run) }
         }
     }
 

@@ -55,8 +55,11 @@ extension Invocation {
         arguments.value("--device") ?? ProcessInfo.processInfo.environment["TRUCE_DEVICE"] ?? ProcessInfo.processInfo.hostName
     }
 
-    func date() throws -> Date {
-        guard let text = arguments.value("--date") else { return Date() }
+    func date() throws -> Date { try date(option: "--date") ?? Date() }
+
+    /// The ISO 8601 date given for `option`, nil when absent.
+    func date(option: String) throws -> Date? {
+        guard let text = arguments.value(option) else { return nil }
         guard let date = ISO8601.parse(text) else { throw TruceError.invalidDate(text) }
         return date
     }

@@ -44,6 +44,10 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
     case invalidRemote(String, reason: String)
     /// An expiry (`--expire`) that does not parse.
     case invalidExpiry(String)
+    /// A folder to import from or export to that does not exist, is a file, or (for an export) is not empty.
+    case invalidFolder(String, reason: String)
+    /// An import stream that breaks its format, at a line.
+    case malformedStream(line: Int, reason: String)
     /// Another writer held a lock for longer than Truce waits; the operation can be retried.
     case busy(String)
     /// The store or the file system failed underneath.
@@ -81,6 +85,8 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
         case .invalidToken(let token, let reason): "invalid change token \(Self.quoted(token)): \(reason)"
         case .invalidRemote(let remote, let reason): "cannot sync with \(Self.quoted(remote)): \(reason)"
         case .invalidExpiry(let text): "invalid expiry \(Self.quoted(text)): expected now, never, or a count and a unit such as 2.weeks or 3.days"
+        case .invalidFolder(let path, let reason): "cannot use folder \(Self.quoted(path)): \(reason)"
+        case .malformedStream(let line, let reason): "malformed import stream at line \(line): \(reason)"
         case .busy(let what): "the store is busy (\(what)); try again"
         case .storeFailure(let error): "store failure: \(error.description)"
         }

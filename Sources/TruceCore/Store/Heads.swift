@@ -27,7 +27,11 @@ extension DocumentStore {
     }
 
     static func documentVersions(of key: DocumentKey, in repository: Repository) throws -> DocumentVersions {
-        let candidates = try headReferences(of: key, in: repository).map(\.target)
+        try documentVersions(of: key, headTargets: headReferences(of: key, in: repository).map(\.target), in: repository)
+    }
+
+    /// The document's versions from the targets of its head references, already listed.
+    static func documentVersions(of key: DocumentKey, headTargets candidates: [ObjectID], in repository: Repository) throws -> DocumentVersions {
         let heads = try independentHeads(Array(Set(candidates)), in: repository)
         var versions = try heads.map { try readVersion($0, of: key, in: repository) }
         versions.sort(by: isMoreCurrent)

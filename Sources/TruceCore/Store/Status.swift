@@ -21,7 +21,7 @@ extension DocumentStore {
         return Array(directories.values)
     }
 
-    private static func key(ofHead id: ObjectID, in repository: Repository) throws -> DocumentKey {
+    static func key(ofHead id: ObjectID, in repository: Repository) throws -> DocumentKey {
         guard let key = try documentKey(of: id, in: repository) else {
             throw TruceError.versionOfAnotherDocument(id, requested: "unknown", actual: "no document (not a Truce version)")
         }

@@ -1,0 +1,28 @@
+import Truce
+
+struct ExportCommand: Command {
+    static let name = "export"
+    static let synopsis = "truce export DIR [--version-at ISO8601] [--force]"
+    static let summary = "write the current version of every document into DIR as files (exit 1 if some are in conflict)"
+    static let options: [Option] = [
+        .value("--version-at", help: "write each document's version current at this date (by author date) instead"),
+        .flag("--force", help: "write into DIR even when it is not empty (files of the same name are replaced)"), .json,
+    ]
+
+    static func run(_ invocation: Invocation) throws -> ExitCode {
+        try invocation.rejectExtraPositionals(beyond: 1)
+        let folder = try invocation.positional(0, "DIR")
+        let date = try invocation.date(option: "--version-at")
+        let report = try invocation.openStore().exportDocuments(to: folder, versionAt: date, overwrite: invocation.arguments.has("--force"))
+        let output = invocation.output
+        for issue in report.failed { output.error("cannot write \(issue)") }
+        for key in report.inConflict { output.error("in conflict, written as its current version: \(key)") }
+        if invocation.wantsJSON {
+            try output.json(report)
+        } else {
+            output.out("exported \(count(report.written, "document")) to \(folder); \(count(report.deleted)) deleted, not written")
+        }
+        if !report.failed.isEmpty { return .storeFailure }
+        return report.inConflict.isEmpty ? .success : .needsPerson
+    }
+}

@@ -43,4 +43,16 @@ struct BatchSavingTests {
         #expect(try test.store.saveBatch([]).isEmpty)
         #expect(snapshot(ofStore: test.path) == before)
     }
+
+    @Test func aBatchKeepsKeysThatDifferOnlyInNormalizationApart() throws {
+        let test = try TestStore()
+        let composed = try DocumentKey("caf\u{E9}.md"), decomposed = try DocumentKey("cafe\u{301}.md")
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed]).count == 2)
+        _ = try test.store.saveBatch([BatchSave(key: composed, content: .text("NFC"), device: "laptop"),
+                                      BatchSave(key: decomposed, content: .text("NFD"), device: "laptop")])
+        #expect(try test.store.contents(of: composed) == .text("NFC"))
+        #expect(try test.store.contents(of: decomposed) == .text("NFD"))
+        #expect(try test.store.history(of: decomposed).count == 1, "one key's save must not chain on the other's")
+    }
 }

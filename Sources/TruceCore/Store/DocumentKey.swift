@@ -37,6 +37,13 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
 
     public static func < (lhs: DocumentKey, rhs: DocumentKey) -> Bool { lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8) }
 
+    // By bytes, not String's canonical equivalence: `café` in NFC and in NFD are two documents, as they are two files.
+    public static func == (lhs: DocumentKey, rhs: DocumentKey) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in rawValue.utf8 { hasher.combine(byte) }
+    }
+
     /// The segments between slashes.
     var segments: [Substring] { rawValue.split(separator: "/", omittingEmptySubsequences: false) }
 

@@ -137,18 +137,25 @@ enum FileTree {
             if creating { _ = withCName(name) { mkdirat(folder, $0, 0o777) } }
             let next = withCName(name) { openat(folder, $0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
             let error = failure()
-            if folder != root { close(folder) }
+            let parent = folder
+            defer { if parent != root { close(parent) } }
             guard next >= 0 else {
                 let shown = display(name)
-                switch error.code {
-                case ELOOP: throw Failure(reason: "'\(shown)' on its path is a symbolic link (not followed)", code: ELOOP)
-                case ENOTDIR: throw Failure(reason: "'\(shown)' on its path is a file, not a folder", code: ENOTDIR)
-                default: throw error
+                // O_DIRECTORY reports a link as "not a directory" before O_NOFOLLOW can say it is a link.
+                if error.code == ELOOP || (error.code == ENOTDIR && isLink(name, in: parent)) {
+                    throw Failure(reason: "'\(shown)' on its path is a symbolic link (not followed)", code: ELOOP)
                 }
+                if error.code == ENOTDIR { throw Failure(reason: "'\(shown)' on its path is a file, not a folder", code: ENOTDIR) }
+                throw error
             }
             folder = next
         }
         return folder
+    }
+
+    private static func isLink(_ name: [UInt8], in folder: Int32) -> Bool {
+        var info = stat()
+        return withCName(name) { fstatat(folder, $0, &info, AT_SYMLINK_NOFOLLOW) } == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     private static func kind(of mode: mode_t) -> Kind {

@@ -46,6 +46,16 @@ struct BadInputTests {
         Row(words: ["versions", "a/../../etc"], status: 2, message: "'..' segment"),
         Row(words: ["init"], status: 2, message: "already exists"),
         Row(words: ["status", "extra"], status: 2, message: "unexpected argument 'extra'"),
+        Row(words: ["import"], status: 2, message: "import: missing DIR"),
+        Row(words: ["import", "/nonexistent/folder"], status: 2, message: "cannot use folder '/nonexistent/folder': it does not exist"),
+        Row(words: ["import", "$FILE"], status: 2, message: "it is not a folder"),
+        Row(words: ["import", "$DIR", "--prefix", "../up/"], status: 2, message: "'..' segment"),
+        Row(words: ["import", "$DIR", "--date", "soon"], status: 2, message: "invalid date 'soon'"),
+        Row(words: ["import", "$DIR", "--device", ""], status: 2, message: "invalid device name"),
+        Row(words: ["export"], status: 2, message: "export: missing DIR"),
+        Row(words: ["export", "$DIR"], status: 2, message: "it is not empty"),
+        Row(words: ["export", "$FILE"], status: 2, message: "it is a file, not a folder"),
+        Row(words: ["export", "$DIR/new", "--version-at", "later"], status: 2, message: "invalid date 'later'"),
     ]
 
     @Test(arguments: rows)

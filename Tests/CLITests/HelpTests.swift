@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 
 struct HelpTests {
-    static let commands = ["init", "save", "cat", "delete", "versions", "status", "log", "explain", "help"]
+    static let commands = ["init", "save", "cat", "delete", "versions", "status", "log", "explain", "import", "export", "help"]
 
     @Test func helpListsEveryCommand() throws {
         let result = try truce(["help"])

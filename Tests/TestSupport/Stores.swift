@@ -23,6 +23,14 @@ public final class TemporaryDirectory: Sendable {
         try! data.write(to: URL(fileURLWithPath: target))
         return target
     }
+
+    /// Creates an empty file whose name is exactly `name`'s bytes, which need not be UTF-8 (a String path could not say them).
+    public func createEmptyFile(named name: [UInt8]) {
+        let bytes = Array(path.utf8) + [0x2F] + name + [0]
+        let descriptor = bytes.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) } }
+        precondition(descriptor >= 0, "cannot create a file named \(name) in \(path)")
+        close(descriptor)
+    }
 }
 
 /// A fresh store in its own temporary directory; the directory goes when the value does.

@@ -46,7 +46,7 @@ struct BatchSavingTests {
 
     @Test func aBatchKeepsKeysThatDifferOnlyInNormalizationApart() throws {
         let test = try TestStore()
-        let composed = try DocumentKey("caf\u{E9}.md"), decomposed = try DocumentKey("cafe\u{301}.md")
+        let composed: DocumentKey = "caf\u{E9}.md", decomposed: DocumentKey = "cafe\u{301}.md"
         #expect(composed != decomposed)
         #expect(Set([composed, decomposed]).count == 2)
         _ = try test.store.saveBatch([BatchSave(key: composed, content: .text("NFC"), device: "laptop"),

@@ -102,8 +102,8 @@ struct ImportExportTests {
         #expect(mkfifo(folder.file("pipe"), 0o644) == 0)
         try FileManager.default.createDirectory(atPath: folder.file(".git"), withIntermediateDirectories: true)
         folder.write(.text("[core]\n"), to: ".git/config")
-        try createFile(named: Array("tab\there".utf8), in: folder.path)
-        try createFile(named: [0x6C, 0x61, 0x74, 0x69, 0x6E, 0x31, 0xE9], in: folder.path) // "latin1é" in Latin-1
+        folder.createEmptyFile(named: Array("tab\there".utf8))
+        folder.createEmptyFile(named: [0x6C, 0x61, 0x74, 0x69, 0x6E, 0x31, 0xE9]) // "latin1é" in Latin-1
 
         let source = try ImportSource.folder(at: folder.path)
         #expect(source.entries.map(\.key) == ["ok.txt"])
@@ -257,12 +257,4 @@ struct ImportExportTests {
         let diff = try TestSupport.run("/usr/bin/env", ["diff", "-r", folder.path, out.path])
         #expect(diff.status == 0, "diff -r: \(diff.output)")
     }
-}
-
-/// Creates an empty file whose name is exactly `name`'s bytes (which need not be UTF-8).
-func createFile(named name: [UInt8], in folder: String) throws {
-    let path = Array(folder.utf8) + [0x2F] + name + [0]
-    let descriptor = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) } }
-    try #require(descriptor >= 0, "cannot create \(name)")
-    close(descriptor)
 }

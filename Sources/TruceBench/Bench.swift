@@ -23,7 +23,7 @@ struct Bench {
         let sections: [(String, (Scale) throws -> [Row])] = [
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple), ("saves", StoreRows.saves),
             ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
-            ("prune", StoreRows.prune), ("memory", MergeRows.memory),
+            ("prune", StoreRows.prune), ("import", ImportRows.folder), ("memory", MergeRows.memory),
         ]
         var rows: [Row] = []
         for (name, section) in sections where only == nil || only == name {
@@ -65,6 +65,7 @@ struct Scale {
     var changedDocuments: (few: Int, many: Int) { quick ? (10, 1000) : (10, 10_000) }
     var largeStore: Int { quick ? 5000 : 20_000 }
     var droppedVersions: Int { quick ? 2000 : 10_000 }
+    var importedFiles: Int { quick ? 2000 : 10_000 }
     var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 }
 

@@ -210,6 +210,19 @@ struct ImportExportTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
     }
 
+    @Test func aDocumentThatCannotBeAFileBesideAnotherIsReportedAndTheRestWritten() throws {
+        let test = try TestStore()
+        try test.store.save(.text("file a"), to: "a", device: "laptop")
+        try test.store.save(.text("below a"), to: "a/b", device: "laptop")
+        try test.store.save(.text("c"), to: "c", device: "laptop")
+        let out = TemporaryDirectory("truce-export")
+        let report = try test.store.exportDocuments(to: out.path)
+        #expect(report.written == 2)
+        #expect(report.failed == [PathIssue(path: "a/b", reason: "'a' on its path is a file, not a folder")])
+        #expect(FileManager.default.contents(atPath: out.file("a")) == .text("file a"))
+        #expect(FileManager.default.contents(atPath: out.file("c")) == .text("c"))
+    }
+
     @Test func exportAtADateWritesTheVersionsCurrentThen() throws {
         let test = try TestStore()
         let store = test.store

@@ -24,7 +24,7 @@ struct ImportCommand: Command {
         let output = invocation.output
         let showsProgress = isatty(STDERR_FILENO) == 1
         let report = try store.importDocuments(from: source, device: device, date: date, progress: showsProgress ? { read, total in
-            output.progress("reading files: \(count(read)) of \(count(total))")
+            output.progress(read < total ? "reading files: \(count(read)) of \(count(total))" : "read \(count(total)) files; saving…")
         } : nil)
         if showsProgress { output.progress("") }
         for issue in report.skipped { output.error("note: skipped \(issue)") }

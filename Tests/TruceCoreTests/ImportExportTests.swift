@@ -223,6 +223,19 @@ struct ImportExportTests {
         #expect(FileManager.default.contents(atPath: out.file("c")) == .text("c"))
     }
 
+    @Test func exportNeverWritesIntoTheStore() throws {
+        let test = try TestStore()
+        try test.store.save(.text("x"), to: "refs/heads/main", device: "laptop")
+        let before = snapshot(ofStore: test.path)
+        for target in [test.path, test.path + "/refs", test.path + "/new/folder", test.directory.path + "/./store/../store/objects"] {
+            #expect(throws: TruceError.invalidFolder(target, reason: "it is the store or inside it")) {
+                try test.store.exportDocuments(to: target, overwrite: true)
+            }
+        }
+        #expect(snapshot(ofStore: test.path) == before)
+        #expect(try test.store.exportDocuments(to: test.directory.file("store-copy")).written == 1, "a sibling named like the store is fine")
+    }
+
     @Test func exportAtADateWritesTheVersionsCurrentThen() throws {
         let test = try TestStore()
         let store = test.store

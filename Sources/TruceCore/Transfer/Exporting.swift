@@ -30,6 +30,7 @@ extension DocumentStore {
     /// others. Nothing is ever written through a symbolic link.
     public func exportDocuments(to path: String, versionAt date: Date? = nil, overwrite: Bool = false) throws(TruceError) -> ExportReport {
         try Self.checkExportFolder(path, overwrite: overwrite)
+        if Self.isInside(path, self.path) { throw .invalidFolder(path, reason: "it is the store or inside it") }
         let chosen = try withRepository { repository in
             try Self.headReferencesByDocument(in: repository).map { group in
                 let key = try Self.key(ofHead: group[0].target, in: repository)
@@ -75,6 +76,22 @@ extension DocumentStore {
         if !contents.isEmpty, !overwrite {
             throw .invalidFolder(path, reason: "it is not empty; export writes into a new or empty folder unless told to overwrite (--force)")
         }
+    }
+
+    /// True when `path` (which need not exist yet) is `folder` or below it, links resolved.
+    static func isInside(_ path: String, _ folder: String) -> Bool {
+        func resolved(_ path: String) -> String {
+            var existing = URL(fileURLWithPath: path).standardizedFileURL
+            var rest: [String] = []
+            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+                rest.insert(existing.lastPathComponent, at: 0)
+                existing.deleteLastPathComponent()
+            }
+            let real = realpath(existing.path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? existing.path
+            return ([real == "/" ? "" : real] + rest).joined(separator: "/")
+        }
+        let inner = resolved(path), outer = resolved(folder)
+        return inner == outer || inner.hasPrefix(outer + "/")
     }
 
     /// A document's versions as they stood at `date`: its heads among the versions made by then, current first.

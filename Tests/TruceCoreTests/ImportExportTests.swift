@@ -123,6 +123,9 @@ struct ImportExportTests {
         let source = try ImportSource.folder(at: folder.path, excluding: store.path)
         #expect(source.entries.map(\.key) == ["doc.txt"])
         #expect(source.skipped == [PathIssue(path: ".truce", reason: "it is the store itself")])
+        #expect(throws: TruceError.invalidFolder(store.path + "/objects", reason: "it is the store or inside it")) {
+            try ImportSource.folder(at: store.path + "/objects", excluding: store.path)
+        }
     }
 
     @Test func aFolderThatIsMissingOrAFileIsBadInput() throws {

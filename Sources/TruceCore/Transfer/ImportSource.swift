@@ -48,9 +48,10 @@ public struct ImportSource: Sendable {
     ///
     /// Symbolic links inside the folder are refused, never followed; a `.git`
     /// entry is skipped, and so is the store when it lies inside the folder
-    /// (`excluding`). Throws `invalidFolder` when `path` is not a folder, or an invalid key error for a bad `prefix`.
+    /// (`excluding`). Throws `invalidFolder` when `path` is not a folder or is inside that store, or an invalid key error for a bad `prefix`.
     public static func folder(at path: String, prefix: String = "", excluding store: String? = nil) throws(TruceError) -> ImportSource {
         let keyPrefix = try validated(prefix)
+        if let store, DocumentStore.isInside(path, store) { throw .invalidFolder(path, reason: "it is the store or inside it") }
         let root: Int32
         do {
             root = try FileTree.openFolder(path)

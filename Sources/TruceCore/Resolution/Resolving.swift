@@ -13,21 +13,27 @@ public enum ResolveResult: Sendable {
 extension DocumentStore {
     /// The conflict set of a document in conflict: every head and the base, with their bytes.
     public func conflictSet(of key: DocumentKey) throws(TruceError) -> ConflictSet {
-        let versions = try versions(of: key)
-        guard versions.state == .inConflict, let current = versions.current else {
-            if versions.current == nil { throw .documentNotFound(key) }
-            throw .notInConflict(key)
-        }
-        @Sendable func side(_ version: Version) throws(TruceError) -> ConflictSet.Side {
-            ConflictSet.Side(version: version, content: try contents(of: version))
-        }
-        return ConflictSet(
-            key: key, current: try side(current), conflicts: try versions.conflicts.map(side), base: try versions.base.map(side),
-            mergeBase: { [self] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
-                guard let id = try withRepository({ try $0.mergeBase(of: ids[0], against: Array(ids.dropFirst())) }) else { return nil }
-                return try side(try withRepository { try Self.readVersion(id, of: key, in: $0) })
+        try withRepository { repository in
+            let versions = try Self.documentVersions(of: key, in: repository)
+            guard versions.state == .inConflict, let current = versions.current else {
+                if versions.current == nil { throw TruceError.documentNotFound(key) }
+                throw TruceError.notInConflict(key)
             }
-        )
+            func side(_ version: Version) throws -> ConflictSet.Side {
+                ConflictSet.Side(version: version, content: try Self.contents(of: version, in: repository))
+            }
+            let heads = versions.heads.map(\.id)
+            // Two heads: their well-defined merge base (criss-cross and reopened conflicts included); more: the octopus base.
+            let base = heads.count == 2
+                ? try Self.mergeBaseSide(of: heads[0], and: [heads[1]], key: key, in: repository)
+                : try versions.base.map(side)
+            return ConflictSet(
+                key: key, current: try side(current), conflicts: try versions.conflicts.map(side), base: base, equivalents: versions.equivalents,
+                mergeBase: { [self] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
+                    try withRepository { try Self.mergeBaseSide(of: ids[0], and: Array(ids.dropFirst()), key: key, in: $0) }
+                }
+            )
+        }
     }
 
     /// The points a person must decide to settle `key`: those of `contestedConflictSet(of:)`.

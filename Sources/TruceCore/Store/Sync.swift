@@ -92,7 +92,7 @@ extension DocumentStore {
 
     /// The journal entry for a version: a save, a deletion or a resolution by its author.
     static func change(recording version: Version) -> Change {
-        let kind: ChangeKind = version.isResolution ? .resolution : version.isDeletion ? .delete : .save
+        let kind: ChangeKind = version.isResolution ? .resolution : version.reopened != nil ? .reopen : version.isDeletion ? .delete : .save
         return Change(kind: kind, key: version.key, version: version.id, author: version.deviceName, date: version.modificationDate)
     }
 

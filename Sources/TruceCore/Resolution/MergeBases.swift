@@ -8,9 +8,10 @@ extension DocumentStore {
     ///   heads): their recursive merge, as git's recursive strategy builds a
     ///   virtual base. The bases are taken in the current-version rule's order
     ///   and folded with the three-way text merge, each step against the merge
-    ///   base of the bases folded so far (recursively); conflicting hunks stay
-    ///   in the base with their markers. The side's version is the first base.
-    ///   When a base is binary or a deletion, the first base stands alone.
+    ///   base of the bases folded so far (recursively). The side's version is
+    ///   the first base. When the bases do not merge cleanly (git would leave
+    ///   markers in its virtual base, which no JSON or property list survives),
+    ///   or one is binary or a deletion, the first base stands alone.
     /// - A reopened conflict (every version being merged reopens the same
     ///   resolution): the base of the versions that resolution had settled, so
     ///   the reopened conflict merges as the original one did.
@@ -26,7 +27,7 @@ extension DocumentStore {
             guard let theirs = try contents(of: base, in: repository),
                   let stepBase = try mergeBaseSide(of: base.id, and: folded, key: key, in: repository, depth: depth + 1),
                   let stepBaseContent = stepBase.content,
-                  let step = try TextMerge.merge(base: stepBaseContent, ours: virtual, theirs: theirs)
+                  let step = try TextMerge.merge(base: stepBaseContent, ours: virtual, theirs: theirs), step.isClean
             else { return ConflictSet.Side(version: firstBase, content: firstContent) }
             virtual = step.content
             folded.append(base.id)

@@ -70,9 +70,21 @@ extension DocumentStore {
     public func resolveAll(_ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil,
                            device: String) throws(TruceError) -> [DocumentKey: ResolveResult] {
         let keys: [DocumentKey]
-        if let requested { keys = requested } else { keys = try documentsInConflict().map(\.key) }
-        var results: [DocumentKey: ResolveResult] = [:]
         var settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)] = []
+        if let requested {
+            keys = requested
+        } else {
+            let marked = try withRepository { try ConflictIndex.markedDocuments(in: $0) }
+            keys = marked.filter { $0.state == .inConflict }.map(\.key)
+            // Heads with identical content are no conflict, but one head is tidier and the same everywhere.
+            for versions in marked where versions.state != .inConflict {
+                guard let current = versions.current else { continue }
+                let side = ConflictSet.Side(version: current, content: try contents(of: current))
+                let conflict = ConflictSet(key: versions.key, current: side, conflicts: [], base: nil, equivalents: versions.equivalents)
+                settled.append((conflict, .kept(current), Self.identicalContentResolverName))
+            }
+        }
+        var results: [DocumentKey: ResolveResult] = [:]
         for key in keys {
             let conflict = try conflictSet(of: key)
             switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
@@ -160,7 +172,10 @@ extension DocumentStore {
     }
 
     /// The resolver name a person's resolution records in `Resolved-By:`.
-    public static let personResolverName = "list-conflicts"
+    public static let personResolverName = "person"
+
+    /// The resolver name of a resolution that merges heads holding identical content into one.
+    public static let identicalContentResolverName = "identical-content"
 
     private func writePersonal(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> Version {
         if let content, let problem = OutputValidation.problem(with: content, for: conflict.key) {

@@ -41,10 +41,11 @@ struct ResolveCommandTests {
         #expect(versions.count == 2, "\(versions)")
         #expect(versions.first == "\(Self.key): settled")
         #expect(versions.last?.hasPrefix("current   \(resolution)  ") == true)
-        #expect(versions.last?.hasSuffix("  desk  resolution by three-way") == true)
+        // The resolution is a function of the conflict, not of who ran it: the resolver is its author.
+        #expect(versions.last?.hasSuffix("  three-way  resolution by three-way") == true)
 
         let graph = try store.gitInStore("log", "--graph", "--all", "--format=%H %an %s").output
-        #expect(graph.contains("*   \(resolution) desk Resolve \(Self.key)\n|\\"), "graph:\n\(graph)")
+        #expect(graph.contains("*   \(resolution) three-way Resolve \(Self.key)\n|\\"), "graph:\n\(graph)")
         #expect(graph.contains("\(conflict.heads[0]) laptop Save"))
         #expect(graph.contains("\(conflict.current) phone Save"))
         #expect(try store.gitInStore("rev-list", "--all", "--merges").output == resolution + "\n")

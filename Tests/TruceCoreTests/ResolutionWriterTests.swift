@@ -108,15 +108,23 @@ struct ResolutionWriterTests {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c")), ("tablet", .text("d"))])
         let events = test.store.events
-        guard case .resolved = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else { return }
-        let reopened = try test.store.reopen("a.txt")
+        guard case .resolved(let resolution, _, _) = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
+            Issue.record("the resolver did not settle the conflict")
+            return
+        }
+        let reopened = try test.store.reopen("a.txt", device: "laptop")
         #expect(reopened.state == .inConflict)
-        #expect(Set(reopened.heads.map(\.id)) == Set(made.heads.map(\.id)))
-        #expect(reopened.current?.id == made.current.id)
+        // Every settled version is back as a reopening: same content, device and date, the resolution as parent.
+        func summary(_ version: Version) throws -> String {
+            "\(version.deviceName) \(version.modificationDate) \(try test.store.contents(of: version).map { String(decoding: $0, as: UTF8.self) } ?? "-")"
+        }
+        #expect(try Set(reopened.heads.map(summary)) == Set(made.heads.map(summary)))
+        #expect(reopened.current?.deviceName == made.current.deviceName)
+        #expect(reopened.heads.allSatisfy { $0.parents == [resolution.id] && $0.reopened == resolution.id })
         #expect(reopened.base?.id == made.base.id)
         #expect(throws: TruceError.nothingToReopen("b.txt")) {
             try test.store.save(.text("z"), to: "b.txt", device: "x")
-            try test.store.reopen("b.txt")
+            try test.store.reopen("b.txt", device: "laptop")
         }
         var seen: [String] = []
         for await event in events where event.key == "a.txt" {

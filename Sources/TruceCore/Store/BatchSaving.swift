@@ -52,8 +52,12 @@ extension DocumentStore {
                     _ = try Self.readVersion(base, of: save.key, in: repository)
                 }
                 let parent = save.base ?? tips[save.key]
+                var parents = parent.map { [$0] } ?? []
+                if let parent, let versions = before[save.key], let head = versions.allHeads.first(where: { $0.id == parent }) {
+                    parents = try Self.parents(basedOn: head, heads: versions, in: repository)
+                }
                 let id = try bulk.repository.writeCommit(
-                    tree: tree, parents: parent.map { [$0] } ?? [], author: Signature(device: author, date: save.date),
+                    tree: tree, parents: parents, author: Signature(device: author, date: save.date),
                     committer: Signature(device: author, date: Date()),
                     message: VersionMessage(kind: kind, key: save.key.rawValue, device: author).text)
                 bulk.record(id)

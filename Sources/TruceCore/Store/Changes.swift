@@ -2,7 +2,7 @@ import Foundation
 
 /// What kind of change a journal entry records.
 public enum ChangeKind: String, Sendable, Codable {
-    case save, delete, resolution
+    case save, delete, resolution, reopen
 }
 
 /// One change to a document: a save, a deletion or a resolution, made here or received by `sync`.

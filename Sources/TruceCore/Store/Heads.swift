@@ -33,15 +33,30 @@ extension DocumentStore {
     /// The document's versions from the targets of its head references, already listed.
     static func documentVersions(of key: DocumentKey, headTargets candidates: [ObjectID], in repository: Repository) throws -> DocumentVersions {
         let heads = try independentHeads(Array(Set(candidates)), in: repository)
-        var versions = try heads.map { try readVersion($0, of: key, in: repository) }
-        versions.sort(by: isMoreCurrent)
-        guard !versions.isEmpty else { return DocumentVersions(key: key, current: nil, conflicts: [], base: nil) }
-        for index in versions.indices.dropFirst() { versions[index].isConflict = true }
-        var base: Version?
-        if versions.count > 1, let baseID = try repository.mergeBase(of: versions.map(\.id)) {
-            base = try readVersion(baseID, of: key, in: repository)
+        var trees: [VersionID: ObjectID] = [:]
+        var versions = try heads.map { id in
+            let commit = try repository.readCommit(id)
+            trees[id] = commit.tree
+            return try readVersion(commit, of: key, in: repository)
         }
-        return DocumentVersions(key: key, current: versions[0], conflicts: Array(versions.dropFirst()), base: base)
+        versions.sort(by: isMoreCurrent)
+        guard !versions.isEmpty else { return DocumentVersions(key: key, current: nil, conflicts: [], equivalents: [], base: nil) }
+        let (distinct, equivalents) = collapsingIdenticalContent(versions, trees: trees)
+        let base = try baseVersion(of: distinct.map(\.id), key: key, in: repository)
+        return DocumentVersions(key: key, current: distinct[0], conflicts: Array(distinct.dropFirst()), equivalents: equivalents, base: base)
+    }
+
+    /// Heads in current-version order split into those of distinct content (conflicts marked after the first) and the rest:
+    /// heads holding the same content count as one, and the most current of them stands for the others.
+    static func collapsingIdenticalContent(_ sorted: [Version], trees: [VersionID: ObjectID]) -> (distinct: [Version], equivalents: [Version]) {
+        var distinct: [Version] = []
+        var equivalents: [Version] = []
+        var seen = Set<ObjectID>()
+        for version in sorted {
+            if seen.insert(trees[version.id]!).inserted { distinct.append(version) } else { equivalents.append(version) }
+        }
+        for index in distinct.indices.dropFirst() { distinct[index].isConflict = true }
+        return (distinct, equivalents)
     }
 
     /// The deterministic current-version rule every replica computes alike: latest author date, then the larger id.
@@ -61,7 +76,12 @@ extension DocumentStore {
     /// Reads a version and checks that it belongs to `key`; the commit must exist.
     static func readVersion(_ id: VersionID, of key: DocumentKey, in repository: Repository) throws -> Version {
         // A missing commit here is a damaged store, not bad input: callers check ids users give them first.
-        let commit = try repository.readCommit(id)
+        try readVersion(repository.readCommit(id), of: key, in: repository)
+    }
+
+    /// The version a commit already read records; fails when it is not a version of `key`.
+    static func readVersion(_ commit: CommitRecord, of key: DocumentKey, in repository: Repository) throws -> Version {
+        let id = commit.id
         guard let message = VersionMessage(parsing: commit.message) else {
             throw TruceError.versionOfAnotherDocument(id, requested: key, actual: "no document (not a Truce version)")
         }
@@ -72,7 +92,7 @@ extension DocumentStore {
         return Version(
             id: id, key: key, deviceName: commit.author.name,
             modificationDate: Date(timeIntervalSince1970: TimeInterval(commit.author.time)),
-            isDeletion: isDeletion, parents: commit.parents, resolvedBy: message.resolvedBy,
+            isDeletion: isDeletion, parents: commit.parents, resolvedBy: message.resolvedBy, reopened: message.reopens,
             isConflict: false, isResolved: false
         )
     }

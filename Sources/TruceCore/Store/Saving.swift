@@ -38,9 +38,9 @@ extension DocumentStore {
             let tree = try Self.writeTree(holding: content, at: key, in: repository)
             let signature = Signature(device: author, date: date)
             let committer = Signature(device: author, date: Date())
-            let id = try repository.writeCommit(tree: tree, parents: parent.map { [$0.id] } ?? [], author: signature,
-                                                committer: committer, message: message.text)
-            try Self.publishHead(id, of: key, replacing: parent.map { [$0.id] } ?? [], message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
+            let parents = try parent.map { try Self.parents(basedOn: $0, heads: before, in: repository) } ?? []
+            let id = try repository.writeCommit(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
+            try Self.publishHead(id, of: key, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
             let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
                                          in: repository)
@@ -51,6 +51,17 @@ extension DocumentStore {
         }
         eventHub.publish(DocumentStateChange(key: key, previous: before, current: after, version: version.id))
         return version
+    }
+
+    /// The parents of a version based on `base`: `base`, then every other head holding the same content.
+    ///
+    /// Heads with identical content count as one, so a save based on any of
+    /// them supersedes them all, here and on every replica it syncs to.
+    static func parents(basedOn base: Version, heads: DocumentVersions, in repository: Repository) throws -> [VersionID] {
+        let others = heads.allHeads.filter { $0.id != base.id }
+        guard !others.isEmpty, heads.allHeads.contains(where: { $0.id == base.id }) else { return [base.id] }
+        let tree = try repository.readCommit(base.id).tree
+        return try [base.id] + others.filter { try repository.readCommit($0.id).tree == tree }.map(\.id)
     }
 
     /// Records a version that has just landed: its journal entry (`journal`), then `key`'s conflict marker.

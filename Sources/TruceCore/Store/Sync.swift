@@ -6,8 +6,12 @@ public struct SyncReport: Sendable, Codable {
     public let received: [Change]
     /// Versions the other store did not have before (for a store Truce can open; otherwise the heads pushed).
     public let sent: Int
-    /// Documents in conflict here after the sync.
+    /// Documents in conflict here after the sync (and after resolving, with `resolving`).
     public let inConflict: [DocumentKey]
+    /// With `resolving`: the documents the sync left in conflict that a resolver settled here.
+    public var resolved: [DocumentKey] = []
+    /// With `resolving`: the documents that still need a person.
+    public var needsPerson: [DocumentKey] = []
 }
 
 extension DocumentStore {
@@ -18,6 +22,17 @@ extension DocumentStore {
     /// current version is the same everywhere. Only version refs travel: no
     /// config, attributes or driver comes from the other side.
     public func sync(with remote: String) throws(TruceError) -> SyncReport {
+        try sync(with: remote, resolving: nil, device: "")
+    }
+
+    /// Exchanges versions with another store, then settles what stays in conflict with the resolvers that
+    /// decide on their own, and sends those resolutions back in the same call.
+    ///
+    /// Resolutions are a function of the heads they settle, so when the other
+    /// replica resolves the same conflict it writes the same commit: resolving
+    /// after every sync converges. What needs a person is left as it is and
+    /// reported in `needsPerson`.
+    public func sync(with remote: String, resolving registry: ResolverRegistry?, device: String) throws(TruceError) -> SyncReport {
         let localPath = Self.localPath(of: remote)
         var remoteStore: DocumentStore?
         if let localPath {
@@ -26,15 +41,24 @@ extension DocumentStore {
             }
         }
         let received = try receive(from: remote)
-        let sent: Int
-        if let remoteStore {
-            // The other store takes our versions the way we took its: its journal and events see them.
-            sent = try remoteStore.receive(from: path).count
-        } else {
-            sent = try pushHeads(to: remote)
+        var sent = try send(to: remote, store: remoteStore)
+        var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
+        if let registry {
+            for (key, result) in try resolveAll(registry: registry, device: device).sorted(by: { $0.key < $1.key }) {
+                if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
+            }
+            if !resolved.isEmpty { sent += try send(to: remote, store: remoteStore) }
         }
-        let inConflict = try documentsInConflict().map(\.key)
-        return SyncReport(received: received, sent: sent, inConflict: inConflict)
+        var report = SyncReport(received: received, sent: sent, inConflict: try documentsInConflict().map(\.key))
+        (report.resolved, report.needsPerson) = (resolved, needsPerson)
+        return report
+    }
+
+    /// Gives the other side our versions: a store Truce can open takes them the way we took its (so its journal
+    /// and events see them); any other remote gets a push.
+    private func send(to remote: String, store remoteStore: DocumentStore?) throws(TruceError) -> Int {
+        if let remoteStore { return try remoteStore.receive(from: path).count }
+        return try pushHeads(to: remote)
     }
 
     /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
@@ -92,7 +116,7 @@ extension DocumentStore {
 
     /// The journal entry for a version: a save, a deletion or a resolution by its author.
     static func change(recording version: Version) -> Change {
-        let kind: ChangeKind = version.isResolution ? .resolution : version.isDeletion ? .delete : .save
+        let kind: ChangeKind = version.isResolution ? .resolution : version.reopened != nil ? .reopen : version.isDeletion ? .delete : .save
         return Change(kind: kind, key: version.key, version: version.id, author: version.deviceName, date: version.modificationDate)
     }
 

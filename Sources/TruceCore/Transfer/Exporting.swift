@@ -98,18 +98,20 @@ extension DocumentStore {
     ///
     /// A version is a head at `date` when its author date is not after
     /// `date` and no other such version descends from it. One walk, children
-    /// before parents, carries "has a descendant made by then" down to the parents.
+    /// before parents, carries "has a descendant made by then" down to the
+    /// parents. Heads with identical content count as one, as they do now.
     static func versions(of key: DocumentKey, at date: Date, headTargets: [ObjectID], in repository: Repository) throws -> DocumentVersions {
         var covered = Set<ObjectID>()
         var heads: [Version] = []
+        var trees: [VersionID: ObjectID] = [:]
         for id in try repository.walk(from: Array(Set(headTargets))) {
-            let version = try readVersion(id, of: key, in: repository)
+            let commit = try repository.readCommit(id)
+            let version = try readVersion(commit, of: key, in: repository)
             let madeByThen = version.modificationDate <= date
-            if madeByThen, !covered.contains(id) { heads.append(version) }
+            if madeByThen, !covered.contains(id) { heads.append(version); trees[id] = commit.tree }
             if madeByThen || covered.contains(id) { covered.formUnion(version.parents) }
         }
-        heads.sort(by: isMoreCurrent)
-        for index in heads.indices.dropFirst() { heads[index].isConflict = true }
-        return DocumentVersions(key: key, current: heads.first, conflicts: Array(heads.dropFirst()), base: nil)
+        let (distinct, equivalents) = collapsingIdenticalContent(heads.sorted(by: isMoreCurrent), trees: trees)
+        return DocumentVersions(key: key, current: distinct.first, conflicts: Array(distinct.dropFirst()), equivalents: equivalents, base: nil)
     }
 }

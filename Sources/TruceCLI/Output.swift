@@ -44,5 +44,6 @@ struct Output: Sendable {
 func describe(_ version: Version) -> String {
     var kind = version.isDeletion ? "deletion" : "save"
     if let resolver = version.resolvedBy { kind = "resolution by \(resolver)" }
+    if let reopened = version.reopened { kind = "reopening of \(reopened.short)" }
     return "\(version.id.hex)  \(ISO8601.format(version.modificationDate))  \(version.deviceName)  \(kind)"
 }

@@ -87,6 +87,33 @@ extension DocumentStore {
     }
 }
 
+extension DocumentStore {
+    /// Who made each resolution of `versions` in this store, as the change journal recorded it.
+    ///
+    /// A resolution's commit names its resolver, not who ran it (so that
+    /// replicas agree on its id); the journal keeps the device. The walk goes
+    /// back from the newest entry only as far as the oldest resolution's date:
+    /// its entry cannot be older than that.
+    public func resolutionAuthors(of versions: [Version]) throws(TruceError) -> [VersionID: String] {
+        let resolutions = versions.filter(\.isResolution)
+        guard let oldest = resolutions.map(\.modificationDate).min() else { return [:] }
+        var wanted = Set(resolutions.map(\.id))
+        return try withRepository { repository in
+            var authors: [VersionID: String] = [:]
+            var entry = try repository.reference(ChangeJournal.reference)
+            while let current = entry, !wanted.isEmpty {
+                let commit = try repository.readCommit(current)
+                if commit.committer.time < Int64(oldest.timeIntervalSince1970) { break }
+                if let change = ChangeJournal.change(from: commit), change.kind == .resolution, wanted.remove(change.version) != nil {
+                    authors[change.version] = change.author
+                }
+                entry = commit.parents.first
+            }
+            return authors
+        }
+    }
+}
+
 /// The change journal: a chain of commits on `refs/truce/journal`, one per change, that `git log` reads.
 ///
 ///     save notes/todo.md

@@ -108,7 +108,8 @@ struct ResolutionWriterTests {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c")), ("tablet", .text("d"))])
         let events = test.store.events
-        guard case .resolved = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else { return }
+        let outcome = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x")
+        guard case .resolved = outcome else { Issue.record("the resolver did not resolve: \(outcome)"); return }
         let reopened = try test.store.reopen("a.txt")
         #expect(reopened.state == .inConflict)
         #expect(Set(reopened.heads.map(\.id)) == Set(made.heads.map(\.id)))
@@ -118,12 +119,8 @@ struct ResolutionWriterTests {
             try test.store.save(.text("z"), to: "b.txt", device: "x")
             try test.store.reopen("b.txt")
         }
-        var seen: [String] = []
-        for await event in events where event.key == "a.txt" {
-            seen.append("\(event.previous)→\(event.current)")
-            if seen.count == 2 { break }
-        }
-        #expect(seen == ["in conflict→settled", "settled→in conflict"])
+        let seen = try await firstElements(2, of: events, where: { $0.key == "a.txt" }, waitingFor: "a.txt's resolution and reopening")
+        #expect(seen.map { "\($0.previous)→\($0.current)" } == ["in conflict→settled", "settled→in conflict"])
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 }

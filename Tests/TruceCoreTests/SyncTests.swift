@@ -102,10 +102,8 @@ struct SyncTests {
         #expect(report.inConflict == ["notes/a.md"])
         let later = try replicas[0].store.changes(since: before)
         #expect(later.changes.map(\.author) == ["device1"])
-        for await event in events {
-            #expect(event.becameInConflict)
-            break
-        }
+        let received = try await firstElements(1, of: events, waitingFor: "the sync's state change")
+        #expect(received.map { "\($0.key) \($0.becameInConflict)" } == ["notes/a.md true"])
     }
 
     @Test func syncTakesNoConfigOrAttributesFromTheOtherSide() throws {

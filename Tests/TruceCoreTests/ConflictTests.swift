@@ -93,11 +93,7 @@ struct ConflictTests {
         try store.store.save(.text("2\n"), to: "a.txt", device: "phone", base: base.id)
         try store.store.save(.text("x\n"), to: "b.txt", device: "phone")
         try store.store.delete("b.txt", device: "phone")
-        var received: [DocumentStateChange] = []
-        for await event in events {
-            received.append(event)
-            if received.count == 4 { break }
-        }
+        let received = try await firstElements(4, of: events, waitingFor: "the four state changes of a.txt and b.txt")
         #expect(received.map { "\($0.key) \($0.previous)→\($0.current)" } == [
             "a.txt absent→settled", "a.txt settled→in conflict", "b.txt absent→settled", "b.txt settled→deleted",
         ])

@@ -63,7 +63,6 @@ extension DocumentStore {
 
     /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
     func receive(from remote: String) throws(TruceError) -> [Change] {
-        var events: [DocumentStateChange] = []
         let received = try withRepository { repository in
             let advertised: [(name: String, target: ObjectID)]
             do {
@@ -92,16 +91,12 @@ extension DocumentStore {
                     try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
                 }
                 let changes = try arriving.map { try Self.change(recording: Self.readVersion($0, of: key, in: repository)) }
-                let recorded = Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
+                Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
                 received += changes
-                let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-                if let current = after.current {
-                    events.append(DocumentStateChange(key: key, previous: before.state, current: after.state, version: current.id))
-                }
             }
             return received
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return received
     }
 

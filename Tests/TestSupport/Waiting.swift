@@ -5,6 +5,7 @@ import Truce
 /// A wait in a test that ran out of time; its description says what never happened.
 public struct DeadlinePassed: Error, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// Checks `condition` every 10 ms until it holds; throws `DeadlinePassed` naming `what` once `seconds` have passed.

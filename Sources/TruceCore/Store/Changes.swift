@@ -71,7 +71,9 @@ extension DocumentStore {
             guard let changes = try ChangeJournal.changes(from: tip, after: token.entry, in: repository) else {
                 throw TruceError.invalidToken(token.description, reason: "it is not a position in this store's change history")
             }
-            return ChangeHistory(changes: changes.filter { $0.author != excludedAuthor }, token: ChangeToken(entry: tip))
+            // By bytes: a device named in NFD is not the one named in NFC, as git sees them.
+            let excluded = excludedAuthor.map { Array($0.utf8) }
+            return ChangeHistory(changes: changes.filter { Array($0.author.utf8) != excluded }, token: ChangeToken(entry: tip))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import TruceCore
@@ -114,4 +115,37 @@ struct EventsTests {
         try await waitUntil("the sequence to end", within: 2) { recorder.hasEnded }
         try await waitUntil("the watcher to stop", within: 2) { watcher.hasFinished }
     }
+
+    @Test(arguments: [false, true])
+    func theWatcherWakesForAnotherProcessAndNeverSpins(polling: Bool) async throws {
+        let test = try TestStore()
+        try test.store.save(.text("0\n"), to: "a.txt", device: "laptop")
+        let seen = WakeLog()
+        let store = test.store
+        let watcher = StoreWatcher(watching: test.path, polling: polling) {
+            seen.record(try? store.withRepository { try $0.reference(ChangeJournal.reference) })
+        }
+        defer { watcher.stop() }
+        #if os(Linux)
+        #expect(watcher.mechanism == (polling ? .poll : .inotify))
+        #endif
+        try await waitUntil("the first wake-up", within: 1) { seen.wakes >= 1 }
+        // Nothing changes for 600 ms: a watch wakes not at all, a poll about twice; either would wake thousands of times if it spun.
+        let quiet = seen.wakes
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(seen.wakes - quiet <= (polling ? 4 : 0), "\(seen.wakes - quiet) wake-ups while nothing changed")
+        let saved = try await Self.truceSave("1\n", to: "a.txt", in: test.path, device: "phone")
+        let tip = try #require(try store.withRepository { try $0.reference(ChangeJournal.reference) })
+        try await waitUntil("a wake-up that sees the journal entry for \(saved)", within: 1) { seen.lastTip == tip }
+        watcher.stop()
+        try await waitUntil("the watcher to stop", within: 2) { watcher.hasFinished }
+    }
+}
+
+/// What a watcher's callback saw: how often it ran, and the journal tip it read last.
+private final class WakeLog: Sendable {
+    private let state = Mutex<(wakes: Int, tip: ObjectID?)>((0, nil))
+    var wakes: Int { state.withLock { $0.wakes } }
+    var lastTip: ObjectID? { state.withLock { $0.tip } }
+    func record(_ tip: ObjectID??) { state.withLock { $0 = ($0.wakes + 1, tip ?? nil) } }
 }

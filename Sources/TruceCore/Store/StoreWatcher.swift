@@ -31,50 +31,50 @@ final class StoreWatcher: Sendable {
     static let pollInterval: Int32 = 250 // milliseconds
 
     /// Starts watching the store at `path`; the first `onChange` comes right away, for whatever landed before the watch began.
-    init(watching path: String, onChange: @escaping @Sendable () -> Void) {
+    ///
+    /// `polling` forces the fallback, for tests of it.
+    init(watching path: String, polling: Bool = false, onChange: @escaping @Sendable () -> Void) {
         let directories = [path, path + "/refs", path + "/refs/truce"]
         #if canImport(Darwin)
-        let sources = DispatchSources(directories: directories)
-        platform = .sources(sources)
-        mechanism = .dispatchSource
-        sources.start(onChange: onChange)
-        #else
-        let loop = PollLoop(directories: directories)
+        if !polling {
+            let sources = DispatchSources(directories: directories)
+            platform = .sources(sources)
+            mechanism = .dispatchSource
+            sources.start(onChange: onChange)
+            return
+        }
+        #endif
+        let loop = PollLoop(directories: directories, inotify: !polling)
         platform = .loop(loop)
         mechanism = loop.usesInotify ? .inotify : .poll
         Thread.detachNewThread { [loop, self] in
             loop.run(onChange: onChange)
             self.finished.store(true, ordering: .releasing)
         }
-        #endif
     }
 
-    /// Stops watching; `onChange` is not called after the current call, if any, returns. Safe to call more than once.
+    /// Stops watching: at most a call of `onChange` already under way still runs. Safe to call more than once.
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         switch platform {
         #if canImport(Darwin)
         case .sources(let sources):
-            sources.cancel()
-            finished.store(true, ordering: .releasing)
-        #else
+            sources.cancel { [self] in finished.store(true, ordering: .releasing) }
+        #endif
         case .loop(let loop):
             loop.wake()
-        #endif
         }
     }
 
     private enum Platform: Sendable {
         #if canImport(Darwin)
         case sources(DispatchSources)
-        #else
-        case loop(PollLoop)
         #endif
+        case loop(PollLoop)
     }
 }
 
-#if !canImport(Darwin)
-/// A thread blocked in `poll(2)` on an inotify descriptor and on a pipe that `wake()` closes to end it.
+/// A thread blocked in `poll(2)` on an inotify descriptor (Linux) and on a pipe that `wake()` closes to end it.
 private final class PollLoop: Sendable {
     private let directories: [String]
     /// The inotify instance, or -1 when the system refused one (too many instances, say): then the loop polls on a timer.
@@ -84,9 +84,13 @@ private final class PollLoop: Sendable {
 
     var usesInotify: Bool { inotify >= 0 }
 
-    init(directories: [String]) {
+    init(directories: [String], inotify wanted: Bool) {
         self.directories = directories
-        inotify = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
+        #if os(Linux)
+        inotify = wanted ? inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK)) : -1
+        #else
+        inotify = -1
+        #endif
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
             _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -125,9 +129,11 @@ private final class PollLoop: Sendable {
     }
 
     private func addWatches() {
+        #if os(Linux)
         guard usesInotify else { return }
         let mask = UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)
         for directory in directories { _ = inotify_add_watch(inotify, directory, mask) }
+        #endif
     }
 
     /// Reads every queued inotify event: which file moved does not matter, only that something did.
@@ -136,13 +142,16 @@ private final class PollLoop: Sendable {
         while buffer.withUnsafeMutableBytes({ read(inotify, $0.baseAddress, $0.count) }) > 0 {}
     }
 }
-#else
-/// One dispatch source per watched directory, on a serial queue, each reporting writes, renames and links in it.
-private final class DispatchSources: Sendable {
+
+#if canImport(Darwin)
+/// One dispatch source per watched directory, each reporting writes, renames and links in it.
+///
+/// `sources` and `isCancelled` are touched only on `queue`, a serial queue: that confinement is what makes it Sendable.
+private final class DispatchSources: @unchecked Sendable {
     private let directories: [String]
     private let queue = DispatchQueue(label: "truce.store-watcher")
-    private let sources = Mutex<[String: any DispatchSourceFileSystemObject]>([:])
-    private let cancelled = Atomic<Bool>(false)
+    private var sources: [String: any DispatchSourceFileSystemObject] = [:]
+    private var isCancelled = false
 
     init(directories: [String]) { self.directories = directories }
 
@@ -153,31 +162,31 @@ private final class DispatchSources: Sendable {
         }
     }
 
-    func cancel() {
-        cancelled.store(true, ordering: .releasing)
-        let all = sources.withLock { sources in
-            defer { sources.removeAll() }
-            return Array(sources.values)
+    /// Cancels every source (each closes its descriptor), then calls `done` on the queue.
+    func cancel(then done: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            isCancelled = true
+            sources.values.forEach { $0.cancel() }
+            sources.removeAll()
+            done()
         }
-        all.forEach { $0.cancel() }
     }
 
     /// Opens a source for every watched directory that has none yet (`refs/truce` appears with the first change).
     private func addMissingSources(onChange: @escaping @Sendable () -> Void) {
-        for directory in directories where !cancelled.load(ordering: .acquiring) {
-            guard sources.withLock({ $0[directory] == nil }) else { continue }
+        for directory in directories where !isCancelled && sources[directory] == nil {
             let descriptor = open(directory, O_EVTONLY)
             guard descriptor >= 0 else { continue }
             let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: descriptor, eventMask: [.write, .rename, .link, .delete],
                                                                    queue: queue)
             source.setEventHandler { [self] in
-                guard !cancelled.load(ordering: .acquiring) else { return }
+                guard !isCancelled else { return }
                 addMissingSources(onChange: onChange)
                 onChange()
             }
             source.setCancelHandler { close(descriptor) }
+            sources[directory] = source
             source.resume()
-            sources.withLock { $0[directory] = source }
         }
     }
 }

@@ -71,8 +71,7 @@ final class EventHub: Sendable {
         position.withLock { read(from: store, at: &$0) }
     }
 
-    /// Sends changes that have no journal entry of their own, such as a reopening.
-    func publish(_ events: [DocumentStateChange]) {
+    private func publish(_ events: [DocumentStateChange]) {
         let continuations = listeners.withLock { $0.continuations.values.map { $0 } }
         for event in events { continuations.forEach { $0.yield(event) } }
     }

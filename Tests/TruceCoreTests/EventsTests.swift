@@ -102,6 +102,22 @@ struct EventsTests {
         #expect(test.store.eventHub.watcher == nil)
     }
 
+    @Test func aSequenceLeftAfterBreakStopsTheWatcherWhenItGoes() async throws {
+        let test = try TestStore()
+        let watcher: StoreWatcher
+        do {
+            let events = test.store.events
+            watcher = try #require(test.store.eventHub.watcher)
+            try test.store.save(.text("x\n"), to: "a.txt", device: "laptop")
+            for await event in events {
+                #expect(event.key == "a.txt")
+                break
+            }
+        }
+        try await waitUntil("the watcher to stop once the sequence was dropped", within: 2) { watcher.hasFinished }
+        #expect(test.store.eventHub.watcher == nil)
+    }
+
     @Test func releasingTheStoreEndsItsSequencesAndStopsItsWatcher() async throws {
         let directory = TemporaryDirectory()
         weak var released: DocumentStore?

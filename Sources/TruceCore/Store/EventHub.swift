@@ -20,12 +20,12 @@ final class EventHub: Sendable {
         case after(ObjectID?)
     }
 
-    /// Taken only for short moments and never around a store read: writers ask `hasListeners` while holding the repository.
+    /// Taken only for short moments and never around a store read, so that asking `hasListeners` can never wait on a read.
     private let listeners = Mutex(Listeners())
     /// Held around each read of the journal, so reads, and the order of what they deliver, follow one another.
     private let position = Mutex(Position.unknown)
 
-    /// True while someone iterates an `events` sequence: writers skip the work of computing changes otherwise.
+    /// True while an `events` sequence is live: otherwise a write does not read the journal back.
     var hasListeners: Bool { listeners.withLock { !$0.continuations.isEmpty } }
 
     /// The watcher that runs while sequences are live (for tests that check it stops).

@@ -53,7 +53,7 @@ struct EventsTests {
         // A later change from the same writer: once it has arrived, a repeat of the first would have arrived before it.
         let second = try other.delete("b.txt", device: "tablet")
         for recorder in [here, there] {
-            let events = try await recorder.wait(within: 1, for: "both changes") { $0.contains { $0.version == second.id } }
+            let events = try await recorder.wait(within: 3, for: "both changes") { $0.contains { $0.version == second.id } }
             #expect(events.map(\.version) == [first.id, second.id])
             #expect(events.map { "\($0.previous)→\($0.current)" } == ["absent→settled", "settled→deleted"])
         }
@@ -70,7 +70,7 @@ struct EventsTests {
             BatchSave(key: "a.txt", content: .text("2\n"), device: "tablet", base: original.id),
             BatchSave(key: "b.txt", content: .text("new\n"), device: "phone"),
         ])
-        let events = try await recorder.wait(within: 1, for: "the batch") { $0.count >= 3 }
+        let events = try await recorder.wait(within: 3, for: "the batch") { $0.count >= 3 }
         #expect(events.map(\.version) == ids)
         #expect(events.map { "\($0.key) \($0.previous)→\($0.current)" } == ["a.txt settled→settled", "a.txt settled→in conflict", "b.txt absent→settled"])
     }
@@ -82,7 +82,7 @@ struct EventsTests {
         let made = try replica.store.save(.text("from afar\n"), to: "notes/a.md", device: "phone")
         let sync = try await runAsync(truceExecutable, ["--store", replica.path, "sync", test.path])
         #expect(sync.status == 0, "truce sync: \(sync.errorOutput)")
-        let events = try await recorder.wait(within: 1, for: "the pushed version") { $0.contains { $0.version == made.id } }
+        let events = try await recorder.wait(within: 3, for: "the pushed version") { $0.contains { $0.version == made.id } }
         #expect(events.map { "\($0.kind) \($0.key) \($0.author) \($0.previous)→\($0.current)" } == ["save notes/a.md phone absent→settled"])
     }
 
@@ -145,7 +145,7 @@ struct EventsTests {
         #if os(Linux)
         #expect(watcher.mechanism == (polling ? .poll : .inotify))
         #endif
-        try await waitUntil("the first wake-up", within: 1) { seen.wakes >= 1 }
+        try await waitUntil("the first wake-up", within: 3) { seen.wakes >= 1 }
         // Nothing changes for a while: a watch wakes not at all, a poll once per interval; either would wake thousands of times if it spun.
         let quiet = seen.wakes
         let start = ContinuousClock.now
@@ -156,7 +156,7 @@ struct EventsTests {
         #expect(Double(wakes) <= (polling ? intervals.rounded(.up) + 1 : 0), "\(wakes) wake-ups in \(ContinuousClock.now - start) while nothing changed")
         let saved = try await Self.truceSave("1\n", to: "a.txt", in: test.path, device: "phone")
         let tip = try #require(try store.withRepository { try $0.reference(ChangeJournal.reference) })
-        try await waitUntil("a wake-up that sees the journal entry for \(saved)", within: 1) { seen.lastTip == tip }
+        try await waitUntil("a wake-up that sees the journal entry for \(saved)", within: 3) { seen.lastTip == tip }
         watcher.stop()
         try await waitUntil("the watcher to stop", within: 2) { watcher.hasFinished }
     }

@@ -27,7 +27,11 @@ extension DocumentStore {
     }
 
     static func documentVersions(of key: DocumentKey, in repository: Repository) throws -> DocumentVersions {
-        let candidates = try headReferences(of: key, in: repository).map(\.target)
+        try documentVersions(of: key, amongCandidates: headReferences(of: key, in: repository).map(\.target), in: repository)
+    }
+
+    /// The versions `key` would have if `candidates` were its head references: how events replay the states a change went through.
+    static func documentVersions(of key: DocumentKey, amongCandidates candidates: [ObjectID], in repository: Repository) throws -> DocumentVersions {
         let heads = try independentHeads(Array(Set(candidates)), in: repository)
         var trees: [VersionID: ObjectID] = [:]
         var versions = try heads.map { id in

@@ -67,7 +67,6 @@ extension DocumentStore {
 
     /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
     func receive(from remote: String) throws(TruceError) -> [Change] {
-        var events: [DocumentStateChange] = []
         let received = try withRepository { repository in
             let advertised: [(name: String, target: ObjectID)]
             do {
@@ -108,16 +107,12 @@ extension DocumentStore {
                 for id in new {
                     try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
                 }
-                let recorded = Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
+                Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
                 received += changes
-                let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-                if let current = after.current {
-                    events.append(DocumentStateChange(key: key, previous: before.state, current: after.state, version: current.id))
-                }
             }
             return received
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return received
     }
 

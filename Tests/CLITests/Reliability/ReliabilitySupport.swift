@@ -139,6 +139,18 @@ final class BackgroundProcess {
         return Foundation.kill(process.processIdentifier, SIGKILL) == 0
     }
 
+    /// What it printed on stdout so far, while it runs.
+    var outputSoFar: String { String(decoding: (try? Data(contentsOf: files.appendingPathComponent("stdout"))) ?? Data(), as: UTF8.self) }
+
+    /// Sends `number` (SIGTERM, SIGINT, …) to the process by its pid.
+    func signal(_ number: Int32) { Foundation.kill(process.processIdentifier, number) }
+
+    /// Waits for the end with a deadline: throws `DeadlinePassed` when the process still runs after `seconds`.
+    func wait(within seconds: Double) async throws -> Ending {
+        try await waitUntil("process \(process.processIdentifier) to end", within: seconds) { !process.isRunning }
+        return wait()
+    }
+
     /// Waits for the end and returns what the process left; after `limit`, kills it and says so in `overran`.
     func wait(limit: TimeInterval = 60) -> Ending {
         let deadline = Date().addingTimeInterval(limit)

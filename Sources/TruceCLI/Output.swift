@@ -28,10 +28,10 @@ struct Output: Sendable {
         writeError(Data("\rtruce: \(message)\u{1B}[K".utf8))
     }
 
-    /// Prints `value` as pretty JSON with sorted keys and ISO 8601 dates.
-    func json(_ value: some Encodable) throws {
+    /// Prints `value` as pretty JSON with sorted keys and ISO 8601 dates; `oneLine` for a stream of one object per line.
+    func json(_ value: some Encodable, oneLine: Bool = false) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = oneLine ? [.sortedKeys, .withoutEscapingSlashes] : [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(ISO8601.format(date))
@@ -44,5 +44,6 @@ struct Output: Sendable {
 func describe(_ version: Version) -> String {
     var kind = version.isDeletion ? "deletion" : "save"
     if let resolver = version.resolvedBy { kind = "resolution by \(resolver)" }
+    if let reopened = version.reopened { kind = "reopening of \(reopened.short)" }
     return "\(version.id.hex)  \(ISO8601.format(version.modificationDate))  \(version.deviceName)  \(kind)"
 }

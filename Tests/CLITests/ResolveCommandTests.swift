@@ -80,9 +80,9 @@ struct ResolveCommandTests {
         // With one conflict version, `theirs` is unambiguous: the laptop's line.
         let answered = try store.run("resolve", Self.key, "--take", "H1=theirs", "--device", "desk")
         #expect(answered.status == 0, "stderr: \(answered.errorOutput)")
-        let resolution = try resolutionID(in: answered, key: Self.key, resolver: "list-conflicts")
+        let resolution = try resolutionID(in: answered, key: Self.key, resolver: "person")
         #expect(try store.run("cat", Self.key).stdout == laptop)
-        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "list-conflicts", in: store)
+        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "person", in: store)
     }
 
     @Test func overwriteWithCurrentKeepsTheCurrentBinaryAndResolvesEveryOtherHead() throws {

@@ -29,7 +29,7 @@ extension DocumentStore {
             let after = try recorded ?? Self.documentVersions(of: key, in: repository)
             return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
         }
-        eventHub.publish(DocumentStateChange(key: key, previous: .inConflict, current: state, version: version.id))
+        deliverEvents()
         return .resolved(version, resolver: resolver, state: state)
     }
 
@@ -38,7 +38,7 @@ extension DocumentStore {
         -> [DocumentKey: ResolveResult] {
         guard !settled.isEmpty else { return [:] }
         let author = try Self.authorName(device)
-        let (results, events) = try withRepository { repository in
+        let results = try withRepository { repository in
             let bulk = try BulkWriter(path: repository.path)
             let now = Date()
             var heads: [PendingHead] = []
@@ -54,16 +54,14 @@ extension DocumentStore {
             try Self.publishHeadsConcurrently(heads, path: repository.path)
             try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
             var results: [DocumentKey: ResolveResult] = [:]
-            var events: [DocumentStateChange] = []
             for (head, (_, _, resolver)) in zip(heads, settled) {
                 let after = try Self.documentVersions(of: head.key, in: repository)
                 let version = try after.heads.first { $0.id == head.id } ?? Self.readVersion(head.id, of: head.key, in: repository)
                 results[head.key] = .resolved(version, resolver: resolver, state: after.state)
-                events.append(DocumentStateChange(key: head.key, previous: .inConflict, current: after.state, version: head.id))
             }
-            return (results, events)
+            return results
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return results
     }
 
@@ -108,7 +106,7 @@ extension DocumentStore {
     @discardableResult
     public func reopen(_ key: DocumentKey, device: String) throws(TruceError) -> DocumentVersions {
         let author = try Self.authorName(device)
-        let (before, after, reopenings) = try withRepository { repository in
+        let after = try withRepository { repository in
             let before = try Self.documentVersions(of: key, in: repository)
             guard before.current != nil else { throw TruceError.documentNotFound(key) }
             guard let resolution = before.allHeads.filter(\.isResolution).max(by: { Self.isMoreCurrent($1, $0) }) else {
@@ -128,11 +126,9 @@ extension DocumentStore {
             let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append(reopenings.map { Change(kind: .reopen, key: key, version: $0, author: author, date: now) }, in: repository)
             }
-            return (before.state, try recorded ?? Self.documentVersions(of: key, in: repository), reopenings)
+            return try recorded ?? Self.documentVersions(of: key, in: repository)
         }
-        if let current = after.current {
-            eventHub.publish(DocumentStateChange(key: key, previous: before, current: after.state, version: reopenings.last ?? current.id))
-        }
+        deliverEvents()
         return after
     }
 }

@@ -31,7 +31,6 @@ extension DocumentStore {
     public func saveBatch(_ saves: [BatchSave]) throws(TruceError) -> [VersionID] {
         guard !saves.isEmpty else { return [] }
         let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
-        var events: [DocumentStateChange] = []
         let ids = try withRepository { repository in
             let bulk = try BulkWriter(path: repository.path)
             var before: [DocumentKey: DocumentVersions] = [:]
@@ -75,17 +74,9 @@ extension DocumentStore {
             try Self.publishHeadsConcurrently(heads, path: repository.path)
             // The heads have landed: see recordPublished.
             try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
-            if eventHub.hasSubscribers {
-                for (key, versions) in before {
-                    let after = try Self.documentVersions(of: key, in: repository)
-                    if let current = after.current {
-                        events.append(DocumentStateChange(key: key, previous: versions.state, current: after.state, version: current.id))
-                    }
-                }
-            }
             return ids
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return ids
     }
 

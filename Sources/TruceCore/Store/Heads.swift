@@ -27,11 +27,11 @@ extension DocumentStore {
     }
 
     static func documentVersions(of key: DocumentKey, in repository: Repository) throws -> DocumentVersions {
-        try documentVersions(of: key, headTargets: headReferences(of: key, in: repository).map(\.target), in: repository)
+        try documentVersions(of: key, amongCandidates: headReferences(of: key, in: repository).map(\.target), in: repository)
     }
 
-    /// The document's versions from the targets of its head references, already listed.
-    static func documentVersions(of key: DocumentKey, headTargets candidates: [ObjectID], in repository: Repository) throws -> DocumentVersions {
+    /// The versions `key` would have if `candidates` were its head references: how events replay the states a change went through.
+    static func documentVersions(of key: DocumentKey, amongCandidates candidates: [ObjectID], in repository: Repository) throws -> DocumentVersions {
         let heads = try independentHeads(Array(Set(candidates)), in: repository)
         var trees: [VersionID: ObjectID] = [:]
         var versions = try heads.map { id in

@@ -20,7 +20,7 @@ extension DocumentStore {
 
     private func write(_ content: Data?, to key: DocumentKey, device: String, base: VersionID?, date: Date) throws(TruceError) -> Version {
         let author = try Self.authorName(device)
-        let (before, after, version) = try withRepository { repository in
+        let version = try withRepository { repository in
             let before = try Self.documentVersions(of: key, in: repository)
             let parent: Version?
             if let base {
@@ -46,10 +46,9 @@ extension DocumentStore {
                                          in: repository)
             }
             let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-            let version = try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
-            return (before.state, after.state, version)
+            return try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
         }
-        eventHub.publish(DocumentStateChange(key: key, previous: before, current: after, version: version.id))
+        deliverEvents()
         return version
     }
 

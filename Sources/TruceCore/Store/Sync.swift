@@ -57,13 +57,16 @@ extension DocumentStore {
     /// Gives the other side our versions: a store Truce can open takes them the way we took its (so its journal
     /// and events see them); any other remote gets a push.
     private func send(to remote: String, store remoteStore: DocumentStore?) throws(TruceError) -> Int {
-        if let remoteStore { return try remoteStore.receive(from: path).count }
-        return try pushHeads(to: remote)
+        guard let remoteStore else { return try pushHeads(to: remote) }
+        do {
+            return try remoteStore.receive(from: path).count
+        } catch .versionOfAnotherDocument(let id, let key, let actual) {
+            throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
+        }
     }
 
     /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
     func receive(from remote: String) throws(TruceError) -> [Change] {
-        var events: [DocumentStateChange] = []
         let received = try withRepository { repository in
             let advertised: [(name: String, target: ObjectID)]
             do {
@@ -77,9 +80,15 @@ extension DocumentStore {
                 byDirectory[directory, default: []].append(reference.target)
             }
             var received: [Change] = []
-            for (directory, incoming) in byDirectory.sorted(by: { $0.key < $1.key }) {
-                guard let key = try Self.documentKey(of: incoming[0], in: repository),
-                      ReferenceLayout.headsDirectory(of: key) == directory else { continue }
+            for (directory, advertisedHeads) in byDirectory.sorted(by: { $0.key < $1.key }) {
+                // Each head on its own: a version placed in another document's directory is refused, and it does not
+                // take the real heads beside it down with it.
+                let placed = try advertisedHeads.compactMap { id -> (key: DocumentKey, id: VersionID)? in
+                    guard let key = try Self.documentKey(of: id, in: repository), ReferenceLayout.headsDirectory(of: key) == directory else { return nil }
+                    return (key, id)
+                }
+                guard let key = placed.first?.key else { continue }
+                let incoming = placed.map(\.id)
                 let before = try Self.documentVersions(of: key, in: repository)
                 let localHeads = before.heads.map(\.id)
                 let new = try incoming.filter { id in
@@ -88,20 +97,22 @@ extension DocumentStore {
                 guard !new.isEmpty else { continue }
                 // Every commit of this document the other store has and this one lacks, parents first.
                 let arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
+                // Read before any head is adopted: a commit of another document in the history refuses the sync here.
+                let changes: [Change]
+                do {
+                    changes = try arriving.map { try Self.change(recording: Self.readVersion($0, of: key, in: repository)) }
+                } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {
+                    throw TruceError.invalidRemote(remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
+                }
                 for id in new {
                     try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
                 }
-                let changes = try arriving.map { try Self.change(recording: Self.readVersion($0, of: key, in: repository)) }
-                let recorded = Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
+                Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
                 received += changes
-                let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-                if let current = after.current {
-                    events.append(DocumentStateChange(key: key, previous: before.state, current: after.state, version: current.id))
-                }
             }
             return received
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return received
     }
 

@@ -36,7 +36,7 @@ extension DocumentStore {
                 let key = try Self.key(ofHead: group[0].target, in: repository)
                 let targets = group.map(\.target)
                 let versions = try date.map { try Self.versions(of: key, at: $0, headTargets: targets, in: repository) }
-                    ?? Self.documentVersions(of: key, headTargets: targets, in: repository)
+                    ?? Self.documentVersions(of: key, amongCandidates: targets, in: repository)
                 return (key: key, current: versions.current, inConflict: versions.state == .inConflict)
             }.sorted { $0.key < $1.key }
         }

@@ -28,10 +28,11 @@ let package = Package(
         .target(name: "LastWriterWins", dependencies: ["TruceCore"], path: "Plugins/LastWriterWins"),
         .target(name: "Deduplicate", dependencies: ["TruceCore"], path: "Plugins/Deduplicate"),
         .target(name: "ExternalDriver", dependencies: ["TruceCore"], path: "Plugins/ExternalDriver"),
+        .target(name: "StructuredMerge", dependencies: ["TruceCore"], path: "Plugins/StructuredMerge"),
         .target(
             name: "Truce",
             dependencies: ["TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge", "LastWriterWins",
-                           "Deduplicate", "ExternalDriver"],
+                           "Deduplicate", "ExternalDriver", "StructuredMerge"],
             path: "Sources/Truce"
         ),
         .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),

@@ -31,6 +31,8 @@ struct ExplainCommand: Command {
                     for (option, value) in choice.options[name]?.values.sorted(by: { $0.key < $1.key }) ?? [] {
                         lines.append("option: resolver.\(name).\(option) = \(value)")
                     }
+                    let options = choice.options[name] ?? ResolverOptions(resolverName: name)
+                    for setting in choice.resolvers[name]?.settings(for: options) ?? [] { lines.append("\(name): \(setting)") }
                 }
                 lines.append("delete conflicts: \(choice.deleteConflict.rawValue) (\(choice.deleteConflictSource))")
             } else {
@@ -55,6 +57,8 @@ struct ExplainReport: Encodable {
     let options: [String: [String: String]]?
     /// What config defines for a resolver of the chain: an external driver's command and where it came from.
     let definitions: [String: String]?
+    /// What each resolver of the chain does with its options, in words (the structured resolver's array rules).
+    let settings: [String: [String]]?
     let deleteConflict: DeleteConflictPolicy?
     let error: String?
 
@@ -66,6 +70,12 @@ struct ExplainReport: Encodable {
         resolverSource = choice?.source
         options = choice?.options.mapValues(\.values)
         definitions = choice?.resolvers.compactMapValues(\.definition)
+        settings = choice.map { choice in
+            choice.resolvers.compactMapValues { resolver in
+                let lines = resolver.settings(for: choice.options[resolver.name] ?? ResolverOptions(resolverName: resolver.name))
+                return lines.isEmpty ? nil : lines
+            }
+        }
         deleteConflict = choice?.deleteConflict
         self.error = error?.errorDescription
     }

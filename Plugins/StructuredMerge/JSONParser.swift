@@ -1,8 +1,8 @@
 import Foundation
 
 /// Why a document cannot be merged by structure; the resolver passes with it.
-struct StructuredInputError: Error, Sendable, CustomStringConvertible {
-    let description: String
+public struct StructuredInputError: Error, Sendable, CustomStringConvertible {
+    public let description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -26,15 +26,33 @@ enum SequenceMerge {
         for edit in theirEdits where !ourEdits.contains(edit) { all.append(edit) }
         // At one start, an insertion goes before a run replaced there.
         all.sort { ($0.start, $0.end) < ($1.start, $1.end) }
+        let kept = keptElements(base: base, ours: ours, ourEdits: ourEdits)
         var result: [StructuredValue] = []
         var position = 0
         for edit in all {
-            result += base[position..<edit.start]
+            result += kept[position..<edit.start]
             result += edit.replacement
             position = edit.end
         }
-        result += base[position...]
+        result += kept[position...]
         return result
+    }
+
+    /// The base's elements, each as ours spells it where ours kept it: unchanged parts keep the current layout.
+    private static func keptElements(base: [StructuredValue], ours: [StructuredValue], ourEdits: [Edit]) -> [StructuredValue] {
+        var kept = base
+        var shift = 0
+        var next = 0
+        for index in base.indices {
+            // Edits ending at or before this element (an insertion right before it included) have moved it.
+            while next < ourEdits.count, ourEdits[next].end <= index {
+                shift += ourEdits[next].replacement.count - (ourEdits[next].end - ourEdits[next].start)
+                next += 1
+            }
+            let inside = next < ourEdits.count && ourEdits[next].start <= index && index < ourEdits[next].end
+            if !inside, ours.indices.contains(index + shift) { kept[index] = ours[index + shift] }
+        }
+        return kept
     }
 
     private static func conflicts(_ a: Edit, _ b: Edit) -> Bool {

@@ -43,9 +43,8 @@ struct TreeMerge {
 
     private mutating func merge(_ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
                                 tokens: [String], steps: [PathStep]) -> StructuredValue? {
-        if ours == theirs { return ours }
-        if base == ours { return theirs }
-        if base == theirs { return ours }
+        if ours == theirs || base == theirs { return ours }
+        // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
         if let base, let ours, let theirs {
             if case .object(let b) = base, case .object(let o) = ours, case .object(let t) = theirs {
                 return .object(mergeObjects(b, o, t, tokens: tokens, steps: steps))
@@ -54,6 +53,7 @@ struct TreeMerge {
                 return mergeArrays(b, o, t, tokens: tokens, steps: steps)
             }
         }
+        if base == ours { return theirs }
         let reason: String
         switch (base, ours, theirs) {
         case (nil, _, _): reason = "added on both sides with different values"

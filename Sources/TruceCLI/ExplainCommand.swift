@@ -15,9 +15,18 @@ struct ExplainCommand: Command {
         var configurationError: TruceError?
         var choice: ResolverChoice?
         do { choice = try store.resolverChoice(for: key, registry: .standard) } catch { configurationError = error }
+        // What the chain would do now, so a resolver that passes (bad input, say) says why.
+        var outcome: (summary: String, passed: [String])?
+        if choice != nil, explanation.versions.state == .inConflict {
+            switch try store.resolve(key, registry: .standard, device: invocation.device(), dryRun: true) {
+            case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
+            case .needsPerson(let points, let resolver, let reasons): outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)
+            case .resolved: break
+            }
+        }
 
         if invocation.wantsJSON {
-            try invocation.output.json(ExplainReport(explanation, choice: choice, error: configurationError))
+            try invocation.output.json(ExplainReport(explanation, choice: choice, outcome: outcome, error: configurationError))
         } else {
             var lines = VersionsCommand.lines(for: explanation.versions)
             lines.append("why current: \(explanation.currentReason)")
@@ -35,6 +44,10 @@ struct ExplainCommand: Command {
                     for setting in choice.resolvers[name]?.settings(for: options) ?? [] { lines.append("\(name): \(setting)") }
                 }
                 lines.append("delete conflicts: \(choice.deleteConflict.rawValue) (\(choice.deleteConflictSource))")
+                if let outcome {
+                    lines += outcome.passed.map { "passed: \($0)" }
+                    lines.append("outcome: \(outcome.summary)")
+                }
             } else {
                 lines.append("resolver: none, the configuration is invalid")
             }
@@ -60,9 +73,12 @@ struct ExplainReport: Encodable {
     /// What each resolver of the chain does with its options, in words (the structured resolver's array rules).
     let settings: [String: [String]]?
     let deleteConflict: DeleteConflictPolicy?
+    /// What the chain would do now with a document in conflict, and why resolvers passed.
+    let outcome: String?
+    let passed: [String]?
     let error: String?
 
-    init(_ explanation: Explanation, choice: ResolverChoice?, error: TruceError?) {
+    init(_ explanation: Explanation, choice: ResolverChoice?, outcome: (summary: String, passed: [String])?, error: TruceError?) {
         versions = VersionsReport(explanation.versions)
         currentReason = explanation.currentReason
         mergeAttribute = explanation.mergeAttribute.description
@@ -77,6 +93,8 @@ struct ExplainReport: Encodable {
             }
         }
         deleteConflict = choice?.deleteConflict
+        self.outcome = outcome?.summary
+        passed = outcome?.passed
         self.error = error?.errorDescription
     }
 }

@@ -95,7 +95,7 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""):
-            let (text, source) = try parseString()
+            let (text, source) = try parseString(keepingSource: true)
             return .string(text: text, source: source)
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
@@ -129,8 +129,11 @@ struct JSONParser {
         }
         while true {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
-            let (key, _) = try parseString()
-            guard seen.insert(Array(key.utf8)).inserted else { throw failure("duplicate key \(JSONPrinter.quoted(key))") }
+            let (key, _) = try parseString(keepingSource: false)
+            // Small objects (most records) are checked by a scan; a set only once an object grows.
+            let isDuplicate = members.count < 16 ? members.contains { $0.key.utf8.elementsEqual(key.utf8) } : !seen.insert(Array(key.utf8)).inserted
+            if members.count == 15 { seen = Set(members.map { Array($0.key.utf8) } + [Array(key.utf8)]) }
+            guard !isDuplicate else { throw failure("duplicate key \(JSONPrinter.quoted(key))") }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
             position += 1
@@ -210,10 +213,20 @@ struct JSONParser {
         return String(decoding: bytes[start..<position], as: UTF8.self)
     }
 
-    /// Reads a string at the opening quote: its meaning and its exact spelling.
-    private mutating func parseString() throws(StructuredInputError) -> (String, String) {
+    /// Reads a string at the opening quote: its meaning and, when asked (member names need none), its exact spelling.
+    private mutating func parseString(keepingSource: Bool) throws(StructuredInputError) -> (String, String) {
         let start = position
         position += 1
+        // Most strings hold no escape: their text is their bytes.
+        var end = position
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let text = String(validating: bytes[position..<end], as: UTF8.self) else {
+                throw StructuredInputError("is not valid JSON: a string holds bytes that are not valid UTF-8")
+            }
+            position = end + 1
+            return (text, keepingSource ? "\"" + text + "\"" : "")
+        }
         var scalars = String.UnicodeScalarView()
         var runStart = position
         func flushRun(_ parser: JSONParser, upTo end: Int) throws(StructuredInputError) {

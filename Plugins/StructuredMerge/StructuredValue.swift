@@ -7,7 +7,7 @@ import Foundation
 /// on one line. Equality is by meaning: strings compare by their unicode
 /// scalars' bytes (never canonical equivalence), numbers by their text,
 /// objects as maps whatever their member order; the layout is ignored.
-indirect enum StructuredValue: Hashable, Sendable {
+enum StructuredValue: Hashable, Sendable {
     case object(ObjectValue)
     case array(ArrayValue)
     /// `text` is the decoded string; `source` its spelling with quotes, as the document wrote it.
@@ -20,7 +20,7 @@ indirect enum StructuredValue: Hashable, Sendable {
     case date(Date)
     case data(Data)
     /// Heads that could not be reconciled here; only in a merge's output, for conflict markers.
-    case unresolved(UnresolvedValue)
+    indirect case unresolved(UnresolvedValue)
 
     static func string(_ text: String) -> StructuredValue { .string(text: text, source: JSONPrinter.quoted(text)) }
 
@@ -47,7 +47,7 @@ indirect enum StructuredValue: Hashable, Sendable {
             var sum = 0
             for member in object.members {
                 var inner = Hasher()
-                inner.combine(Array(member.key.utf8))
+                Self.combine(member.key, into: &inner)
                 inner.combine(member.value)
                 sum = sum &+ inner.finalize()
             }
@@ -55,8 +55,8 @@ indirect enum StructuredValue: Hashable, Sendable {
         case .array(let array):
             hasher.combine(1)
             hasher.combine(array.elements)
-        case .string(let text, _): hasher.combine(2); hasher.combine(Array(text.utf8))
-        case .number(let text): hasher.combine(3); hasher.combine(Array(text.utf8))
+        case .string(let text, _): hasher.combine(2); Self.combine(text, into: &hasher)
+        case .number(let text): hasher.combine(3); Self.combine(text, into: &hasher)
         case .bool(let value): hasher.combine(value)
         case .null: hasher.combine(4)
         case .real(let value): hasher.combine(value)
@@ -64,6 +64,13 @@ indirect enum StructuredValue: Hashable, Sendable {
         case .data(let value): hasher.combine(value)
         case .unresolved: hasher.combine(5)
         }
+    }
+
+    /// A string's UTF-8 bytes into `hasher`, without copying them out.
+    private static func combine(_ text: String, into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(text.utf8.count)
     }
 
     var object: ObjectValue? { if case .object(let object) = self { object } else { nil } }
@@ -110,6 +117,13 @@ struct ObjectValue: Equatable, Sendable {
     /// Members by key bytes, for lookups in large objects.
     var byKey: [[UInt8]: StructuredValue] {
         Dictionary(members.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A lookup of members by key: a scan for small objects (most records), a table for large ones.
+    func lookup() -> (String) -> StructuredValue? {
+        if members.count <= 16 { return { self[$0] } }
+        let table = byKey
+        return { table[Array($0.utf8)] }
     }
 
     static func == (lhs: ObjectValue, rhs: ObjectValue) -> Bool {

@@ -77,25 +77,26 @@ struct TreeMerge {
 
     private mutating func mergeObjects(_ base: ObjectValue, _ ours: ObjectValue, _ theirs: ObjectValue,
                                        tokens: [String], steps: [PathStep]) -> ObjectValue {
-        let baseMembers = base.byKey, theirMembers = theirs.byKey, ourMembers = ours.byKey
+        let baseMember = base.lookup(), theirMember = theirs.lookup(), ourMember = ours.lookup()
         var merged: [ObjectValue.Member] = []
         for member in ours.members {
-            let name = Array(member.key.utf8)
-            if let value = merge(baseMembers[name], member.value, theirMembers[name], tokens: tokens + [member.key], steps: steps + [.member(member.key)]) {
+            if let value = merge(baseMember(member.key), member.value, theirMember(member.key), tokens: tokens + [member.key],
+                                 steps: steps + [.member(member.key)]) {
                 merged.append(ObjectValue.Member(key: member.key, value: value))
             }
         }
+        guard theirs.members.contains(where: { ourMember($0.key) == nil }) else { return ObjectValue(members: merged, isInline: ours.isInline) }
         // Members only theirs has go after the member that precedes them in theirs, as they stood there.
         var insertions: [[UInt8]?: [ObjectValue.Member]] = [:]
         var anchor: [UInt8]?
         let kept = Set(merged.map { Array($0.key.utf8) })
         for member in theirs.members {
             let name = Array(member.key.utf8)
-            if ourMembers[name] != nil {
+            if ourMember(member.key) != nil {
                 if kept.contains(name) { anchor = name }
                 continue
             }
-            if let value = merge(baseMembers[name], nil, member.value, tokens: tokens + [member.key], steps: steps + [.member(member.key)]) {
+            if let value = merge(baseMember(member.key), nil, member.value, tokens: tokens + [member.key], steps: steps + [.member(member.key)]) {
                 insertions[anchor, default: []].append(ObjectValue.Member(key: member.key, value: value))
             }
         }
@@ -165,32 +166,43 @@ struct TreeMerge {
 
     private mutating func mergeByIdentity(_ base: ArrayValue, _ ours: ArrayValue, _ theirs: ArrayValue, member: String,
                                           tokens: [String], steps: [PathStep]) -> StructuredValue? {
-        func identities(_ array: ArrayValue) -> [StructuredValue] { array.elements.map { $0.object![member]! } }
-        func indexed(_ ids: [StructuredValue]) -> [StructuredValue: Int] {
-            Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        // Identities become small numbers once; everything after indexes arrays by them.
+        var identities: [StructuredValue] = []
+        var numbers: [StructuredValue: Int] = [:]
+        func numbered(_ array: ArrayValue) -> [Int] {
+            array.elements.map { element in
+                let identity = element.object![member]!
+                if let number = numbers[identity] { return number }
+                numbers[identity] = identities.count
+                identities.append(identity)
+                return identities.count - 1
+            }
         }
-        let baseIDs = identities(base), ourIDs = identities(ours), theirIDs = identities(theirs)
-        let baseIndex = indexed(baseIDs), ourIndex = indexed(ourIDs), theirIndex = indexed(theirIDs)
+        let baseIDs = numbered(base), ourIDs = numbered(ours), theirIDs = numbered(theirs)
+        func positions(_ ids: [Int]) -> [Int?] {
+            var positions = [Int?](repeating: nil, count: identities.count)
+            for (index, id) in ids.enumerated() { positions[id] = index }
+            return positions
+        }
+        let baseIndex = positions(baseIDs), ourIndex = positions(ourIDs), theirIndex = positions(theirIDs)
 
         // Each element merged on its own, its path indexed in the base where it exists there, else in ours, else in theirs.
-        var merged: [StructuredValue: StructuredValue] = [:]
-        var seen = Set<StructuredValue>()
-        for id in baseIDs + ourIDs + theirIDs where seen.insert(id).inserted {
+        var merged = [StructuredValue?](repeating: nil, count: identities.count)
+        for id in identities.indices {
             let position = baseIndex[id] ?? ourIndex[id] ?? theirIndex[id]!
-            let value = merge(baseIndex[id].map { base.elements[$0] }, ourIndex[id].map { ours.elements[$0] },
-                              theirIndex[id].map { theirs.elements[$0] },
-                              tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: id)])
-            if let value { merged[id] = value }
+            merged[id] = merge(baseIndex[id].map { base.elements[$0] }, ourIndex[id].map { ours.elements[$0] },
+                               theirIndex[id].map { theirs.elements[$0] },
+                               tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: identities[id])])
         }
 
         // The order of the side that reordered; when both did, differently, a person decides.
-        func reordered(_ ids: [StructuredValue], _ index: [StructuredValue: Int]) -> Bool {
-            !baseIDs.filter { index[$0] != nil }.elementsEqual(ids.filter { baseIndex[$0] != nil })
+        func reordered(_ ids: [Int], _ index: [Int?]) -> Bool {
+            !baseIDs.lazy.filter { index[$0] != nil }.elementsEqual(ids.lazy.filter { baseIndex[$0] != nil })
         }
         let oursReordered = reordered(ourIDs, ourIndex), theirsReordered = reordered(theirIDs, theirIndex)
         if oursReordered && theirsReordered {
-            let common = Set(baseIDs).intersection(ourIDs).intersection(theirIDs)
-            if !ourIDs.filter(common.contains).elementsEqual(theirIDs.filter(common.contains)) {
+            func inAll(_ id: Int) -> Bool { baseIndex[id] != nil && ourIndex[id] != nil && theirIndex[id] != nil }
+            if !ourIDs.lazy.filter(inAll).elementsEqual(theirIDs.lazy.filter(inAll)) {
                 return conflict("both sides reordered the array differently", .array(base), .array(ours), .array(theirs),
                                 tokens: tokens, steps: steps)
             }
@@ -198,28 +210,35 @@ struct TreeMerge {
         // The base's elements stand in the reordering side's order; each side's new elements follow the element
         // before them on that side. Both sides' new elements after one place go in an order that does not depend on
         // which side is current, so merging either way round gives one result.
-        let reorderer: [StructuredValue]? = theirsReordered && !oursReordered ? theirIDs : oursReordered ? ourIDs : nil
+        let reorderer: [Int]? = theirsReordered && !oursReordered ? theirIDs : oursReordered ? ourIDs : nil
         var spine = (reorderer ?? baseIDs).filter { baseIndex[$0] != nil && merged[$0] != nil }
-        let spineSet = Set(spine)
-        for id in baseIDs where merged[id] != nil && !spineSet.contains(id) { spine.append(id) }
-        func newElements(_ ids: [StructuredValue]) -> [StructuredValue?: [StructuredValue]] {
-            var groups: [StructuredValue?: [StructuredValue]] = [:]
-            var anchor: StructuredValue?
+        var inSpine = [Bool](repeating: false, count: identities.count)
+        for id in spine { inSpine[id] = true }
+        for id in baseIDs where merged[id] != nil && !inSpine[id] { spine.append(id) }
+        /// Each side's new elements, grouped by the spine element before them (-1: the start).
+        func newElements(_ ids: [Int]) -> [Int: [Int]] {
+            var groups: [Int: [Int]] = [:]
+            var anchor = -1
             for id in ids {
-                if baseIndex[id] != nil { if spineSet.contains(id) { anchor = id }; continue }
-                if merged[id] != nil, !(groups[anchor]?.contains(id) ?? false) { groups[anchor, default: []].append(id) }
+                if baseIndex[id] != nil { if inSpine[id] { anchor = id }; continue }
+                if merged[id] != nil { groups[anchor, default: []].append(id) }
             }
             return groups
         }
         let ourNew = newElements(ourIDs), theirNew = newElements(theirIDs)
-        var order: [StructuredValue] = []
-        var placed = Set<StructuredValue>()
-        func emit(after anchor: StructuredValue?) {
+        var order: [Int] = []
+        order.reserveCapacity(identities.count)
+        var placed = [Bool](repeating: false, count: identities.count)
+        func emit(after anchor: Int) {
             var groups = [ourNew[anchor] ?? [], theirNew[anchor] ?? []].filter { !$0.isEmpty }
-            if groups.count == 2, Self.precedes(groups[1][0], groups[0][0]) { groups.reverse() }
-            for id in groups.joined() where placed.insert(id).inserted { order.append(id) }
+            guard !groups.isEmpty else { return }
+            if groups.count == 2, Self.precedes(identities[groups[1][0]], identities[groups[0][0]]) { groups.reverse() }
+            for id in groups.joined() where !placed[id] {
+                placed[id] = true
+                order.append(id)
+            }
         }
-        emit(after: nil)
+        emit(after: -1)
         for id in spine {
             order.append(id)
             emit(after: id)

@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),
         // The benchmark, and its "limit" baseline: libgit2's merge called directly from C, nothing around it.
         .target(name: "CBenchLimit", dependencies: ["CLibgit2"], path: "Sources/CBenchLimit"),
-        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit"], path: "Sources/TruceBench"),
+        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "TestSupport"], path: "Sources/TruceBench"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),

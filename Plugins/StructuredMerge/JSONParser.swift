@@ -29,19 +29,23 @@ struct JSONParser {
     /// Nesting at which a document is refused: deep enough for real data, shallow enough for the stack.
     static let maximumDepth = 64
 
-    private let bytes: [UInt8]
+    /// The document's bytes, valid while `parse` runs: a raw buffer, as the parser is the hot path of a large merge.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var layout = JSONLayout()
     private var sawColon = false
     private var sawInlineComma = false
     private var sawIndent = false
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// Reads a whole document: one value, whitespace around it.
     static func parse(_ data: Data) throws(StructuredInputError) -> (value: StructuredValue, layout: JSONLayout) {
-        var parser = JSONParser(Array(data))
-        return try parser.document()
+        let result = data.withUnsafeBytes { raw -> Result<(value: StructuredValue, layout: JSONLayout), StructuredInputError> in
+            var parser = JSONParser(raw.bindMemory(to: UInt8.self))
+            do throws(StructuredInputError) { return .success(try parser.document()) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     private mutating func document() throws(StructuredInputError) -> (value: StructuredValue, layout: JSONLayout) {
@@ -50,8 +54,8 @@ struct JSONParser {
         let value = try parseValue(depth: 0)
         skipWhitespace()
         guard position == bytes.count else { throw failure("unexpected text after the JSON value") }
-        let body = bytes.lastIndex { !Self.isWhitespace($0) }.map { bytes[..<$0] } ?? []
-        if !body.contains(UInt8(ascii: "\n")) { layout.indent = nil }
+        let bodyEnd = bytes.lastIndex { !Self.isWhitespace($0) } ?? 0
+        if !bytes[..<bodyEnd].contains(UInt8(ascii: "\n")) { layout.indent = nil }
         layout.trailingNewline = bytes.last == UInt8(ascii: "\n")
         layout.newline = bytes.firstIndex(of: UInt8(ascii: "\n")).map { $0 > 0 && bytes[$0 - 1] == UInt8(ascii: "\r") } == true ? "\r\n" : "\n"
         return (value, layout)

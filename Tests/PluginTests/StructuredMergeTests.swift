@@ -201,6 +201,19 @@ struct StructuredMergeTests {
         #expect((merged["l"] as? [[String: Int]])?.compactMap { $0["id"] }.sorted() == [1, 2, 3])
     }
 
+    @Test func newElementsBothSidesPutAtOnePlaceGetOneOrderWhicheverSideIsCurrent() throws {
+        let base = Data(#"{"l": [{"id": "a"}, {"id": "b"}]}"#.utf8)
+        let ours = Data(#"{"l": [{"id": "a"}, {"id": "x"}, {"id": "y"}, {"id": "b"}]}"#.utf8)
+        let theirs = Data(#"{"l": [{"id": "a"}, {"id": "c"}, {"id": "b"}, {"id": "z"}]}"#.utf8)
+        let forward = try StructuredMerge.mergeFiles(base: base, current: ours, other: theirs, path: "l.json")
+        let backward = try StructuredMerge.mergeFiles(base: base, current: theirs, other: ours, path: "l.json")
+        #expect(forward.conflictCount == 0 && backward.conflictCount == 0)
+        // After "a" both sides inserted: the group whose first identity sorts first ("c") goes first, each group in its own order.
+        #expect(forward.content == Data(#"{"l": [{"id": "a"}, {"id": "c"}, {"id": "x"}, {"id": "y"}, {"id": "b"}, {"id": "z"}]}"#.utf8),
+                "\(forward.content.escaped)")
+        #expect(try StructuredValueText(forward.content) == StructuredValueText(backward.content))
+    }
+
     static let badInputs: [(String, String, String)] = [
         ("not valid JSON", #"{"a": 1,}"#, "not valid JSON"),
         ("a byte-order mark", "\u{FEFF}{\"a\": 2}", "byte-order mark"),

@@ -103,6 +103,28 @@ struct MergeDriverCommandTests {
         #expect(repository.read("config.json").contains("<<<<<<<"))
     }
 
+    @Test func propertyListsStayBinaryAndAConflictKeepsTheCurrentFile() throws {
+        let directory = TemporaryDirectory("truce-driver-plist")
+        func plist(_ entries: [String: Any]) throws -> Data {
+            try PropertyListSerialization.data(fromPropertyList: entries, format: .binary, options: 0)
+        }
+        let base = directory.write(try plist(["a": 1, "b": 1]), to: "base")
+        let other = directory.write(try plist(["a": 1, "b": 2]), to: "other")
+        let current = directory.write(try plist(["a": 5, "b": 1]), to: "current")
+        let clean = try truce(["merge-driver", base, current, other, "Settings.plist"])
+        #expect(clean.status == 0, "\(clean.errorOutput)")
+        let merged = try #require(FileManager.default.contents(atPath: current))
+        #expect(merged.starts(with: Data("bplist".utf8)))
+        let entries = try PropertyListSerialization.propertyList(from: merged, options: [], format: nil) as? [String: Int]
+        #expect(entries == ["a": 5, "b": 2])
+
+        let mine = try plist(["a": 5, "b": 3])
+        try mine.write(to: URL(fileURLWithPath: current))
+        let conflicted = try truce(["merge-driver", base, current, other, "Settings.plist"])
+        #expect(conflicted.status == 1)
+        #expect(FileManager.default.contents(atPath: current) == mine, "a conflicted property list stays as the current file was")
+    }
+
     @Test func badUsageIsExitTwoWithOneLine() throws {
         let directory = TemporaryDirectory("truce-driver-usage")
         let file = directory.write(.text("{}"), to: "a.json")

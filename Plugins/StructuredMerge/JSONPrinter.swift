@@ -22,6 +22,8 @@ struct JSONPrinter {
     static func document(_ value: StructuredValue, layout: JSONLayout, markers: Markers = Markers()) -> Data {
         var printer = JSONPrinter(layout: layout, markers: markers)
         printer.write(value, depth: 0, inline: layout.indent == nil)
+        // A conflict over the whole document starts with its marker line, not a line break before it.
+        if case .unresolved = value { printer.output.removeFirst(layout.newline.utf8.count) }
         if layout.trailingNewline { printer.append(layout.newline) }
         return Data(printer.output)
     }

@@ -6,15 +6,12 @@ enum PathStep: Sendable, Hashable {
     case element(identityMember: String, identity: StructuredValue)
 }
 
-/// A place where two heads cannot both be kept: its JSON Pointer, why, and the three values there (nil: absent).
+/// A place where two heads cannot both be kept: its JSON Pointer, and why.
 struct TreeConflict: Sendable {
     let pointer: String
     /// The way to the value in any version: members by name, array elements by identity.
     let steps: [PathStep]
     let reason: String
-    let base: StructuredValue?
-    let ours: StructuredValue?
-    let theirs: StructuredValue?
 }
 
 /// The three-way merge of one value tree against a base, by structure.
@@ -62,14 +59,14 @@ struct TreeMerge {
             reason = "its type changed on one side and it was edited on the other"
         default: reason = "changed differently on both sides"
         }
-        return conflict(reason, base, ours, theirs, tokens: tokens, steps: steps)
+        return conflict(reason, ours, theirs, tokens: tokens, steps: steps)
     }
 
-    private mutating func conflict(_ reason: String, _ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
+    private mutating func conflict(_ reason: String, _ ours: StructuredValue?, _ theirs: StructuredValue?,
                                    tokens: [String], steps: [PathStep]) -> StructuredValue? {
         let pointer = JSONPointer.string(tokens)
         if let answer = answers[pointer] { return answer }
-        conflicts.append(TreeConflict(pointer: pointer, steps: steps, reason: reason, base: base, ours: ours, theirs: theirs))
+        conflicts.append(TreeConflict(pointer: pointer, steps: steps, reason: reason))
         return .unresolved(UnresolvedValue(ours: ours, theirs: theirs))
     }
 
@@ -117,7 +114,7 @@ struct TreeMerge {
             return mergeByIdentity(base, ours, theirs, member: member, tokens: tokens, steps: steps)
         }
         guard let elements = SequenceMerge.merge(base: base.elements, ours: ours.elements, theirs: theirs.elements) else {
-            return conflict("both sides changed the same part of the array", .array(base), .array(ours), .array(theirs),
+            return conflict("both sides changed the same part of the array", .array(ours), .array(theirs),
                             tokens: tokens, steps: steps)
         }
         return .array(ArrayValue(elements: elements, isInline: ours.isInline))
@@ -203,7 +200,7 @@ struct TreeMerge {
         if oursReordered && theirsReordered {
             func inAll(_ id: Int) -> Bool { baseIndex[id] != nil && ourIndex[id] != nil && theirIndex[id] != nil }
             if !ourIDs.lazy.filter(inAll).elementsEqual(theirIDs.lazy.filter(inAll)) {
-                return conflict("both sides reordered the array differently", .array(base), .array(ours), .array(theirs),
+                return conflict("both sides reordered the array differently", .array(ours), .array(theirs),
                                 tokens: tokens, steps: steps)
             }
         }

@@ -57,8 +57,9 @@ struct StructuredDocument: Sendable {
         case .propertyList(let binary):
             let data: Data
             do {
-                data = try PropertyListSerialization.data(fromPropertyList: try PropertyListValues.object(of: value),
-                                                          format: binary ? .binary : .xml, options: 0)
+                // Foundation's XML writer sorts keys; its binary writer does not, so binary has its own.
+                data = binary ? try BinaryPropertyList.data(value)
+                              : try PropertyListSerialization.data(fromPropertyList: try PropertyListValues.object(of: value), format: .xml, options: 0)
                 _ = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
             } catch let error as StructuredInputError {
                 throw error

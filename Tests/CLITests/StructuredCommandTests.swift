@@ -64,6 +64,27 @@ struct StructuredCommandTests {
         #expect(try store.run("cat", "settings.json").output.contains("\"theme\": {\"custom\": true},"))
     }
 
+    @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
+    func replicasResolvingTheSameConflictWriteTheSameBytes(_ format: PropertyListSerialization.PropertyListFormat) throws {
+        func plist(_ changes: [String: Int]) throws -> Data {
+            var entries = Dictionary(uniqueKeysWithValues: (0..<30).map { ("key\($0)", $0) })
+            for (key, value) in changes { entries[key] = value }
+            return try PropertyListSerialization.data(fromPropertyList: entries, format: format, options: 0)
+        }
+        var results: [Data] = []
+        // Each resolution runs in its own process, with its own hash seed: the bytes must not depend on it.
+        for _ in 0..<2 {
+            let store = try CLIStore()
+            try store.writeAttributes("*.plist merge=structured\n")
+            try store.saveConflict("p.plist", base: try plist([:]), heads: [("laptop", try plist(["key3": 99])), ("phone", try plist(["new": 1]))])
+            let resolve = try store.run("resolve", "p.plist")
+            #expect(resolve.status == 0, "\(resolve.errorOutput)")
+            results.append(try store.run("cat", "p.plist").stdout)
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].starts(with: Data("bplist".utf8)) == (format == .binary))
+    }
+
     @Test func explainShowsTheArrayRulesAndWhyStructuredPassed() throws {
         let (store, _) = try Self.conflicted()
         _ = try store.gitInStore("config", "resolver.structured.identityPaths", "/editor/plugins=name")

@@ -13,7 +13,8 @@ struct StructuredPropertyListTests {
 
     static func base(_ changes: [String: Any] = [:]) -> [String: Any] {
         var entries: [String: Any] = ["name": "app", "count": 1, "ratio": 0.5, "when": date, "blob": Data([0, 1, 2]), "flag": true,
-                                      "list": ["a", "b"]]
+                                      "list": ["a", "b"], "title": "café ✓", "big": 70_000, "negative": -3,
+                                      "long": String(repeating: "x", count: 40)]
         for (key, value) in changes { entries[key] = value }
         return entries
     }
@@ -41,6 +42,8 @@ struct StructuredPropertyListTests {
         #expect(type(of: merged["flag"]!) == Bool.self && merged["flag"] as? Bool == true)
         #expect(merged["list"] as? [String] == ["a", "b", "c"])
         #expect(merged["name"] as? String == "app")
+        #expect(merged["title"] as? String == "café ✓" && merged["long"] as? String == String(repeating: "x", count: 40))
+        #expect((merged["big"] as? NSNumber)?.intValue == 70_000 && (merged["negative"] as? NSNumber)?.intValue == -3)
     }
 
     @Test func aConflictIsReportedAtItsPathAndABrokenPropertyListPasses() throws {

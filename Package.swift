@@ -28,16 +28,17 @@ let package = Package(
         .target(name: "LastWriterWins", dependencies: ["TruceCore"], path: "Plugins/LastWriterWins"),
         .target(name: "Deduplicate", dependencies: ["TruceCore"], path: "Plugins/Deduplicate"),
         .target(name: "ExternalDriver", dependencies: ["TruceCore"], path: "Plugins/ExternalDriver"),
+        .target(name: "StructuredMerge", dependencies: ["TruceCore"], path: "Plugins/StructuredMerge"),
         .target(
             name: "Truce",
             dependencies: ["TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge", "LastWriterWins",
-                           "Deduplicate", "ExternalDriver"],
+                           "Deduplicate", "ExternalDriver", "StructuredMerge"],
             path: "Sources/Truce"
         ),
         .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),
         // The benchmark, and its "limit" baseline: libgit2's merge called directly from C, nothing around it.
         .target(name: "CBenchLimit", dependencies: ["CLibgit2"], path: "Sources/CBenchLimit"),
-        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit"], path: "Sources/TruceBench"),
+        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "TestSupport"], path: "Sources/TruceBench"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),

@@ -36,4 +36,36 @@ import TestSupport
         #expect(try store.run("cat", "damaged.md").output == "only this ref protects me\n")
         #expect(try Reliability.fsckProblems(store.path) == [])
     }
+
+    enum DamagedObject: String, CaseIterable { case commit, tree, blob }
+
+    /// How long a command may take on a damaged object before the test takes it for libgit2's endless zlib loop.
+    static let damagedObjectDeadline: TimeInterval = 10
+
+    @Test(arguments: DamagedObject.allCases)
+    func aTruncatedLooseObjectFailsEveryReaderWithinSecondsNamingIt(_ kind: DamagedObject) throws {
+        let store = try CLIStore()
+        let id = try store.save("notes/big.md", (1...2000).map { "line \($0)\n" }.joined())
+        let object = try git(["-C", store.path, "rev-parse", kind == .commit ? id : kind == .tree ? id + "^{tree}" : id + ":notes/big.md"])
+            .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let file = store.path + "/objects/" + object.prefix(2) + "/" + object.dropFirst(2)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: file))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        var commands = [["cat", "notes/big.md"], ["prune", "--now"], ["prune"], ["cat", "notes/big.md", "--version", String(id.prefix(8))]]
+        if kind != .blob { commands += [["versions", "notes/big.md"], ["log", "notes/big.md"], ["save", "notes/big.md", "-"]] }
+        for length in [2, whole.count / 2, whole.count - 1] {
+            try whole.prefix(length).write(to: URL(fileURLWithPath: file))
+            for arguments in commands {
+                let ending = try #require(try BackgroundProcess(arguments, store: store.path, input: .text("new\n")).wait(upTo: Self.damagedObjectDeadline),
+                                          "\(arguments) on a \(kind) cut to \(length) of \(whole.count) bytes ran past \(Self.damagedObjectDeadline)s")
+                let lines = ending.errorLines.filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
+                #expect(ending.status == 3, "\(arguments), \(kind) cut to \(length): exit \(ending.status) \(ending.errorOutput)")
+                #expect(lines.count == 1 && lines[0].hasPrefix("truce: ") && lines[0].contains(object),
+                        "\(arguments), \(kind) cut to \(length): \(lines)")
+            }
+        }
+        try whole.write(to: URL(fileURLWithPath: file))
+        #expect(try store.run("cat", "notes/big.md").output.hasPrefix("line 1\n"))
+        #expect(try Reliability.fsckProblems(store.path) == [])
+    }
 }

@@ -134,6 +134,17 @@ final class BackgroundProcess {
         return Foundation.kill(process.processIdentifier, SIGKILL) == 0
     }
 
+    /// Waits at most `seconds` for the end; a process still running then is killed and nil returned.
+    func wait(upTo seconds: TimeInterval) -> Ending? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if kill() {
+            _ = wait()
+            return nil
+        }
+        return wait()
+    }
+
     /// Waits for the end and returns what the process left.
     func wait() -> Ending {
         process.waitUntilExit()

@@ -68,4 +68,33 @@ import TestSupport
         #expect(try store.run("cat", "notes/big.md").output.hasPrefix("line 1\n"))
         #expect(try Reliability.fsckProblems(store.path) == [])
     }
+
+    /// A save killed while creating its head ref: its reflog entry written, `<id>.lock` holding the id, no ref.
+    static func leaveKilledHeadRefCreation(in store: CLIStore, document: String) throws -> String {
+        let current = try #require(try store.json("versions", document)["current"] as? [String: Any])["id"] as! String
+        let directory = try Self.headReferenceFile(of: current, in: store.path).dropLast(40)
+        let orphan = try git(["-C", store.path, "commit-tree", current + "^{tree}", "-p", current, "-m", "killed save"])
+            .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = String(directory.dropFirst(store.path.count + 1)) + orphan
+        #expect(try git(["-C", store.path, "update-ref", name, orphan]).status == 0)
+        try FileManager.default.removeItem(atPath: store.path + "/" + name)
+        let lock = store.path + "/" + name + ".lock"
+        try Data((orphan + "\n").utf8).write(to: URL(fileURLWithPath: lock))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: lock)
+        #expect(try git(["-C", store.path, "gc", "--quiet"]).status != 0, "git gc should fail on the left lock, or the test shows nothing")
+        return lock
+    }
+
+    @Test(arguments: [["save", "doc.md", "-"], ["prune"]])
+    func aHeadRefLockAKilledSaveLeftIsRecoveredByTheNextWriterAndByPrune(_ recovery: [String]) throws {
+        let store = try CLIStore()
+        try store.save("doc.md", "one\n")
+        let lock = try Self.leaveKilledHeadRefCreation(in: store, document: "doc.md")
+        let result = try truce(recovery, store: store.path, input: .text("two\n"))
+        #expect(result.status == 0, "\(recovery): \(result.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: lock), "\(recovery) left the stale lock")
+        let gc = try git(["-C", store.path, "gc", "--quiet"])
+        #expect(gc.status == 0, "git gc after \(recovery): \(gc.errorOutput)")
+        #expect(try Reliability.fsckProblems(store.path) == [])
+    }
 }

@@ -38,6 +38,9 @@ extension DocumentStore {
         let lock = try PruneLock.acquire(in: gitDirectory)
         defer { lock.release() }
         return try withRepository { repository in
+            // Ref and reflog locks killed writers left: some sit on refs no later writer takes, and would block git gc.
+            Self.removeStaleLocks(under: "refs/", in: repository)
+            Self.removeStaleLocks(under: "logs/", in: repository)
             try Self.recordMissingChanges(in: repository)
             let dropped = try Self.dropDeletedDocuments(olderThan: cutoffSeconds, in: repository)
             try ConflictIndex.rebuild(in: repository)

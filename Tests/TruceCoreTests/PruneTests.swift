@@ -139,4 +139,17 @@ struct PruneTests {
         #expect(try git("-C", test.path, "cat-file", "-e", young).status == 0)
         #expect(try Self.packs(test).count == 2)
     }
+
+    @Test func aTemporaryPackAKilledFetchLeftGoesAfterAnHourAtTheDefaultGrace() throws {
+        let test = try TestStore()
+        try test.store.save(.text("kept\n"), to: "a.txt", device: "laptop")
+        let dead = test.path + "/objects/pack/pack_git2_dead", live = test.path + "/objects/pack/pack_git2_live"
+        for file in [dead, live] { try Data("PACK half fetched".utf8).write(to: URL(fileURLWithPath: file)) }
+        let old = Date().addingTimeInterval(-DocumentStore.temporaryFileAge - 60)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dead)
+        try test.store.prune()
+        #expect(!FileManager.default.fileExists(atPath: dead), "a temporary pack untouched for over an hour stayed")
+        #expect(FileManager.default.fileExists(atPath: live), "a temporary pack a fetch may still be writing went")
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
 }

@@ -75,7 +75,8 @@ extension DocumentStore {
                 guard file.modified < cutoff || Self.isSuperseded(file.path, by: reachable, in: repository) else { continue }
                 removed += Self.removePack(file.path)
             }
-            for file in files.temporary where file.modified < cutoff {
+            let temporaryCutoff = max(cutoff, now.addingTimeInterval(-Self.temporaryFileAge))
+            for file in files.temporary where file.modified < temporaryCutoff {
                 removed += Self.removePack(file.path)
             }
             // A writer creates objects/xx/ before renaming its object into it, so removing an empty
@@ -122,6 +123,10 @@ extension DocumentStore {
         }
         try ChangeJournal.append(missing, in: repository)
     }
+
+    /// How long a temporary file libgit2 writes (a fetched pack, a loose object) may go untouched before prune takes its
+    /// writer for dead, whatever the grace period: a live writer touches it every moment, and nothing refers to it.
+    static let temporaryFileAge: TimeInterval = 3600
 
     /// True when every object of `pack` is in the pack prune has just written (and fsynced): it can go at once.
     ///

@@ -54,6 +54,20 @@ final class Repository {
         return self
     }
 
+    /// Hands `backend` to the repository's object database at `priority` (higher is asked first); frees it on failure.
+    func attach(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32, _ what: String) throws(GitError) {
+        var odb: OpaquePointer?
+        // Until the object database takes the backend over, it is ours to free.
+        do throws(GitError) {
+            try check(git_repository_odb(&odb, handle), "open object database")
+            defer { git_odb_free(odb) }
+            try check(git_odb_add_backend(odb, backend, priority), "attach \(what)")
+        } catch {
+            backend?.pointee.free(backend)
+            throw error
+        }
+    }
+
     /// The repository's git directory as libgit2 resolved it, with a trailing slash.
     var gitDirectory: String { String(cString: git_repository_path(handle)) }
 }

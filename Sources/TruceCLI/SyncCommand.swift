@@ -12,10 +12,13 @@ struct SyncCommand: Command {
         let report = try invocation.openStore().sync(with: remote)
         if invocation.wantsJSON {
             try invocation.output.json(report)
-            return .success
+        } else {
+            invocation.output.out("received \(report.received.count) version(s), sent \(report.sent)")
+            for key in report.inConflict { invocation.output.out("\(key): in conflict") }
         }
-        invocation.output.out("received \(report.received.count) version(s), sent \(report.sent)")
-        for key in report.inConflict { invocation.output.out("\(key): in conflict") }
-        return .success
+        // The good heads are in; the refused ones are a failure of the store they come from, one line each.
+        for head in report.refused { invocation.output.error("refused head \(head.version) from \(remote): \(head.reason)") }
+        for head in report.refusedByRemote { invocation.output.error("\(remote) refused head \(head.version): \(head.reason)") }
+        return report.refused.isEmpty && report.refusedByRemote.isEmpty ? .success : .storeFailure
     }
 }

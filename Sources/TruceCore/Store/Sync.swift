@@ -8,6 +8,10 @@ public struct SyncReport: Sendable, Codable {
     public let sent: Int
     /// Documents in conflict here after the sync.
     public let inConflict: [DocumentKey]
+    /// Heads of the other store this store refused: they, or the history they bring, fail git's or Truce's checks.
+    public let refused: [RefusedHead]
+    /// Heads of this store the other store refused (for a store Truce can open).
+    public let refusedByRemote: [RefusedHead]
 }
 
 extension DocumentStore {
@@ -25,33 +29,28 @@ extension DocumentStore {
                 throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)")
             }
         }
-        let received = try receive(from: remote)
+        let (received, refused) = try receive(from: remote)
         let sent: Int
+        var refusedThere: [RefusedHead] = []
         if let remoteStore {
             // The other store takes our versions the way we took its: its journal and events see them.
-            sent = try remoteStore.receive(from: path).count
+            let theirs = try remoteStore.receive(from: path)
+            (sent, refusedThere) = (theirs.received.count, theirs.refused)
         } else {
             sent = try pushHeads(to: remote)
         }
         let inConflict = try documentsInConflict().map(\.key)
-        return SyncReport(received: received, sent: sent, inConflict: inConflict)
+        return SyncReport(received: received, sent: sent, inConflict: inConflict, refused: refused, refusedByRemote: refusedThere)
     }
 
-    /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
-    func receive(from remote: String) throws(TruceError) -> [Change] {
+    /// Fetches the other store's heads and makes those this store lacks, and that pass the checks, local heads;
+    /// returns the new versions and the heads refused.
+    func receive(from remote: String) throws(TruceError) -> (received: [Change], refused: [RefusedHead]) {
         var events: [DocumentStateChange] = []
-        let received = try withRepository { repository in
-            let advertised: [(name: String, target: ObjectID)]
-            do {
-                advertised = try repository.fetch(from: remote, refsMatching: ReferenceLayout.allHeads)
-            } catch let error as GitError {
-                throw TruceError.invalidRemote(remote, reason: error.message)
-            }
-            var byDirectory: [String: [ObjectID]] = [:]
-            for reference in advertised {
-                guard let directory = ReferenceLayout.headsDirectory(ofReference: reference.name, target: reference.target) else { continue }
-                byDirectory[directory, default: []].append(reference.target)
-            }
+        let received = try withRepository { repository -> (received: [Change], refused: [RefusedHead]) in
+            // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
+            var refused: [RefusedHead] = []
+            let byDirectory = try Self.fetchChecked(from: remote, into: repository, refused: &refused)
             var received: [Change] = []
             for (directory, incoming) in byDirectory.sorted(by: { $0.key < $1.key }) {
                 guard let key = try Self.documentKey(of: incoming[0], in: repository),
@@ -75,7 +74,7 @@ extension DocumentStore {
                     events.append(DocumentStateChange(key: key, previous: before.state, current: after.state, version: current.id))
                 }
             }
-            return received
+            return (received, refused)
         }
         events.forEach(eventHub.publish)
         return received

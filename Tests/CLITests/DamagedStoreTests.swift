@@ -53,10 +53,12 @@ import TestSupport
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
         var commands = [["cat", "notes/big.md"], ["prune", "--now"], ["prune"], ["cat", "notes/big.md", "--version", String(id.prefix(8))]]
         if kind != .blob { commands += [["versions", "notes/big.md"], ["log", "notes/big.md"], ["save", "notes/big.md", "-"]] }
+        let replica = try CLIStore()
         for length in [2, whole.count / 2, whole.count - 1] {
             try whole.prefix(length).write(to: URL(fileURLWithPath: file))
-            for arguments in commands {
-                let ending = try #require(try BackgroundProcess(arguments, store: store.path, input: .text("new\n")).wait(upTo: Self.damagedObjectDeadline),
+            // Every command on the damaged store, and a sync from it into another.
+            for (arguments, target) in commands.map({ ($0, store.path) }) + [(["sync", store.path], replica.path)] {
+                let ending = try #require(try BackgroundProcess(arguments, store: target, input: .text("new\n")).wait(upTo: Self.damagedObjectDeadline),
                                           "\(arguments) on a \(kind) cut to \(length) of \(whole.count) bytes ran past \(Self.damagedObjectDeadline)s")
                 let lines = ending.errorLines.filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
                 #expect(ending.status == 3, "\(arguments), \(kind) cut to \(length): exit \(ending.status) \(ending.errorOutput)")

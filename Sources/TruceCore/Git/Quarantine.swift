@@ -1,3 +1,4 @@
+import CGitShim
 import CLibgit2
 import Foundation
 
@@ -31,6 +32,26 @@ final class Quarantine {
     }
 
     deinit { discard() }
+
+    /// Lets `repository` read the objects of the repository at `path` (guarded like the store's own), and returns the
+    /// references of it matching `pattern`: a fetch from a local store without libgit2's local transport.
+    ///
+    /// That transport opens the other repository without Truce's loose-object
+    /// guard (a truncated object there would hang the sync) and fails the
+    /// whole fetch on the first commit it cannot parse; reading the other
+    /// store's objects in place lets every head be checked on its own, and
+    /// `admit` copies only what the checked heads need.
+    func borrowObjects(of path: String, refsMatching pattern: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+        let other = try Repository.openBare(at: path)
+        let references = try other.references(matching: pattern)
+        let objects = other.gitDirectory + "objects"
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repository.handle), "open object database")
+        defer { git_odb_free(odb) }
+        try check(git_odb_add_disk_alternate(odb, objects), "read the objects of \(path)")
+        try check(truce_odb_add_loose_object_guard(odb, objects, 4), "guard the loose objects of \(path)")
+        return references
+    }
 
     /// Packs the commits `tips` reach and `hidden` do not, with their trees and blobs, into the store itself.
     func admit(_ tips: [ObjectID], hiding hidden: [ObjectID]) throws(GitError) {

@@ -22,7 +22,11 @@ extension DocumentStore {
         let incoming = quarantine.repository
         let advertised: [(name: String, target: ObjectID)]
         do throws(GitError) {
-            advertised = try incoming.fetch(from: remote, refsMatching: ReferenceLayout.allHeads)
+            if let path = localPath(of: remote) {
+                advertised = try quarantine.borrowObjects(of: path, refsMatching: ReferenceLayout.allHeads)
+            } else {
+                advertised = try incoming.fetch(from: remote, refsMatching: ReferenceLayout.allHeads)
+            }
         } catch {
             throw TruceError.invalidRemote(remote, reason: error.message)
         }

@@ -110,7 +110,7 @@ struct PruneTests {
     @Test func repeatedPrunesAtTheDefaultGraceKeepTheStoreSizeFlat() throws {
         let test = try TestStore()
         for index in 0..<20 { try test.store.save(.text("version \(index)\n" + String(repeating: "text\n", count: index * 50)), to: "a.txt", device: "laptop") }
-        try test.store.saveBatch((0..<30).map { BatchSave(key: DocumentKey(stringLiteral: "batch/\($0).txt"), content: .text("\($0)\n"), device: "laptop") })
+        _ = try test.store.saveBatch((0..<30).map { BatchSave(key: DocumentKey(stringLiteral: "batch/\($0).txt"), content: .text("\($0)\n"), device: "laptop") })
         let young = try Self.abandonedBlob(test, "unreachable, but within the grace period\n")
         try test.store.prune()
         let first = try Self.packs(test)

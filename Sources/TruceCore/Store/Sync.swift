@@ -29,18 +29,19 @@ extension DocumentStore {
                 throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)")
             }
         }
-        let (received, refused) = try receive(from: remote)
-        let sent: Int
+        let ours = try receive(from: remote)
+        var sent = 0
         var refusedThere: [RefusedHead] = []
         if let remoteStore {
             // The other store takes our versions the way we took its: its journal and events see them.
             let theirs = try remoteStore.receive(from: path)
-            (sent, refusedThere) = (theirs.received.count, theirs.refused)
+            sent = theirs.received.count
+            refusedThere = theirs.refused
         } else {
             sent = try pushHeads(to: remote)
         }
         let inConflict = try documentsInConflict().map(\.key)
-        return SyncReport(received: received, sent: sent, inConflict: inConflict, refused: refused, refusedByRemote: refusedThere)
+        return SyncReport(received: ours.received, sent: sent, inConflict: inConflict, refused: ours.refused, refusedByRemote: refusedThere)
     }
 
     /// Fetches the other store's heads and makes those this store lacks, and that pass the checks, local heads;

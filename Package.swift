@@ -17,8 +17,9 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
-        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call.
-        .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim"),
+        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call, and the loose-object
+        // guard: an object database backend that inflates with zlib itself, so it is written in C.
+        .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "TruceCore", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceCore"),
         // Built-in resolvers: each a module on TruceCore's public API only, as a third-party one would be.
         .target(name: "OverwriteWithCurrent", dependencies: ["TruceCore"], path: "Plugins/OverwriteWithCurrent"),

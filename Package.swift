@@ -17,8 +17,9 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
-        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call.
-        .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim"),
+        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call, and the loose-object
+        // guard: an object database backend that inflates with zlib itself, so it is written in C.
+        .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "TruceCore", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceCore"),
         // Built-in resolvers: each a module on TruceCore's public API only, as a third-party one would be.
         .target(name: "OverwriteWithCurrent", dependencies: ["TruceCore"], path: "Plugins/OverwriteWithCurrent"),
@@ -28,16 +29,17 @@ let package = Package(
         .target(name: "LastWriterWins", dependencies: ["TruceCore"], path: "Plugins/LastWriterWins"),
         .target(name: "Deduplicate", dependencies: ["TruceCore"], path: "Plugins/Deduplicate"),
         .target(name: "ExternalDriver", dependencies: ["TruceCore"], path: "Plugins/ExternalDriver"),
+        .target(name: "StructuredMerge", dependencies: ["TruceCore"], path: "Plugins/StructuredMerge"),
         .target(
             name: "Truce",
             dependencies: ["TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge", "LastWriterWins",
-                           "Deduplicate", "ExternalDriver"],
+                           "Deduplicate", "ExternalDriver", "StructuredMerge"],
             path: "Sources/Truce"
         ),
         .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),
         // The benchmark, and its "limit" baseline: libgit2's merge called directly from C, nothing around it.
         .target(name: "CBenchLimit", dependencies: ["CLibgit2"], path: "Sources/CBenchLimit"),
-        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit"], path: "Sources/TruceBench"),
+        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "TestSupport"], path: "Sources/TruceBench"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),

@@ -55,7 +55,8 @@ enum CommandLineTool {
         [
             InitCommand.self, SaveCommand.self, CatCommand.self, DeleteCommand.self, VersionsCommand.self,
             StatusCommand.self, LogCommand.self, ExplainCommand.self, ResolveCommand.self, ConflictsCommand.self,
-            ReopenCommand.self, SyncCommand.self, ChangesCommand.self, WatchCommand.self, PruneCommand.self, MergeFileCommand.self, HelpCommand.self,
+            ReopenCommand.self, SyncCommand.self, ChangesCommand.self, WatchCommand.self, PruneCommand.self, MergeFileCommand.self,
+            MergeDriverCommand.self, HelpCommand.self,
             ImportCommand.self, ExportCommand.self,
         ]
     }

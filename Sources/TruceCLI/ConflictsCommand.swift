@@ -19,7 +19,7 @@ struct ConflictsCommand: Command {
             else { invocation.output.out("\(key): not in conflict") }
             return .success
         }
-        let points = try ConflictAnalysis(conflict).points
+        let points = try store.conflictPoints(of: key, registry: .standard)
         if invocation.wantsJSON {
             try invocation.output.json(ConflictsReport(document: key, points: points))
         } else {
@@ -35,23 +35,27 @@ struct ConflictsCommand: Command {
         var lines = ["\(conflict.key): \(points.count) \(noun) among \(conflict.heads.count) heads\(base)"]
         for point in points {
             lines.append("")
-            lines.append(point.id + (point.baseLines.map { "  base \($0)" } ?? "  whole document"))
+            if let path = point.path {
+                lines.append("\(point.id)  path \(path.isEmpty ? "\"\" (the whole document)" : path)" + (point.reason.map { ": \($0)" } ?? ""))
+            } else {
+                lines.append(point.id + (point.baseLines.map { "  base \($0)" } ?? "  whole document"))
+            }
             if let baseSide = conflict.base {
                 lines.append("  base \(baseSide.version.id.short):")
-                lines += quote(point.isWholeDocument ? baseSide.content : point.base)
+                lines += quote(point.isWholeDocument ? baseSide.content : point.base, atPath: point.path != nil)
             }
             for side in point.sides {
                 let role = side.isCurrent ? "current" : "conflict"
                 let range = side.lines.map { ", \($0)" } ?? ""
                 lines.append("  \(role) \(side.version.short) \(side.deviceName)\(range):")
-                lines += quote(side.text)
+                lines += quote(side.text, atPath: point.path != nil)
             }
         }
         return lines
     }
 
-    private static func quote(_ text: Data?) -> [String] {
-        guard let text else { return ["    (deleted)"] }
+    private static func quote(_ text: Data?, atPath: Bool = false) -> [String] {
+        guard let text else { return [atPath ? "    (absent)" : "    (deleted)"] }
         if ConflictAnalysis.looksBinary(text) { return ["    (binary, \(text.count) bytes)"] }
         if text.isEmpty { return ["    (no lines)"] }
         var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map { "    | " + $0 }

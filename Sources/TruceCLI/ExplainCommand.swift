@@ -15,9 +15,19 @@ struct ExplainCommand: Command {
         var configurationError: TruceError?
         var choice: ResolverChoice?
         do { choice = try store.resolverChoice(for: key, registry: .standard) } catch { configurationError = error }
+        // What the chain would do now, so a resolver that passes (bad input, say) says why. Not with an external
+        // driver in the chain: explaining never runs a configured command.
+        var outcome: (summary: String, passed: [String])?
+        if let choice, explanation.versions.state == .inConflict, choice.chain.allSatisfy({ choice.resolvers[$0]?.definition == nil }) {
+            switch try store.resolve(key, registry: .standard, device: invocation.device(), dryRun: true) {
+            case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
+            case .needsPerson(let points, let resolver, let reasons): outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)
+            case .resolved: break
+            }
+        }
 
         if invocation.wantsJSON {
-            try invocation.output.json(ExplainReport(explanation, choice: choice, error: configurationError))
+            try invocation.output.json(ExplainReport(explanation, choice: choice, outcome: outcome, error: configurationError))
         } else {
             var lines = VersionsCommand.lines(for: explanation.versions)
             lines.append("why current: \(explanation.currentReason)")
@@ -31,8 +41,14 @@ struct ExplainCommand: Command {
                     for (option, value) in choice.options[name]?.values.sorted(by: { $0.key < $1.key }) ?? [] {
                         lines.append("option: resolver.\(name).\(option) = \(value)")
                     }
+                    let options = choice.options[name] ?? ResolverOptions(resolverName: name)
+                    for setting in choice.resolvers[name]?.settings(for: options) ?? [] { lines.append("\(name): \(setting)") }
                 }
                 lines.append("delete conflicts: \(choice.deleteConflict.rawValue) (\(choice.deleteConflictSource))")
+                if let outcome {
+                    lines += outcome.passed.map { "passed: \($0)" }
+                    lines.append("outcome: \(outcome.summary)")
+                }
             } else {
                 lines.append("resolver: none, the configuration is invalid")
             }
@@ -55,10 +71,15 @@ struct ExplainReport: Encodable {
     let options: [String: [String: String]]?
     /// What config defines for a resolver of the chain: an external driver's command and where it came from.
     let definitions: [String: String]?
+    /// What each resolver of the chain does with its options, in words (the structured resolver's array rules).
+    let settings: [String: [String]]?
     let deleteConflict: DeleteConflictPolicy?
+    /// What the chain would do now with a document in conflict, and why resolvers passed.
+    let outcome: String?
+    let passed: [String]?
     let error: String?
 
-    init(_ explanation: Explanation, choice: ResolverChoice?, error: TruceError?) {
+    init(_ explanation: Explanation, choice: ResolverChoice?, outcome: (summary: String, passed: [String])?, error: TruceError?) {
         versions = VersionsReport(explanation.versions)
         currentReason = explanation.currentReason
         mergeAttribute = explanation.mergeAttribute.description
@@ -66,7 +87,15 @@ struct ExplainReport: Encodable {
         resolverSource = choice?.source
         options = choice?.options.mapValues(\.values)
         definitions = choice?.resolvers.compactMapValues(\.definition)
+        settings = choice.map { choice in
+            choice.resolvers.compactMapValues { resolver in
+                let lines = resolver.settings(for: choice.options[resolver.name] ?? ResolverOptions(resolverName: resolver.name))
+                return lines.isEmpty ? nil : lines
+            }
+        }
         deleteConflict = choice?.deleteConflict
+        self.outcome = outcome?.summary
+        passed = outcome?.passed
         self.error = error?.errorDescription
     }
 }

@@ -8,7 +8,7 @@ struct ResolveCommand: Command {
     static let options: [Option] = [
         .value("--resolver", help: "use this resolver (and its fallbacks) instead of the one config picks"),
         .flag("--dry-run", help: "say what would happen and write nothing"),
-        .value("--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH (repeatable)"),
+        .value("--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH, HUNK an id or a JSON Pointer path (repeatable)"),
         .value("--content", help: "the whole resolved document, from FILE or - for standard input"),
         .flag("--delete", help: "settle the conflict as a deletion"),
         .flag("--all", help: "settle every document in conflict, written together as one pack"),
@@ -33,7 +33,7 @@ struct ResolveCommand: Command {
         if !answers.isEmpty {
             let duplicates = Dictionary(grouping: answers, by: \.0).filter { $0.value.count > 1 }.keys.sorted()
             if let hunk = duplicates.first { throw UsageError("conflict point \(hunk) is answered twice") }
-            let version = try store.resolve(key, answers: Dictionary(uniqueKeysWithValues: answers), device: device)
+            let version = try store.resolve(key, answers: Dictionary(uniqueKeysWithValues: answers), registry: .standard, device: device)
             return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
         }
         if content != nil || arguments.has("--delete") {
@@ -114,16 +114,24 @@ struct ResolveCommand: Command {
             } else {
                 var lines = reasons.map { "passed: \($0)" }
                 lines += ConflictsCommand.describe(points, of: try store.contestedConflictSet(of: key))
-                lines += ["", "answer with: truce resolve \(key) --take HUNK=ours|theirs|base|both|VERSION ... or --content FILE"]
+                let place = points.contains { $0.path != nil } ? "PATH" : "HUNK"
+                lines += ["", "answer with: truce resolve \(key) --take \(place)=ours|theirs|base|both|VERSION|file:FILE ... or --content FILE"]
                 output.out(lines.joined(separator: "\n"))
             }
             return .needsPerson
         }
     }
 
-    /// Reads `H1=ours`, `H2=<version id>`, `H3=file:PATH`.
+    /// Reads `H1=ours`, `H2=<version id>`, `H3=file:PATH`, `/editor/theme=theirs`.
+    ///
+    /// A JSON Pointer may itself hold `=`, so the split is at the first `=` whose remainder is a choice.
     static func parseTake(_ text: String) throws -> (String, HunkAnswer) {
-        guard let equals = text.firstIndex(of: "=") else { throw UsageError("--take needs HUNK=CHOICE, got '\(text)'") }
+        let splits = text.indices.filter { text[$0] == "=" }
+        guard let first = splits.first else { throw UsageError("--take needs HUNK=CHOICE, got '\(text)'") }
+        let equals = splits.first { index in
+            let rest = String(text[text.index(after: index)...])
+            return rest.hasPrefix("file:") || HunkAnswer(choice: rest) != nil
+        } ?? first
         let hunk = String(text[..<equals])
         let choice = String(text[text.index(after: equals)...])
         if choice.hasPrefix("file:") {

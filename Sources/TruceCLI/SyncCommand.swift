@@ -17,11 +17,14 @@ struct SyncCommand: Command {
         let status: ExitCode = resolving && !report.needsPerson.isEmpty ? .needsPerson : .success
         if invocation.wantsJSON {
             try invocation.output.json(report)
-            return status
+        } else {
+            invocation.output.out("received \(report.received.count) version(s), sent \(report.sent)")
+            for key in report.resolved { invocation.output.out("\(key): resolved") }
+            for key in report.inConflict { invocation.output.out("\(key): in conflict" + (report.needsPerson.contains(key) ? ", needs a person" : "")) }
         }
-        invocation.output.out("received \(report.received.count) version(s), sent \(report.sent)")
-        for key in report.resolved { invocation.output.out("\(key): resolved") }
-        for key in report.inConflict { invocation.output.out("\(key): in conflict" + (report.needsPerson.contains(key) ? ", needs a person" : "")) }
-        return status
+        // The good heads are in; the refused ones are a failure of the store they come from, one line each.
+        for head in report.refused { invocation.output.error("refused head \(head.version) from \(remote): \(head.reason)") }
+        for head in report.refusedByRemote { invocation.output.error("\(remote) refused head \(head.version): \(head.reason)") }
+        return report.refused.isEmpty && report.refusedByRemote.isEmpty ? status : .storeFailure
     }
 }

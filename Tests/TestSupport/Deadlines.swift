@@ -1,13 +1,8 @@
 import Synchronization
 
-/// A wait in a test that did not get what it waited for: what was awaited and what had come by then.
-public struct WaitFailed: Error, CustomStringConvertible {
-    public let description: String
-}
-
 /// The first `count` elements of `sequence` that satisfy `isWanted`, waiting at most `limit` for them.
 ///
-/// Throws `WaitFailed`, naming `what` and the elements seen so far, when the
+/// Throws `DeadlinePassed`, naming `what` and the elements seen so far, when the
 /// deadline passes or the sequence ends first, so a missing event fails the
 /// test with a message instead of hanging the suite. The deadline holds even
 /// for a sequence that ignores cancellation: its iteration is abandoned, not awaited.
@@ -36,7 +31,7 @@ public func firstElements<S: AsyncSequence & Sendable>(
     }
     tasks.forEach { $0.cancel() }
     guard let ending else { return elements }
-    throw WaitFailed(description: "\(ending) while waiting for \(what): \(elements.count) of \(count) came: \(elements)")
+    throw DeadlinePassed(description: "\(ending) while waiting for \(what): \(elements.count) of \(count) came: \(elements)")
 }
 
 /// What one `firstElements(_:of:)` call shares between its collecting task and its timer: whichever ends the wait first wins.

@@ -100,4 +100,56 @@ struct PruneTests {
     func badExpiriesDoNotParse(text: String) {
         #expect(Expiry.parse(text) == nil)
     }
+
+    /// The size of the store's packs in bytes, and how many there are.
+    static func packs(_ test: TestStore) throws -> (count: Int, bytes: Int) {
+        let counts = try countObjects(test)
+        return (counts["packs"] ?? -1, counts["size-pack"] ?? -1)
+    }
+
+    @Test func repeatedPrunesAtTheDefaultGraceKeepTheStoreSizeFlat() throws {
+        let test = try TestStore()
+        for index in 0..<20 { try test.store.save(.text("version \(index)\n" + String(repeating: "text\n", count: index * 50)), to: "a.txt", device: "laptop") }
+        _ = try test.store.saveBatch((0..<30).map { BatchSave(key: DocumentKey(stringLiteral: "batch/\($0).txt"), content: .text("\($0)\n"), device: "laptop") })
+        let young = try Self.abandonedBlob(test, "unreachable, but within the grace period\n")
+        try test.store.prune()
+        let first = try Self.packs(test)
+        for _ in 0..<3 {
+            try test.store.prune()
+            let again = try Self.packs(test)
+            #expect(again.count == first.count && again.bytes == first.bytes, "a prune without writes grew the packs from \(first) to \(again)")
+        }
+        #expect(first.count == 1)
+        #expect(try git("-C", test.path, "cat-file", "-e", young).status == 0)
+        #expect(try test.store.history(of: "a.txt").count == 20)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func aPackHoldingObjectsTheNewPackLacksStaysForTheGracePeriod() throws {
+        let test = try TestStore()
+        try test.store.save(.text("kept\n"), to: "a.txt", device: "laptop")
+        // A pack of an object nothing reaches yet, as a writer leaves it just before its ref lands.
+        let young = try Self.abandonedBlob(test, "a concurrent writer's object\n")
+        let packed = try git(["-C", test.path, "pack-objects", "objects/pack/pack"], input: .text(young + "\n"))
+        #expect(packed.status == 0, "git pack-objects: \(packed.errorOutput)")
+        let pack = test.path + "/objects/pack/pack-" + packed.output.trimmingCharacters(in: .newlines) + ".pack"
+        try FileManager.default.removeItem(atPath: test.path + "/objects/" + young.prefix(2) + "/" + young.dropFirst(2))
+        try test.store.prune()
+        #expect(FileManager.default.fileExists(atPath: pack))
+        #expect(try git("-C", test.path, "cat-file", "-e", young).status == 0)
+        #expect(try Self.packs(test).count == 2)
+    }
+
+    @Test func aTemporaryPackAKilledFetchLeftGoesAfterAnHourAtTheDefaultGrace() throws {
+        let test = try TestStore()
+        try test.store.save(.text("kept\n"), to: "a.txt", device: "laptop")
+        let dead = test.path + "/objects/pack/pack_git2_dead", live = test.path + "/objects/pack/pack_git2_live"
+        for file in [dead, live] { try Data("PACK half fetched".utf8).write(to: URL(fileURLWithPath: file)) }
+        let old = Date().addingTimeInterval(-DocumentStore.temporaryFileAge - 60)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dead)
+        try test.store.prune()
+        #expect(!FileManager.default.fileExists(atPath: dead), "a temporary pack untouched for over an hour stayed")
+        #expect(FileManager.default.fileExists(atPath: live), "a temporary pack a fetch may still be writing went")
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
 }

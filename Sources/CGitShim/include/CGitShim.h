@@ -1,12 +1,21 @@
 #ifndef TRUCE_CGITSHIM_H
 #define TRUCE_CGITSHIM_H
 
-/* Fixed-arity wrappers for git_libgit2_opts, which is variadic and so not callable from Swift. */
+#include <git2/types.h>
+
+/* Fixed-arity wrappers for git_libgit2_opts, which is variadic and so not callable from Swift, and the loose-object guard. */
 
 /** Makes libgit2 fsync object files, refs and reflogs it writes (GIT_OPT_ENABLE_FSYNC_GITDIR). */
 int truce_git_enable_fsync_gitdir(int enabled);
 
 /** Validates every object libgit2 creates against the object database (GIT_OPT_ENABLE_STRICT_OBJECT_CREATION). */
 int truce_git_enable_strict_object_creation(int enabled);
+
+/**
+ * Adds to `odb`, at `priority`, a backend that checks a loose object's file under `objects_dir` before the
+ * loose backend reads it: a truncated or corrupt zlib stream fails the read with an error naming the object
+ * instead of sending libgit2 1.5.1's zlib reader into an endless loop. It stores and returns nothing itself.
+ */
+int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, int priority);
 
 #endif

@@ -16,17 +16,8 @@ final class BulkWriter {
         repository = try Repository.openBare(at: path)
         var backend: UnsafeMutablePointer<git_odb_backend>?
         try check(git_mempack_new(&backend), "start in-memory object store")
-        var odb: OpaquePointer?
-        // Until the object database takes the backend over, it is ours to free.
-        do throws(GitError) {
-            try check(git_repository_odb(&odb, repository.handle), "open object database")
-            defer { git_odb_free(odb) }
-            // Above the loose and pack backends, so every write lands here.
-            try check(git_odb_add_backend(odb, backend, 1000), "attach in-memory object store")
-        } catch {
-            backend?.pointee.free(backend)
-            throw error
-        }
+        // Above the loose and pack backends, so every write lands here.
+        try repository.attach(backend, priority: 1000, "in-memory object store")
         self.backend = backend!
     }
 

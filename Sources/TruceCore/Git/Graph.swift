@@ -40,10 +40,26 @@ extension Repository {
     /// The commits reachable from `tips` but not from `hidden`: newest first (children before parents),
     /// or with `oldestFirst` parents before children.
     func walk(from tips: [ObjectID], hiding hidden: [ObjectID] = [], oldestFirst: Bool = false) throws(GitError) -> [ObjectID] {
+        let order = oldestFirst ? GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue : GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue
+        return try withWalker(from: tips, hiding: hidden, sorting: order) { walker throws(GitError) in
+            var found: [ObjectID] = []
+            var oid = git_oid()
+            while true {
+                let code = git_revwalk_next(&oid, walker)
+                if code == GIT_ITEROVER.rawValue { break }
+                try check(code, "walk history")
+                found.append(ObjectID(oid))
+            }
+            return found
+        }
+    }
+
+    /// Calls `body` with a revision walker set up to visit what `tips` reach and `hidden` do not; freed afterwards.
+    func withWalker<Value>(from tips: [ObjectID], hiding hidden: [ObjectID], sorting order: UInt32 = GIT_SORT_NONE.rawValue,
+                           _ body: (OpaquePointer?) throws(GitError) -> Value) throws(GitError) -> Value {
         var walker: OpaquePointer?
         try check(git_revwalk_new(&walker, handle), "start history walk")
         defer { git_revwalk_free(walker) }
-        let order = oldestFirst ? GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue : GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue
         try check(git_revwalk_sorting(walker, order), "sort history walk")
         for tip in tips {
             var oid = tip.raw
@@ -53,15 +69,7 @@ extension Repository {
             var oid = commit.raw
             try check(git_revwalk_hide(walker, &oid), "hide \(commit) from history walk")
         }
-        var found: [ObjectID] = []
-        var oid = git_oid()
-        while true {
-            let code = git_revwalk_next(&oid, walker)
-            if code == GIT_ITEROVER.rawValue { break }
-            try check(code, "walk history")
-            found.append(ObjectID(oid))
-        }
-        return found
+        return try body(walker)
     }
 }
 

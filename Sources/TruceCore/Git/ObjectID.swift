@@ -10,6 +10,12 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
         bytes = withUnsafeBytes(of: &oid.id) { Array($0) }
     }
 
+    /// The id whose 20 raw bytes are `raw` (as a pack index lists them).
+    init(bytes raw: ArraySlice<UInt8>) {
+        precondition(raw.count == 20, "an object id is 20 bytes")
+        bytes = Array(raw)
+    }
+
     /// Parses a full 40-character hexadecimal id; nil when it is not one.
     public init?(hex: String) {
         guard hex.utf8.count == 40 else { return nil }

@@ -138,13 +138,19 @@ extension Repository {
     }
 
     /// True when `id` names a commit in the object database.
-    func containsCommit(_ id: ObjectID) throws(GitError) -> Bool {
+    func containsCommit(_ id: ObjectID) throws(GitError) -> Bool { try contains(id, ofType: GIT_OBJECT_COMMIT, "commit") }
+
+    /// True when `id` names a blob in the object database.
+    func containsBlob(_ id: ObjectID) throws(GitError) -> Bool { try contains(id, ofType: GIT_OBJECT_BLOB, "blob") }
+
+    /// True when `id` names an object of `type`; libgit2 reports an object of another type as not found.
+    private func contains(_ id: ObjectID, ofType type: git_object_t, _ typeName: String) throws(GitError) -> Bool {
         var oid = id.raw
-        var commit: OpaquePointer?
-        let code = git_commit_lookup(&commit, handle, &oid)
+        var object: OpaquePointer?
+        let code = git_object_lookup(&object, handle, &oid, type)
         if code == GIT_ENOTFOUND.rawValue { return false }
-        try check(code, "read commit \(id)")
-        git_commit_free(commit)
+        try check(code, "read \(typeName) \(id)")
+        git_object_free(object)
         return true
     }
 

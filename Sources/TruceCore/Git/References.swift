@@ -1,4 +1,5 @@
 import CLibgit2
+import Foundation
 
 extension Repository {
     /// Reads a direct reference, nil when it does not exist.
@@ -58,6 +59,30 @@ extension Repository {
             }
         }
         referencesListed += found.count
+        try checkLooseReferences(matching: glob, listed: Set(found.map(\.0)))
         return found
+    }
+
+    /// Throws for the first loose reference file under `glob` that libgit2 cannot read.
+    ///
+    /// libgit2's iterator silently skips a loose reference file it cannot
+    /// parse, so a store with a damaged ref would look like one without it:
+    /// readers would lose a version and prune would delete what only that
+    /// ref protected. A file that reads now, or is gone, was a writer racing
+    /// the listing, not damage.
+    private func checkLooseReferences(matching glob: String, listed: Set<String>) throws(GitError) {
+        let fixed = glob.prefix { !"*?[\\".contains($0) }
+        let directory = fixed.lastIndex(of: "/").map { String(fixed[...$0]) } ?? ""
+        guard let enumerator = FileManager.default.enumerator(atPath: gitDirectory + directory) else { return }
+        while let relative = enumerator.nextObject() as? String {
+            let name = directory + relative
+            // Lock files, and locks a stale-lock recovery is taking aside, are not references.
+            guard !listed.contains(name), !name.hasSuffix(".lock"), !name.contains(".lock.stale-"), fnmatch(glob, name, 0) == 0,
+                  enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+            var oid = git_oid()
+            let code = git_reference_name_to_id(&oid, handle, name)
+            if code == 0 || code == GIT_ENOTFOUND.rawValue { continue }
+            throw GitError.last("damaged reference file (restore or remove it)", code: code)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import CGitShim
 import CLibgit2
 
 /// An open bare git repository; owns the libgit2 handle and frees it.
@@ -29,7 +30,7 @@ final class Repository {
         options.flags = GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
         var handle: OpaquePointer?
         try check(git_repository_init_ext(&handle, path, &options), "create repository at \(path)")
-        return Repository(handle: handle!, path: path)
+        return try Repository(handle: handle!, path: path).guardingLooseObjects()
     }
 
     /// Opens the bare repository at exactly `path`, without searching parent directories.
@@ -37,7 +38,34 @@ final class Repository {
         Libgit2.ensureInitialized()
         var handle: OpaquePointer?
         try check(git_repository_open_bare(&handle, path), "open repository at \(path)")
-        return Repository(handle: handle!, path: path)
+        return try Repository(handle: handle!, path: path).guardingLooseObjects()
+    }
+
+    /// Puts the loose-object guard in front of libgit2's loose backend (see `loose_guard.c`), and returns self.
+    ///
+    /// libgit2 1.5.1 loops forever reading a truncated loose object; with the
+    /// guard every read of one fails at once with an error naming it.
+    private func guardingLooseObjects() throws(GitError) -> Repository {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "open object database")
+        defer { git_odb_free(odb) }
+        // Above the pack (2) and loose (1) backends, so the guard sees every read first.
+        try check(truce_odb_add_loose_object_guard(odb, gitDirectory + "objects", 3), "guard loose objects")
+        return self
+    }
+
+    /// Hands `backend` to the repository's object database at `priority` (higher is asked first); frees it on failure.
+    func attach(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32, _ what: String) throws(GitError) {
+        var odb: OpaquePointer?
+        // Until the object database takes the backend over, it is ours to free.
+        do throws(GitError) {
+            try check(git_repository_odb(&odb, handle), "open object database")
+            defer { git_odb_free(odb) }
+            try check(git_odb_add_backend(odb, backend, priority), "attach \(what)")
+        } catch {
+            backend?.pointee.free(backend)
+            throw error
+        }
     }
 
     /// The repository's git directory as libgit2 resolved it, with a trailing slash.

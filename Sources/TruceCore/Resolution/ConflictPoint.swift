@@ -15,17 +15,25 @@ public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
     }
 }
 
-/// One place where heads disagree and a person must choose: a hunk.
+/// One place where heads disagree and a person must choose: a hunk of lines, or a value at a path in a structured document.
 public struct ConflictPoint: Sendable, Equatable, Encodable {
     /// What one head holds at this point.
     public struct Side: Sendable, Equatable, Encodable {
         public let version: VersionID
         public let deviceName: String
         public let isCurrent: Bool
-        /// Where the text sits in this head; nil for a point that covers the whole document.
+        /// Where the text sits in this head; nil for a point that covers the whole document or sits at a `path`.
         public let lines: LineRange?
-        /// The head's text here; nil when the head deleted the document.
+        /// The head's text here; nil when the head deleted the document (or, at a `path`, has no value there).
         public let text: Data?
+
+        public init(version: VersionID, deviceName: String, isCurrent: Bool, lines: LineRange?, text: Data?) {
+            self.version = version
+            self.deviceName = deviceName
+            self.isCurrent = isCurrent
+            self.lines = lines
+            self.text = text
+        }
 
         enum CodingKeys: String, CodingKey { case version, deviceName, isCurrent, lines, text, base64, deleted }
 
@@ -41,20 +49,35 @@ public struct ConflictPoint: Sendable, Equatable, Encodable {
 
     /// A stable name for the point, `H1`, `H2`, … in the order of the base.
     public let id: String
-    /// Where the point sits in the base; nil for a point that covers the whole document.
+    /// Where the point sits in the base; nil for a point that covers the whole document or sits at a `path`.
     public let baseLines: LineRange?
-    /// The base's text here; nil when the heads have no common base.
+    /// The base's text here; nil when the heads have no common base (or, at a `path`, the base has no value there).
     public let base: Data?
     /// Every head's text here, current first.
     public let sides: [Side]
+    /// Where the point sits in a structured document, as a JSON Pointer (`/editor/theme`); nil for a hunk of lines.
+    public let path: String?
+    /// Why the heads disagree here, for people (`changed differently on both sides`); nil when a hunk says it by itself.
+    public let reason: String?
     /// True when the point covers the whole document (binary content, or a head deleted it).
-    public var isWholeDocument: Bool { baseLines == nil }
+    public var isWholeDocument: Bool { baseLines == nil && path == nil }
 
-    enum CodingKeys: String, CodingKey { case id, baseLines, base, baseBase64, baseDeleted, sides }
+    public init(id: String, baseLines: LineRange?, base: Data?, sides: [Side], path: String? = nil, reason: String? = nil) {
+        self.id = id
+        self.baseLines = baseLines
+        self.base = base
+        self.sides = sides
+        self.path = path
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey { case id, path, reason, baseLines, base, baseBase64, baseDeleted, sides }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(path, forKey: .path)
+        try container.encodeIfPresent(reason, forKey: .reason)
         try container.encodeIfPresent(baseLines, forKey: .baseLines)
         try encodeText(base, into: &container, text: .base, base64: .baseBase64, deleted: .baseDeleted)
         try container.encode(sides, forKey: .sides)

@@ -118,14 +118,7 @@ extension DocumentStore {
         var reasons: [String] = []
         for name in choice.chain {
             guard let resolver = choice.resolvers[name] else { throw .unknownResolver(name, source: choice.source) }
-            let outcome: ResolutionOutcome
-            do {
-                outcome = try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name))
-            } catch let error as TruceError {
-                throw error
-            } catch {
-                throw .resolverFailed(name, reason: "\(error)")
-            }
+            let outcome = try Self.running(name) { try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name)) }
             switch outcome {
             case .pass(let reason):
                 reasons.append("\(name): \(reason)")
@@ -145,6 +138,59 @@ extension DocumentStore {
             }
         }
         return .needsPerson(try ConflictAnalysis(contested).points, resolver: choice.chain.last ?? "", reasons: reasons)
+    }
+
+    /// Runs a resolver's code: a TruceError it throws stays as it is, any other error means the resolver failed.
+    static func running<T>(_ name: String, _ body: () throws -> T) throws(TruceError) -> T {
+        do {
+            return try body()
+        } catch let error as TruceError {
+            throw error
+        } catch {
+            throw .resolverFailed(name, reason: "\(error)")
+        }
+    }
+
+    /// The points a person must decide to settle `key`, as the chain config picks sees them.
+    ///
+    /// The first `PointAnsweringResolver` of the chain that applies gives its
+    /// own points (values at JSON Pointer paths, for the structured resolver);
+    /// when none does, they are the line hunks of `conflictPoints(of:)`.
+    public func conflictPoints(of key: DocumentKey, registry: ResolverRegistry) throws(TruceError) -> [ConflictPoint] {
+        let contested = try contestedConflictSet(of: key)
+        if let answering = try answeringResolver(for: contested, registry: registry) { return answering.points }
+        return try ConflictAnalysis(contested).points
+    }
+
+    /// Writes the resolution a person chose, one answer per conflict point of `conflictPoints(of:registry:)`.
+    ///
+    /// Answers go to the resolver whose points they are (keyed by id or, for
+    /// a structured document, by path); everything that resolver merged
+    /// cleanly is kept. The resolution's parents are every head.
+    @discardableResult
+    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], registry: ResolverRegistry, device: String) throws(TruceError) -> Version {
+        let conflict = try conflictSet(of: key)
+        let contested = try contested(conflict)
+        guard let answering = try answeringResolver(for: contested, registry: registry) else {
+            return try writePersonal(conflict, content: try ConflictAnalysis(contested).applying(answers), device: device)
+        }
+        let content = try Self.running(answering.resolver.name) {
+            try answering.resolver.applying(answers, to: contested, options: answering.options)
+        }
+        return try writePersonal(conflict, content: content, device: device)
+    }
+
+    private func answeringResolver(for conflict: ConflictSet, registry: ResolverRegistry) throws(TruceError)
+        -> (resolver: any PointAnsweringResolver, options: ResolverOptions, points: [ConflictPoint])? {
+        let choice = try resolverChoice(for: conflict.key, registry: registry)
+        for name in choice.chain {
+            guard let resolver = choice.resolvers[name] as? any PointAnsweringResolver else { continue }
+            let options = choice.options[name] ?? ResolverOptions(resolverName: name)
+            if let points = try Self.running(name, { try resolver.conflictPoints(of: conflict, options: options) }) {
+                return (resolver, options, points)
+            }
+        }
+        return nil
     }
 
     /// Settles `key` with one resolver given directly, bypassing config: `store.resolve(key, using: OverwriteWithCurrent())`.

@@ -22,7 +22,9 @@ extension DocumentStore {
     /// entries, mark every object reachable from a ref or a kept reflog entry,
     /// repack the marked set into one pack (fsynced), and only then delete
     /// loose objects it holds, unreachable ones older than the grace period,
-    /// and the old packs. A prune killed at any point leaves every object in a
+    /// and the old packs: at once when the new pack holds all their objects
+    /// (so prunes without writes keep the store's size flat), else once they
+    /// are older than the grace period. A prune killed at any point leaves every object in a
     /// loose file or a pack. Heads, resolution history and the merge base of
     /// an open conflict are reachable from head refs, so they always stay.
     /// Like `git gc --prune=now`, `expire: 0` is safe only when no other
@@ -38,6 +40,9 @@ extension DocumentStore {
         let lock = try PruneLock.acquire(in: gitDirectory)
         defer { lock.release() }
         return try withRepository { repository in
+            // Ref and reflog locks killed writers left: some sit on refs no later writer takes, and would block git gc.
+            Self.removeStaleLocks(under: "refs/", in: repository)
+            Self.removeStaleLocks(under: "logs/", in: repository)
             try Self.recordMissingChanges(in: repository)
             let dropped = try Self.dropDeletedDocuments(olderThan: cutoffSeconds, in: repository)
             try ConflictIndex.rebuild(in: repository)
@@ -66,7 +71,12 @@ extension DocumentStore {
             for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {
                 if (try? FileManager.default.removeItem(atPath: file.path)) != nil { removed += 1 }
             }
-            for file in files.packs + files.temporary where file.modified < cutoff && !file.path.hasSuffix("/\(pack ?? "-").pack") {
+            for file in files.packs where !file.path.hasSuffix("/\(pack ?? "-").pack") {
+                guard file.modified < cutoff || Self.isSuperseded(file.path, by: reachable, in: repository) else { continue }
+                removed += Self.removePack(file.path)
+            }
+            let temporaryCutoff = max(cutoff, now.addingTimeInterval(-Self.temporaryFileAge))
+            for file in files.temporary where file.modified < temporaryCutoff {
                 removed += Self.removePack(file.path)
             }
             // A writer creates objects/xx/ before renaming its object into it, so removing an empty
@@ -112,6 +122,22 @@ extension DocumentStore {
             missing.append(change(recording: try readVersion(id, of: key, in: repository)))
         }
         try ChangeJournal.append(missing, in: repository)
+    }
+
+    /// How long a temporary file libgit2 writes (a fetched pack, a loose object) may go untouched before prune takes its
+    /// writer for dead, whatever the grace period: a live writer touches it every moment, and nothing refers to it.
+    static let temporaryFileAge: TimeInterval = 3600
+
+    /// True when every object of `pack` is in the pack prune has just written (and fsynced): it can go at once.
+    ///
+    /// A process that has the old pack open keeps reading it after the
+    /// unlink; one that finds it gone before opening it (libgit2 or git)
+    /// looks again, rescans the pack directory and finds the objects in the
+    /// new pack. A `.keep` file marks a pack someone wants kept as it is.
+    private static func isSuperseded(_ pack: String, by packed: Set<ObjectID>, in repository: Repository) -> Bool {
+        guard !FileManager.default.fileExists(atPath: String(pack.dropLast(5)) + ".keep"),
+              let objects = repository.objectIDs(inPack: pack) else { return false }
+        return objects.isSubset(of: packed)
     }
 
     /// Deletes a pack with its index and companions (or a temporary file); returns how many files went.

@@ -107,6 +107,8 @@ extension DocumentStore {
     /// writer removes.
     static func publishHead(_ id: VersionID, of key: DocumentKey, replacing replaced: [VersionID], message: String, in repository: Repository) throws {
         let name = ReferenceLayout.headReference(of: key, version: id)
+        // A writer of this document killed while creating its head ref left a lock no other writer would take.
+        removeStaleLocks(under: ReferenceLayout.headsDirectory(of: key), in: repository)
         try withLockRetries(on: name, in: repository) {
             do {
                 try repository.updateReference(name, to: id, expecting: nil, message: message)

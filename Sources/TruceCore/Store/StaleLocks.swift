@@ -46,6 +46,20 @@ extension DocumentStore {
         takeAside(lockFile, ifStillFile: judged.number)
     }
 
+    /// Removes every stale `*.lock` file under `directory` (relative to the git directory, with a trailing slash).
+    ///
+    /// Every version gets a head ref of its own name, so a writer killed while
+    /// creating one leaves `<id>.lock` on a ref no later writer ever takes:
+    /// `withLockRetries` never meets it, and `git gc` fails on it ("cannot lock
+    /// ref") as soon as the reflog entry libgit2 wrote first is there.
+    static func removeStaleLocks(under directory: String, in repository: Repository) {
+        let root = repository.gitDirectory + directory
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return }
+        while let relative = enumerator.nextObject() as? String {
+            if relative.hasSuffix(".lock") { removeIfStale(root + relative) }
+        }
+    }
+
     /// Renames `path` aside and deletes it if it is still the file numbered `number`; a fresh file caught in between
     /// is put back where its owner expects it. Only one process can win the rename.
     static func takeAside(_ path: String, ifStillFile number: UInt64) {

@@ -8,6 +8,10 @@ public struct SyncReport: Sendable, Codable {
     public let sent: Int
     /// Documents in conflict here after the sync (and after resolving, with `resolving`).
     public let inConflict: [DocumentKey]
+    /// Heads of the other store this store refused: they, or the history they bring, fail git's or Truce's checks.
+    public let refused: [RefusedHead]
+    /// Heads of this store the other store refused (for a store Truce can open).
+    public let refusedByRemote: [RefusedHead]
     /// With `resolving`: the documents the sync left in conflict that a resolver settled here.
     public var resolved: [DocumentKey] = []
     /// With `resolving`: the documents that still need a person.
@@ -40,45 +44,44 @@ extension DocumentStore {
                 throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)")
             }
         }
-        let received = try receive(from: remote)
-        var sent = try send(to: remote, store: remoteStore)
+        let ours = try receive(from: remote)
+        var (sent, refusedThere) = try send(to: remote, store: remoteStore)
         var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
         if let registry {
             for (key, result) in try resolveAll(registry: registry, device: device).sorted(by: { $0.key < $1.key }) {
                 if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
             }
-            if !resolved.isEmpty { sent += try send(to: remote, store: remoteStore) }
+            if !resolved.isEmpty {
+                let again = try send(to: remote, store: remoteStore)
+                sent += again.sent
+                refusedThere += again.refused
+            }
         }
-        var report = SyncReport(received: received, sent: sent, inConflict: try documentsInConflict().map(\.key))
+        var report = SyncReport(received: ours.received, sent: sent, inConflict: try documentsInConflict().map(\.key), refused: ours.refused,
+                                refusedByRemote: refusedThere)
         (report.resolved, report.needsPerson) = (resolved, needsPerson)
         return report
     }
 
     /// Gives the other side our versions: a store Truce can open takes them the way we took its (so its journal
-    /// and events see them); any other remote gets a push.
-    private func send(to remote: String, store remoteStore: DocumentStore?) throws(TruceError) -> Int {
-        guard let remoteStore else { return try pushHeads(to: remote) }
+    /// and events see them, and it checks them as we check its); any other remote gets a push.
+    private func send(to remote: String, store remoteStore: DocumentStore?) throws(TruceError) -> (sent: Int, refused: [RefusedHead]) {
+        guard let remoteStore else { return (try pushHeads(to: remote), []) }
         do {
-            return try remoteStore.receive(from: path).count
+            let theirs = try remoteStore.receive(from: path)
+            return (theirs.received.count, theirs.refused)
         } catch .versionOfAnotherDocument(let id, let key, let actual) {
             throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
         }
     }
 
-    /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
-    func receive(from remote: String) throws(TruceError) -> [Change] {
-        let received = try withRepository { repository in
-            let advertised: [(name: String, target: ObjectID)]
-            do {
-                advertised = try repository.fetch(from: remote, refsMatching: ReferenceLayout.allHeads)
-            } catch let error as GitError {
-                throw TruceError.invalidRemote(remote, reason: error.message)
-            }
-            var byDirectory: [String: [ObjectID]] = [:]
-            for reference in advertised {
-                guard let directory = ReferenceLayout.headsDirectory(ofReference: reference.name, target: reference.target) else { continue }
-                byDirectory[directory, default: []].append(reference.target)
-            }
+    /// Fetches the other store's heads and makes those this store lacks, and that pass the checks, local heads;
+    /// returns the new versions and the heads refused.
+    func receive(from remote: String) throws(TruceError) -> (received: [Change], refused: [RefusedHead]) {
+        let received = try withRepository { repository -> (received: [Change], refused: [RefusedHead]) in
+            // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
+            var refused: [RefusedHead] = []
+            let byDirectory = try Self.fetchChecked(from: remote, into: repository, refused: &refused)
             var received: [Change] = []
             for (directory, advertisedHeads) in byDirectory.sorted(by: { $0.key < $1.key }) {
                 // Each head on its own: a version placed in another document's directory is refused, and it does not
@@ -110,7 +113,7 @@ extension DocumentStore {
                 Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
                 received += changes
             }
-            return received
+            return (received, refused)
         }
         deliverEvents()
         return received

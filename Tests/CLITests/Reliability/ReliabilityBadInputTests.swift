@@ -105,6 +105,11 @@ import TestSupport
         Row(words: ["merge-file", "--marker-size", "70000", "$FILE", "$FILE", "$FILE"], status: 2, message: "at most 65535"),
         Row(words: ["merge-file", "-L", "a", "-L", "b", "-L", "c", "-L", "d", "$FILE", "$FILE", "$FILE"], status: 2, message: "too many labels"),
         Row(words: ["merge-file", "$FILE", "$FILE", "$FILE", "$FILE"], status: 2, message: "unexpected argument"),
+        Row(words: ["merge-driver", "$FILE", "$FILE"], status: 2, message: "missing OTHER"),
+        Row(words: ["merge-driver", "--resolver", "nope", "$FILE", "$FILE", "$FILE"], status: 2, message: "merge-driver runs structured"),
+        Row(words: ["merge-driver", "--marker-size", "x", "$FILE", "$FILE", "$FILE"], status: 2, message: "needs a whole number"),
+        Row(words: ["merge-driver", "$FILE", "/nonexistent/current", "$FILE"], status: 2, message: "cannot read '/nonexistent/current'"),
+        Row(words: ["merge-driver", "$FILE", "$FILE", "$FILE", "x.json", "extra"], status: 2, message: "unexpected argument"),
         Row(words: ["resolve", "c.txt"], status: 2, message: "'merge=' needs a resolver name", setup: .brokenAttributes),
         Row(words: ["resolve", "c.txt", "--dry-run"], status: 2, message: "'merge=' needs a resolver name", setup: .brokenAttributes),
     ] + storeCommands.map { Row(words: $0, status: 2, message: "invalid configuration", setup: .brokenConfig) }

@@ -139,6 +139,17 @@ final class BackgroundProcess {
         return Foundation.kill(process.processIdentifier, SIGKILL) == 0
     }
 
+    /// Waits at most `seconds` for the end; a process still running then is killed and nil returned.
+    func wait(upTo seconds: TimeInterval) -> Ending? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if kill() {
+            _ = wait()
+            return nil
+        }
+        return wait()
+    }
+
     /// What it printed on stdout so far, while it runs.
     var outputSoFar: String { String(decoding: (try? Data(contentsOf: files.appendingPathComponent("stdout"))) ?? Data(), as: UTF8.self) }
 

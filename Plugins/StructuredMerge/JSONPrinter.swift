@@ -1,0 +1,121 @@
+import Foundation
+
+/// Writes a value as JSON in a given layout; unresolved values become git conflict markers around the members they cover.
+struct JSONPrinter {
+    /// Labels and length of conflict markers, as `git merge-file` writes them.
+    struct Markers {
+        var size = 7
+        var oursLabel = "ours"
+        var theirsLabel = "theirs"
+    }
+
+    let layout: JSONLayout
+    var markers = Markers()
+    private var output: [UInt8] = []
+
+    init(layout: JSONLayout, markers: Markers = Markers()) {
+        self.layout = layout
+        self.markers = markers
+    }
+
+    /// The whole document, ending with a line break when the layout's does.
+    static func document(_ value: StructuredValue, layout: JSONLayout, markers: Markers = Markers()) -> Data {
+        var printer = JSONPrinter(layout: layout, markers: markers)
+        printer.write(value, depth: 0, inline: layout.indent == nil)
+        // A conflict over the whole document starts with its marker line, not a line break before it.
+        if case .unresolved = value { printer.output.removeFirst(layout.newline.utf8.count) }
+        if layout.trailingNewline { printer.append(layout.newline) }
+        return Data(printer.output)
+    }
+
+    /// A string's JSON spelling: quotes, and escapes only where JSON requires them.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    private mutating func append(_ text: String) { output.append(contentsOf: text.utf8) }
+
+    private mutating func newline(depth: Int) {
+        append(layout.newline)
+        if let indent = layout.indent { for _ in 0..<depth { append(indent) } }
+    }
+
+    private mutating func write(_ value: StructuredValue, depth: Int, inline: Bool) {
+        switch value {
+        case .object(let object):
+            let items = object.members.map { member in (key: Optional(member.key), value: member.value) }
+            writeContainer(open: "{", close: "}", items: items, depth: depth, inline: inline || object.isInline)
+        case .array(let array):
+            writeContainer(open: "[", close: "]", items: array.elements.map { (key: String?.none, value: $0) }, depth: depth,
+                           inline: inline || array.isInline)
+        case .string(_, let source): append(source)
+        case .number(let text): append(text)
+        case .bool(let flag): append(flag ? "true" : "false")
+        case .null: append("null")
+        case .real(let number): append(number.isFinite ? "\(number)" : "null")
+        case .date(let date): append(Self.quoted(ISO8601DateFormatter().string(from: date)))
+        case .data(let data): append(Self.quoted(data.base64EncodedString()))
+        case .unresolved(let conflict):
+            writeMarked(conflict, key: nil, depth: depth, comma: false)
+        }
+    }
+
+    private mutating func writeContainer(open: String, close: String, items: [(key: String?, value: StructuredValue)], depth: Int, inline: Bool) {
+        append(open)
+        guard !items.isEmpty else { append(close); return }
+        // Conflict markers must start lines, so a container holding one is laid out over lines.
+        let hasMarkers = items.contains { if case .unresolved = $0.value { true } else { false } }
+        let oneLine = inline && !hasMarkers
+        for (index, item) in items.enumerated() {
+            let isLast = index == items.count - 1
+            if case .unresolved(let conflict) = item.value {
+                writeMarked(conflict, key: item.key, depth: depth + 1, comma: !isLast)
+                continue
+            }
+            if oneLine {
+                if index > 0 { append(layout.afterComma) }
+            } else {
+                newline(depth: depth + 1)
+            }
+            writeItem(key: item.key, value: item.value, depth: depth + 1, inline: inline)
+            if !isLast { append(",") }
+        }
+        if oneLine { append(close) } else { newline(depth: depth); append(close) }
+    }
+
+    private mutating func writeItem(key: String?, value: StructuredValue, depth: Int, inline: Bool) {
+        if let key { append(Self.quoted(key)); append(":" + layout.afterColon) }
+        write(value, depth: depth, inline: inline)
+    }
+
+    /// `<<<<<<< ours`, our member, `=======`, theirs, `>>>>>>> theirs`, each on its own line.
+    private mutating func writeMarked(_ conflict: UnresolvedValue, key: String?, depth: Int, comma: Bool) {
+        let expanded = layout.indent == nil ? JSONLayout(indent: "  ", afterColon: layout.afterColon, afterComma: layout.afterComma,
+                                                         newline: layout.newline, trailingNewline: false) : layout
+        var inner = JSONPrinter(layout: expanded, markers: markers)
+        func side(_ value: StructuredValue?, into printer: inout JSONPrinter) {
+            guard let value else { return }
+            printer.newline(depth: depth)
+            printer.writeItem(key: key, value: value, depth: depth, inline: false)
+            if comma { printer.append(",") }
+        }
+        inner.append(layout.newline + String(repeating: "<", count: markers.size) + " " + markers.oursLabel)
+        side(conflict.ours, into: &inner)
+        inner.append(layout.newline + String(repeating: "=", count: markers.size))
+        side(conflict.theirs, into: &inner)
+        inner.append(layout.newline + String(repeating: ">", count: markers.size) + " " + markers.theirsLabel)
+        output += inner.output
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import TruceCore
+
+/// JSON and property lists (XML and binary) merged by structure, conflicts reported per JSON Pointer path.
+///
+/// Objects merge member by member, recursively; arrays of objects that all
+/// carry an identity member (`id`, `uuid`, `key`, `_id`, or one set per path)
+/// merge element by element, other arrays as sequences; see `MergeRules` for
+/// the options. The result keeps the current version's formatting and types.
+/// Content that is not a document it can read faithfully (invalid JSON, a
+/// byte-order mark, duplicate keys, invalid UTF-8 in a string, nesting 64
+/// levels deep) passes to the fallback with the reason.
+public struct StructuredMerge: PointAnsweringResolver {
+    public let name = "structured"
+
+    public init() {}
+
+    public func validate(options: ResolverOptions) throws {
+        _ = try MergeRules(options)
+    }
+
+    public func settings(for options: ResolverOptions) -> [String] {
+        (try? MergeRules(options))?.summary ?? []
+    }
+
+    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+        let rules = try MergeRules(options)
+        let fold: HeadFold
+        do { fold = try HeadFold(conflict) } catch { return .pass(reason: error.description) }
+        let (value, conflicts) = try fold.run(rules: rules)
+        if !conflicts.isEmpty { return .needsPerson(points(conflicts, fold)) }
+        guard let value else { return .resolved(content: nil) }
+        do {
+            return .resolved(content: try fold.current.written(value))
+        } catch {
+            return .pass(reason: error.description)
+        }
+    }
+
+    public func conflictPoints(of conflict: ConflictSet, options: ResolverOptions) throws -> [ConflictPoint]? {
+        guard let fold = try? HeadFold(conflict) else { return nil }
+        return points(try fold.run(rules: try MergeRules(options)).conflicts, fold)
+    }
+
+    public func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, options: ResolverOptions) throws -> Data? {
+        let rules = try MergeRules(options)
+        let fold: HeadFold
+        do { fold = try HeadFold(conflict) } catch { throw TruceError.invalidAnswer("\(conflict.key) cannot be merged by structure: \(error)") }
+        let conflicts = try fold.run(rules: rules).conflicts
+        let points = points(conflicts, fold)
+        var values: [String: StructuredValue?] = [:]
+        for (name, answer) in answers {
+            guard let point = points.first(where: { $0.id == name || $0.path.map { Array($0.utf8) == Array(name.utf8) } == true }),
+                  let path = point.path, let found = conflicts.first(where: { $0.pointer == path }) else {
+                let known = points.map { "\($0.id) \($0.path.map { $0.isEmpty ? "(the whole document)" : $0 } ?? "")" }
+                throw TruceError.invalidAnswer("there is no conflict at \(name) in \(conflict.key); conflicts: \(known.joined(separator: ", "))")
+            }
+            if values[path] != nil { throw TruceError.invalidAnswer("the conflict at \(path) is answered twice") }
+            values[path] = try value(for: answer, at: found, named: name, fold)
+        }
+        let (value, remaining) = try fold.run(rules: rules, answers: values)
+        if let open = remaining.first {
+            throw TruceError.invalidAnswer("the conflict at \(open.pointer.isEmpty ? "the whole document" : open.pointer) has no answer")
+        }
+        guard let value else { return nil }
+        do {
+            return try fold.current.written(value)
+        } catch {
+            throw TruceError.invalidAnswer("the answers do not make a valid document: \(error)")
+        }
+    }
+
+    /// The value a person's answer puts at a conflict's path (nil: no member there).
+    private func value(for answer: HunkAnswer, at conflict: TreeConflict, named name: String, _ fold: HeadFold) throws -> StructuredValue? {
+        let versions = fold.conflict.heads
+        func at(_ document: StructuredDocument?) -> StructuredValue? { HeadFold.value(at: conflict.steps, in: document?.root) }
+        switch answer {
+        case .ours:
+            return at(fold.heads[0])
+        case .theirs:
+            guard versions.count == 2 else {
+                throw TruceError.invalidAnswer("\(name)=theirs is ambiguous with \(versions.count - 1) conflict versions; name a version id")
+            }
+            return at(fold.heads[1])
+        case .base:
+            return at(fold.base)
+        case .both:
+            throw TruceError.invalidAnswer("\(name)=both: a value at a path cannot hold both sides; choose one version or give file:PATH")
+        case .version(let prefix):
+            if let index = versions.firstIndex(where: { $0.version.id.hex.hasPrefix(prefix) }) { return at(fold.heads[index]) }
+            if let base = fold.conflict.base, base.version.id.hex.hasPrefix(prefix) { return at(fold.base) }
+            throw TruceError.invalidAnswer("\(name)=\(prefix): no head or base of \(fold.conflict.key) has that id")
+        case .text(let data):
+            do {
+                return try JSONParser.parse(data).value
+            } catch {
+                throw TruceError.invalidAnswer("the value for \(name) \(error.description)")
+            }
+        }
+    }
+
+    /// One point per conflicting path, base value and every head's value there, numbered in the order met.
+    private func points(_ conflicts: [TreeConflict], _ fold: HeadFold) -> [ConflictPoint] {
+        var seen = Set<String>()
+        var points: [ConflictPoint] = []
+        for conflict in conflicts where seen.insert(conflict.pointer).inserted {
+            let sides = fold.conflict.heads.enumerated().map { index, side in
+                ConflictPoint.Side(version: side.version.id, deviceName: side.version.deviceName, isCurrent: index == 0, lines: nil,
+                                   text: HeadFold.value(at: conflict.steps, in: fold.heads[index].root).map(fold.current.text(of:)))
+            }
+            points.append(ConflictPoint(id: "H\(points.count + 1)", baseLines: nil,
+                                        base: HeadFold.value(at: conflict.steps, in: fold.base?.root).map(fold.current.text(of:)),
+                                        sides: sides, path: conflict.pointer, reason: conflict.reason))
+        }
+        return points
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// A JSON or property-list value as read, with what it takes to write it back as it was.
+///
+/// Numbers keep their text (`1.50`, integers beyond 64 bits), strings their
+/// source spelling next to their meaning, containers whether they were laid out
+/// on one line. Equality is by meaning: strings compare by their unicode
+/// scalars' bytes (never canonical equivalence), numbers by their text,
+/// objects as maps whatever their member order; the layout is ignored.
+enum StructuredValue: Hashable, Sendable {
+    case object(ObjectValue)
+    case array(ArrayValue)
+    /// `text` is the decoded string; `source` its spelling with quotes, as the document wrote it.
+    case string(text: String, source: String)
+    case number(String)
+    case bool(Bool)
+    case null
+    /// Property-list values JSON has no word for.
+    case real(Double)
+    case date(Date)
+    case data(Data)
+    /// Heads that could not be reconciled here; only in a merge's output, for conflict markers.
+    indirect case unresolved(UnresolvedValue)
+
+    static func string(_ text: String) -> StructuredValue { .string(text: text, source: JSONPrinter.quoted(text)) }
+
+    static func == (lhs: StructuredValue, rhs: StructuredValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.object(let a), .object(let b)): return a == b
+        case (.array(let a), .array(let b)): return a.elements == b.elements
+        case (.string(let a, _), .string(let b, _)): return a.utf8.elementsEqual(b.utf8)
+        case (.number(let a), .number(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.null, .null): return true
+        case (.real(let a), .real(let b)): return a == b
+        case (.date(let a), .date(let b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        default: return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .object(let object):
+            hasher.combine(0)
+            // Member order does not change an object's meaning, so the members' hashes are combined commutatively.
+            var sum = 0
+            for member in object.members {
+                var inner = Hasher()
+                Self.combine(member.key, into: &inner)
+                inner.combine(member.value)
+                sum = sum &+ inner.finalize()
+            }
+            hasher.combine(sum)
+        case .array(let array):
+            hasher.combine(1)
+            hasher.combine(array.elements)
+        case .string(let text, _): hasher.combine(2); Self.combine(text, into: &hasher)
+        case .number(let text): hasher.combine(3); Self.combine(text, into: &hasher)
+        case .bool(let value): hasher.combine(value)
+        case .null: hasher.combine(4)
+        case .real(let value): hasher.combine(value)
+        case .date(let value): hasher.combine(value)
+        case .data(let value): hasher.combine(value)
+        case .unresolved: hasher.combine(5)
+        }
+    }
+
+    /// A string's UTF-8 bytes into `hasher`, without copying them out.
+    private static func combine(_ text: String, into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(text.utf8.count)
+    }
+
+    var object: ObjectValue? { if case .object(let object) = self { object } else { nil } }
+    var array: ArrayValue? { if case .array(let array) = self { array } else { nil } }
+
+    /// The kind, for people: "an object", "a string", …
+    var kindName: String {
+        switch self {
+        case .object: "an object"
+        case .array: "an array"
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .null: "null"
+        case .real: "a real number"
+        case .date: "a date"
+        case .data: "data"
+        case .unresolved: "a conflict"
+        }
+    }
+}
+
+/// An object's members in document order; keys are unique by their bytes.
+struct ObjectValue: Equatable, Sendable {
+    struct Member: Sendable {
+        let key: String
+        var value: StructuredValue
+    }
+
+    var members: [Member]
+    /// True when the document wrote the object on one line.
+    var isInline: Bool
+
+    init(members: [Member], isInline: Bool = false) {
+        self.members = members
+        self.isInline = isInline
+    }
+
+    /// The member called `key`, compared by bytes.
+    subscript(key: String) -> StructuredValue? {
+        members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+    }
+
+    /// Members by key bytes, for lookups in large objects.
+    var byKey: [[UInt8]: StructuredValue] {
+        Dictionary(members.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A lookup of members by key: a scan for small objects (most records), a table for large ones.
+    func lookup() -> (String) -> StructuredValue? {
+        if members.count <= 16 { return { self[$0] } }
+        let table = byKey
+        return { table[Array($0.utf8)] }
+    }
+
+    static func == (lhs: ObjectValue, rhs: ObjectValue) -> Bool {
+        guard lhs.members.count == rhs.members.count else { return false }
+        if zip(lhs.members, rhs.members).allSatisfy({ $0.key.utf8.elementsEqual($1.key.utf8) && $0.value == $1.value }) { return true }
+        let right = rhs.byKey
+        return lhs.members.allSatisfy { right[Array($0.key.utf8)] == $0.value }
+    }
+}
+
+/// An array's elements in order.
+struct ArrayValue: Equatable, Sendable {
+    var elements: [StructuredValue]
+    /// True when the document wrote the array on one line.
+    var isInline: Bool
+
+    init(elements: [StructuredValue], isInline: Bool = false) {
+        self.elements = elements
+        self.isInline = isInline
+    }
+
+    static func == (lhs: ArrayValue, rhs: ArrayValue) -> Bool { lhs.elements == rhs.elements }
+}
+
+/// What two heads hold where they could not be merged (nil: the head has no value there).
+struct UnresolvedValue: Hashable, Sendable {
+    let ours: StructuredValue?
+    let theirs: StructuredValue?
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+/// One step of the way to a value: a member by name, or an array element by its identity.
+enum PathStep: Sendable, Hashable {
+    case member(String)
+    case element(identityMember: String, identity: StructuredValue)
+}
+
+/// A place where two heads cannot both be kept: its JSON Pointer, and why.
+struct TreeConflict: Sendable {
+    let pointer: String
+    /// The way to the value in any version: members by name, array elements by identity.
+    let steps: [PathStep]
+    let reason: String
+}
+
+/// The three-way merge of one value tree against a base, by structure.
+///
+/// A value changed on one side only takes that side; the same change on both
+/// sides is kept once. Objects merge member by member; arrays whose elements
+/// are objects that all carry an identity member merge element by element,
+/// others as sequences. Where both sides changed the same place differently
+/// the result holds an `.unresolved` value and a `TreeConflict` is recorded,
+/// unless `answers` holds a person's value for that pointer.
+struct TreeMerge {
+    let rules: MergeRules
+    /// A person's values by JSON Pointer (a nil value: nothing there).
+    var answers: [String: StructuredValue?] = [:]
+    private(set) var conflicts: [TreeConflict] = []
+
+    init(rules: MergeRules, answers: [String: StructuredValue?] = [:]) {
+        self.rules = rules
+        self.answers = answers
+    }
+
+    /// The merged document; nil when it merged to nothing (both sides' changes removed it).
+    mutating func merge(base: StructuredValue?, ours: StructuredValue?, theirs: StructuredValue?) -> StructuredValue? {
+        merge(base, ours, theirs, tokens: [], steps: [])
+    }
+
+    private mutating func merge(_ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
+                                tokens: [String], steps: [PathStep]) -> StructuredValue? {
+        if ours == theirs || base == theirs { return ours }
+        // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
+        if let base, let ours, let theirs {
+            if case .object(let b) = base, case .object(let o) = ours, case .object(let t) = theirs {
+                return .object(mergeObjects(b, o, t, tokens: tokens, steps: steps))
+            }
+            if case .array(let b) = base, case .array(let o) = ours, case .array(let t) = theirs {
+                return mergeArrays(b, o, t, tokens: tokens, steps: steps)
+            }
+        }
+        if base == ours { return theirs }
+        let reason: String
+        switch (base, ours, theirs) {
+        case (nil, _, _): reason = "added on both sides with different values"
+        case (_, nil, _), (_, _, nil): reason = "removed on one side and changed on the other"
+        case (let b?, let o?, let t?) where o.kindName != b.kindName || t.kindName != b.kindName:
+            reason = "its type changed on one side and it was edited on the other"
+        default: reason = "changed differently on both sides"
+        }
+        return conflict(reason, ours, theirs, tokens: tokens, steps: steps)
+    }
+
+    private mutating func conflict(_ reason: String, _ ours: StructuredValue?, _ theirs: StructuredValue?,
+                                   tokens: [String], steps: [PathStep]) -> StructuredValue? {
+        let pointer = JSONPointer.string(tokens)
+        if let answer = answers[pointer] { return answer }
+        conflicts.append(TreeConflict(pointer: pointer, steps: steps, reason: reason))
+        return .unresolved(UnresolvedValue(ours: ours, theirs: theirs))
+    }
+
+    // MARK: - Objects
+
+    private mutating func mergeObjects(_ base: ObjectValue, _ ours: ObjectValue, _ theirs: ObjectValue,
+                                       tokens: [String], steps: [PathStep]) -> ObjectValue {
+        let baseMember = base.lookup(), theirMember = theirs.lookup(), ourMember = ours.lookup()
+        var merged: [ObjectValue.Member] = []
+        for member in ours.members {
+            if let value = merge(baseMember(member.key), member.value, theirMember(member.key), tokens: tokens + [member.key],
+                                 steps: steps + [.member(member.key)]) {
+                merged.append(ObjectValue.Member(key: member.key, value: value))
+            }
+        }
+        guard theirs.members.contains(where: { ourMember($0.key) == nil }) else { return ObjectValue(members: merged, isInline: ours.isInline) }
+        // Members only theirs has go after the member that precedes them in theirs, as they stood there.
+        var insertions: [[UInt8]?: [ObjectValue.Member]] = [:]
+        var anchor: [UInt8]?
+        let kept = Set(merged.map { Array($0.key.utf8) })
+        for member in theirs.members {
+            let name = Array(member.key.utf8)
+            if ourMember(member.key) != nil {
+                if kept.contains(name) { anchor = name }
+                continue
+            }
+            if let value = merge(baseMember(member.key), nil, member.value, tokens: tokens + [member.key], steps: steps + [.member(member.key)]) {
+                insertions[anchor, default: []].append(ObjectValue.Member(key: member.key, value: value))
+            }
+        }
+        guard !insertions.isEmpty else { return ObjectValue(members: merged, isInline: ours.isInline) }
+        var members = insertions[nil] ?? []
+        for member in merged {
+            members.append(member)
+            members += insertions[Array(member.key.utf8)] ?? []
+        }
+        return ObjectValue(members: members, isInline: ours.isInline)
+    }
+
+    // MARK: - Arrays
+
+    private mutating func mergeArrays(_ base: ArrayValue, _ ours: ArrayValue, _ theirs: ArrayValue,
+                                      tokens: [String], steps: [PathStep]) -> StructuredValue? {
+        if let member = identityMember(of: [base, ours, theirs], at: tokens) {
+            return mergeByIdentity(base, ours, theirs, member: member, tokens: tokens, steps: steps)
+        }
+        guard let elements = SequenceMerge.merge(base: base.elements, ours: ours.elements, theirs: theirs.elements) else {
+            return conflict("both sides changed the same part of the array", .array(ours), .array(theirs),
+                            tokens: tokens, steps: steps)
+        }
+        return .array(ArrayValue(elements: elements, isInline: ours.isInline))
+    }
+
+    /// The first candidate member that every element of every array carries, with a scalar value unique within its array.
+    private func identityMember(of arrays: [ArrayValue], at tokens: [String]) -> String? {
+        guard arrays.contains(where: { !$0.elements.isEmpty }) else { return nil }
+        candidates: for member in rules.identityCandidates(at: tokens) {
+            for array in arrays {
+                var seen = Set<StructuredValue>()
+                for element in array.elements {
+                    guard let identity = element.object?[member], Self.isScalar(identity), seen.insert(identity).inserted else {
+                        continue candidates
+                    }
+                }
+            }
+            return member
+        }
+        return nil
+    }
+
+    /// A fixed order on identities: by kind, then by their text's bytes.
+    static func precedes(_ lhs: StructuredValue, _ rhs: StructuredValue) -> Bool {
+        func text(_ value: StructuredValue) -> [UInt8] {
+            switch value {
+            case .string(let text, _): Array(text.utf8)
+            case .number(let text): Array(text.utf8)
+            case .bool(let flag): Array((flag ? "true" : "false").utf8)
+            case .real(let number): Array("\(number)".utf8)
+            case .date(let date): Array("\(date.timeIntervalSince1970)".utf8)
+            case .data(let data): Array(data)
+            default: []
+            }
+        }
+        if lhs.kindName != rhs.kindName { return lhs.kindName < rhs.kindName }
+        return text(lhs).lexicographicallyPrecedes(text(rhs))
+    }
+
+    private static func isScalar(_ value: StructuredValue) -> Bool {
+        switch value {
+        case .string, .number, .bool, .real, .date, .data: true
+        default: false
+        }
+    }
+
+    private mutating func mergeByIdentity(_ base: ArrayValue, _ ours: ArrayValue, _ theirs: ArrayValue, member: String,
+                                          tokens: [String], steps: [PathStep]) -> StructuredValue? {
+        // Identities become small numbers once; everything after indexes arrays by them.
+        var identities: [StructuredValue] = []
+        var numbers: [StructuredValue: Int] = [:]
+        func numbered(_ array: ArrayValue) -> [Int] {
+            array.elements.map { element in
+                let identity = element.object![member]!
+                if let number = numbers[identity] { return number }
+                numbers[identity] = identities.count
+                identities.append(identity)
+                return identities.count - 1
+            }
+        }
+        let baseIDs = numbered(base), ourIDs = numbered(ours), theirIDs = numbered(theirs)
+        func positions(_ ids: [Int]) -> [Int?] {
+            var positions = [Int?](repeating: nil, count: identities.count)
+            for (index, id) in ids.enumerated() { positions[id] = index }
+            return positions
+        }
+        let baseIndex = positions(baseIDs), ourIndex = positions(ourIDs), theirIndex = positions(theirIDs)
+
+        // Each element merged on its own, its path indexed in the base where it exists there, else in ours, else in theirs.
+        var merged = [StructuredValue?](repeating: nil, count: identities.count)
+        for id in identities.indices {
+            let position = baseIndex[id] ?? ourIndex[id] ?? theirIndex[id]!
+            merged[id] = merge(baseIndex[id].map { base.elements[$0] }, ourIndex[id].map { ours.elements[$0] },
+                               theirIndex[id].map { theirs.elements[$0] },
+                               tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: identities[id])])
+        }
+
+        // The order of the side that reordered; when both did, differently, a person decides.
+        func reordered(_ ids: [Int], _ index: [Int?]) -> Bool {
+            !baseIDs.lazy.filter { index[$0] != nil }.elementsEqual(ids.lazy.filter { baseIndex[$0] != nil })
+        }
+        let oursReordered = reordered(ourIDs, ourIndex), theirsReordered = reordered(theirIDs, theirIndex)
+        if oursReordered && theirsReordered {
+            func inAll(_ id: Int) -> Bool { baseIndex[id] != nil && ourIndex[id] != nil && theirIndex[id] != nil }
+            if !ourIDs.lazy.filter(inAll).elementsEqual(theirIDs.lazy.filter(inAll)) {
+                return conflict("both sides reordered the array differently", .array(ours), .array(theirs),
+                                tokens: tokens, steps: steps)
+            }
+        }
+        // The base's elements stand in the reordering side's order; each side's new elements follow the element
+        // before them on that side. Both sides' new elements after one place go in an order that does not depend on
+        // which side is current, so merging either way round gives one result.
+        let reorderer: [Int]? = theirsReordered && !oursReordered ? theirIDs : oursReordered ? ourIDs : nil
+        var spine = (reorderer ?? baseIDs).filter { baseIndex[$0] != nil && merged[$0] != nil }
+        var inSpine = [Bool](repeating: false, count: identities.count)
+        for id in spine { inSpine[id] = true }
+        for id in baseIDs where merged[id] != nil && !inSpine[id] { spine.append(id) }
+        /// Each side's new elements, grouped by the spine element before them (-1: the start).
+        func newElements(_ ids: [Int]) -> [Int: [Int]] {
+            var groups: [Int: [Int]] = [:]
+            var anchor = -1
+            for id in ids {
+                if baseIndex[id] != nil { if inSpine[id] { anchor = id }; continue }
+                if merged[id] != nil { groups[anchor, default: []].append(id) }
+            }
+            return groups
+        }
+        let ourNew = newElements(ourIDs), theirNew = newElements(theirIDs)
+        var order: [Int] = []
+        order.reserveCapacity(identities.count)
+        var placed = [Bool](repeating: false, count: identities.count)
+        func emit(after anchor: Int) {
+            var groups = [ourNew[anchor] ?? [], theirNew[anchor] ?? []].filter { !$0.isEmpty }
+            guard !groups.isEmpty else { return }
+            if groups.count == 2, Self.precedes(identities[groups[1][0]], identities[groups[0][0]]) { groups.reverse() }
+            for id in groups.joined() where !placed[id] {
+                placed[id] = true
+                order.append(id)
+            }
+        }
+        emit(after: -1)
+        for id in spine {
+            order.append(id)
+            emit(after: id)
+        }
+        return .array(ArrayValue(elements: order.map { merged[$0]! }, isInline: ours.isInline))
+    }
+}

@@ -1,0 +1,143 @@
+/*
+ * An object database backend that reads nothing itself: it checks a loose
+ * object's file before libgit2's loose backend inflates it.
+ *
+ * libgit2 1.5.1's zlib reader (git_zstream_get_output) loops forever on a
+ * loose object truncated to 2..size-1 bytes: inflate reports Z_BUF_ERROR,
+ * the loop neither fails nor gets more input (fixed upstream after 1.5.2).
+ * Placed above the loose backend, this guard inflates the file with zlib
+ * into a scratch buffer; a stream that ends early or does not inflate is an
+ * error naming the object, anything else passes through to the real backends.
+ */
+#include "CGitShim.h"
+#include <git2.h>
+#include <git2/sys/odb_backend.h>
+#include <zlib.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    git_odb_backend parent;
+    char *objects_dir;
+} loose_guard;
+
+/* The loose format check libgit2 uses: a zlib header, else the old pack-like format. */
+static int looks_like_zlib(const unsigned char *data, size_t length) {
+    if (length < 2) return 0;
+    unsigned int word = ((unsigned int)data[0] << 8) + data[1];
+    return (data[0] & 0x8F) == 0x08 && word % 31 == 0;
+}
+
+static int damaged(const char *hex, const char *reason) {
+    char message[200];
+    snprintf(message, sizeof message, "loose object %s is damaged (%s); restore objects/%.2s/%s from a replica or remove it",
+             hex, reason, hex, hex + 2);
+    git_error_set_str(GIT_ERROR_ODB, message);
+    return GIT_ERROR;
+}
+
+/* GIT_PASSTHROUGH when the loose file of `hex` is absent, unreadable (libgit2 then says why) or whole; GIT_ERROR when damaged. */
+static int check_loose_object(const loose_guard *guard, const char *hex) {
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%.2s/%s", guard->objects_dir, hex, hex + 2) >= (int)sizeof path) return GIT_PASSTHROUGH;
+    int descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) return GIT_PASSTHROUGH;
+
+    static const int chunk = 16384;
+    unsigned char *input = malloc(chunk), *output = malloc(4 * chunk);
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    int result = GIT_PASSTHROUGH, status = Z_OK, first = 1;
+    if (!input || !output || inflateInit(&stream) != Z_OK) goto done;
+    ssize_t count = 0;
+    while (status != Z_STREAM_END && (count = read(descriptor, input, chunk)) > 0) {
+        unsigned char *next = input;
+        size_t available = (size_t)count;
+        if (first) {
+            first = 0;
+            /* A pack-like loose object: a size varint (continuation bit 0x80), then the zlib stream. */
+            if (!looks_like_zlib(next, available)) {
+                while (available > 0 && (*next & 0x80)) { next++; available--; }
+                if (available > 0) { next++; available--; }
+            }
+        }
+        stream.next_in = next;
+        stream.avail_in = (uInt)available;
+        while (stream.avail_in > 0 && status == Z_OK) {
+            stream.next_out = output;
+            stream.avail_out = 4 * chunk;
+            status = inflate(&stream, Z_NO_FLUSH);
+        }
+        if (status != Z_OK && status != Z_STREAM_END) break;
+    }
+    if (status == Z_STREAM_END || count < 0) result = GIT_PASSTHROUGH; /* a read error is libgit2's to report */
+    else if (status == Z_OK || status == Z_BUF_ERROR) result = damaged(hex, "its zlib stream ends early");
+    else result = damaged(hex, "its zlib stream does not inflate");
+done:
+    inflateEnd(&stream);
+    free(input);
+    free(output);
+    close(descriptor);
+    return result;
+}
+
+static int guard_read(void **data, size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
+    (void)data; (void)length; (void)type;
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, id);
+    return check_loose_object((const loose_guard *)backend, hex);
+}
+
+static int guard_readstream(git_odb_stream **stream, size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
+    (void)stream;
+    return guard_read(NULL, length, type, backend, id);
+}
+
+/* Checks every loose object whose id starts with the first `length` hex digits of `prefix`. */
+static int guard_read_prefix(git_oid *found, void **data, size_t *size, git_object_t *type, git_odb_backend *backend,
+                             const git_oid *prefix, size_t length) {
+    (void)found; (void)data; (void)size; (void)type;
+    const loose_guard *guard = (const loose_guard *)backend;
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, prefix);
+    if (length >= GIT_OID_HEXSZ) return check_loose_object(guard, hex);
+    if (length < 2) return GIT_PASSTHROUGH;
+    char directory[4096];
+    if (snprintf(directory, sizeof directory, "%s/%.2s", guard->objects_dir, hex) >= (int)sizeof directory) return GIT_PASSTHROUGH;
+    DIR *listing = opendir(directory);
+    if (!listing) return GIT_PASSTHROUGH;
+    int result = GIT_PASSTHROUGH;
+    struct dirent *entry;
+    while (result == GIT_PASSTHROUGH && (entry = readdir(listing)) != NULL) {
+        if (strlen(entry->d_name) != GIT_OID_HEXSZ - 2 || strncmp(entry->d_name, hex + 2, length - 2) != 0) continue;
+        char candidate[GIT_OID_HEXSZ + 1];
+        snprintf(candidate, sizeof candidate, "%.2s%s", hex, entry->d_name);
+        result = check_loose_object(guard, candidate);
+    }
+    closedir(listing);
+    return result;
+}
+
+static void guard_free(git_odb_backend *backend) {
+    loose_guard *guard = (loose_guard *)backend;
+    free(guard->objects_dir);
+    free(guard);
+}
+
+int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, int priority) {
+    loose_guard *guard = calloc(1, sizeof *guard);
+    if (!guard) return GIT_ERROR;
+    git_odb_init_backend(&guard->parent, GIT_ODB_BACKEND_VERSION);
+    guard->objects_dir = strdup(objects_dir);
+    guard->parent.read = guard_read;
+    guard->parent.read_prefix = guard_read_prefix;
+    guard->parent.readstream = guard_readstream;
+    guard->parent.free = guard_free;
+    int error = guard->objects_dir ? git_odb_add_backend(odb, &guard->parent, priority) : GIT_ERROR;
+    if (error < 0) guard_free(&guard->parent);
+    return error;
+}

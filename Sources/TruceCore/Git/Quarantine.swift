@@ -1,0 +1,70 @@
+import CGitShim
+import CLibgit2
+import Foundation
+
+/// A second handle on a repository whose fetched objects land in a directory of their own until they are checked.
+///
+/// git's receive-pack quarantine, for libgit2's fetch: a pack backend on
+/// `objects/tmp_truce_incoming_<pid>_<uuid>` sits above the store's own, so
+/// the downloaded pack goes there, while reads through `repository` see it
+/// and the whole store. Only `admit` copies objects into the store; the rest
+/// go with the directory. A sync killed halfway leaves the directory, which
+/// prune removes with the other temporary files.
+final class Quarantine {
+    /// The handle to fetch and check through.
+    let repository: Repository
+    private let directory: String
+    private let storeObjects: String
+
+    init(of store: Repository) throws(GitError) {
+        storeObjects = store.gitDirectory + "objects"
+        directory = storeObjects + "/tmp_truce_incoming_\(getpid())_\(UUID().uuidString)"
+        do {
+            try FileManager.default.createDirectory(atPath: directory + "/pack", withIntermediateDirectories: true)
+        } catch {
+            throw GitError(operation: "create \(directory)", code: -1, errorClass: 0, message: error.localizedDescription)
+        }
+        repository = try Repository.openBare(at: store.path)
+        var backend: UnsafeMutablePointer<git_odb_backend>?
+        try check(git_odb_backend_pack(&backend, directory), "open quarantine \(directory)")
+        // Above every other backend: the first one that takes packs receives the fetch.
+        try repository.attach(backend, priority: 100, "quarantine \(directory)")
+    }
+
+    deinit { discard() }
+
+    /// Lets `repository` read the objects of the repository at `path` (guarded like the store's own), and returns the
+    /// references of it matching `pattern`: a fetch from a local store without libgit2's local transport.
+    ///
+    /// That transport opens the other repository without Truce's loose-object
+    /// guard (a truncated object there would hang the sync) and fails the
+    /// whole fetch on the first commit it cannot parse; reading the other
+    /// store's objects in place lets every head be checked on its own, and
+    /// `admit` copies only what the checked heads need.
+    func borrowObjects(of path: String, refsMatching pattern: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+        let other = try Repository.openBare(at: path)
+        let references = try other.references(matching: pattern)
+        let objects = other.gitDirectory + "objects"
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repository.handle), "open object database")
+        defer { git_odb_free(odb) }
+        try check(git_odb_add_disk_alternate(odb, objects), "read the objects of \(path)")
+        try check(truce_odb_add_loose_object_guard(odb, objects, 4), "guard the loose objects of \(path)")
+        return references
+    }
+
+    /// Packs the commits `tips` reach and `hidden` do not, with their trees and blobs, into the store itself.
+    func admit(_ tips: [ObjectID], hiding hidden: [ObjectID]) throws(GitError) {
+        guard !tips.isEmpty else { return }
+        var builder: OpaquePointer?
+        try check(git_packbuilder_new(&builder, repository.handle), "start pack")
+        defer { git_packbuilder_free(builder) }
+        try repository.withWalker(from: tips, hiding: hidden) { walker throws(GitError) in
+            try check(git_packbuilder_insert_walk(builder, walker), "add checked versions to pack")
+        }
+        // libgit2 fsyncs the pack and its index (fsync is on for every store) before the caller publishes a ref.
+        try check(git_packbuilder_write(builder, storeObjects + "/pack", 0, nil, nil), "write checked versions into the store")
+    }
+
+    private func discard() { try? FileManager.default.removeItem(atPath: directory) }
+}

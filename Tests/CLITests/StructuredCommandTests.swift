@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `conflicts`, `resolve --take PATH=…` and `explain` on a JSON document that `merge=structured` settles.
+struct StructuredCommandTests {
+    static let base = "{\n  \"editor\": {\n    \"theme\": \"light\",\n    \"size\": 12\n  },\n  \"tags\": [\"a\", \"b\"]\n}\n"
+    /// Changes the theme and the size.
+    static let laptop = "{\n  \"editor\": {\n    \"theme\": \"dark\",\n    \"size\": 14\n  },\n  \"tags\": [\"a\", \"b\"]\n}\n"
+    /// Changes the theme differently and adds a tag; saved last, so current.
+    static let phone = "{\n  \"editor\": {\n    \"theme\": \"solarized\",\n    \"size\": 12\n  },\n  \"tags\": [\"a\", \"b\", \"c\"]\n}\n"
+
+    static func conflicted() throws -> (CLIStore, SavedConflict) {
+        let store = try CLIStore()
+        try store.writeAttributes("*.json merge=structured\n")
+        let saved = try store.saveConflict("settings.json", base: .text(base), heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
+        return (store, saved)
+    }
+
+    @Test func aConflictWritesNothingExitsOneAndListsThePathWithEveryValue() throws {
+        let (store, saved) = try Self.conflicted()
+        let before = snapshot(ofStore: store.path)
+        let resolve = try store.run("resolve", "settings.json")
+        #expect(resolve.status == 1, "\(resolve.errorOutput)")
+        #expect(resolve.output.contains("H1  path /editor/theme: changed differently on both sides"), "\(resolve.output)")
+        #expect(snapshot(ofStore: store.path) == before)
+
+        let json = try store.json("conflicts", "settings.json")
+        let points = try #require(json["points"] as? [[String: Any]])
+        #expect(points.count == 1)
+        let point = try #require(points.first)
+        #expect(point["path"] as? String == "/editor/theme")
+        #expect(point["base"] as? String == "\"light\"\n")
+        let sides = try #require(point["sides"] as? [[String: Any]])
+        #expect(sides.map { $0["version"] as? String } == [saved.heads[1], saved.heads[0]])
+        #expect(sides.map { $0["text"] as? String } == ["\"solarized\"\n", "\"dark\"\n"])
+        #expect(snapshot(ofStore: store.path) == before)
+    }
+
+    @Test func takeAnswersPerPathAndKeepsWhatMergedCleanly() throws {
+        let (store, saved) = try Self.conflicted()
+        let result = try store.run("resolve", "settings.json", "--take", "/editor/theme=theirs")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let merged = try store.run("cat", "settings.json")
+        #expect(merged.output == Self.phone.replacingOccurrences(of: "solarized", with: "dark").replacingOccurrences(of: "12", with: "14"))
+        let parents = try store.gitInStore("log", "-1", "--format=%P", "--all", "--grep=Resolved-By")
+        #expect(Set(parents.output.split(whereSeparator: \.isWhitespace).map(String.init)) == Set(saved.heads), "\(parents.output)")
+        #expect(try store.gitInStore("fsck", "--strict").status == 0)
+    }
+
+    @Test func takeFileHoldsAJSONValueAndBadAnswersChangeNothing() throws {
+        let (store, _) = try Self.conflicted()
+        let before = snapshot(ofStore: store.path)
+        let value = store.directory.write(.text("{\"custom\": true}"), to: "theme.json")
+        let notJSON = store.directory.write(.text("{custom"), to: "bad.json")
+        for take in ["/editor/size=ours", "/editor/theme=both", "/editor/theme=file:\(notJSON)"] {
+            let result = try store.run("resolve", "settings.json", "--take", take)
+            #expect(result.status == 2, "\(take): \(result.status) \(result.errorOutput)")
+            #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("truce: "), "\(result.errorLines)")
+            #expect(snapshot(ofStore: store.path) == before, "\(take) changed the store")
+        }
+        let result = try store.run("resolve", "settings.json", "--take", "/editor/theme=file:\(value)")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(try store.run("cat", "settings.json").output.contains("\"theme\": {\"custom\": true},"))
+    }
+
+    @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
+    func replicasResolvingTheSameConflictWriteTheSameBytes(_ format: PropertyListSerialization.PropertyListFormat) throws {
+        func plist(_ changes: [String: Int]) throws -> Data {
+            var entries = Dictionary(uniqueKeysWithValues: (0..<30).map { ("key\($0)", $0) })
+            for (key, value) in changes { entries[key] = value }
+            return try PropertyListSerialization.data(fromPropertyList: entries, format: format, options: 0)
+        }
+        var results: [Data] = []
+        // Each resolution runs in its own process, with its own hash seed: the bytes must not depend on it.
+        for _ in 0..<2 {
+            let store = try CLIStore()
+            try store.writeAttributes("*.plist merge=structured\n")
+            try store.saveConflict("p.plist", base: try plist([:]), heads: [("laptop", try plist(["key3": 99])), ("phone", try plist(["new": 1]))])
+            let resolve = try store.run("resolve", "p.plist")
+            #expect(resolve.status == 0, "\(resolve.errorOutput)")
+            results.append(try store.run("cat", "p.plist").stdout)
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].starts(with: Data("bplist".utf8)) == (format == .binary))
+    }
+
+    @Test func explainShowsTheArrayRulesAndWhyStructuredPassed() throws {
+        let (store, _) = try Self.conflicted()
+        _ = try store.gitInStore("config", "resolver.structured.identityPaths", "/editor/plugins=name")
+        let explain = try store.run("explain", "settings.json")
+        #expect(explain.status == 0, "\(explain.errorOutput)")
+        #expect(explain.output.contains("structured: array at /editor/plugins is matched by name"), "\(explain.output)")
+        #expect(explain.output.contains("outcome: structured needs a person for 1 conflict points"), "\(explain.output)")
+
+        let broken = try CLIStore()
+        try broken.writeAttributes("*.json merge=structured\n")
+        _ = try broken.gitInStore("config", "resolver.structured.fallback", "list-conflicts")
+        try broken.saveConflict("b.json", base: .text("{}"), heads: [("laptop", .text("{\"a\": 1, \"a\": 2}")), ("phone", .text("{\"a\": 3}"))])
+        let why = try broken.run("explain", "b.json")
+        #expect(why.output.contains("passed: structured: version "), "\(why.output)")
+        #expect(why.output.contains("duplicate key \"a\""), "\(why.output)")
+    }
+}

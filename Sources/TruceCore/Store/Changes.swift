@@ -76,7 +76,8 @@ extension DocumentStore {
                     throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
                                                            message: "entry \(current) is not a change"))
                 }
-                if change.author != excludedAuthor { changes.append(change) }
+                // Device names are bytes to git, like keys: compare UTF-8, not by canonical equivalence.
+                if excludedAuthor.map({ !change.author.utf8.elementsEqual($0.utf8) }) ?? true { changes.append(change) }
                 entry = commit.parents.first
             }
             if entry == nil, token != .beginning {
@@ -162,10 +163,9 @@ enum ChangeJournal {
     }
 
     static func change(from entry: CommitRecord) -> Change? {
-        var fields: [String: String] = [:]
-        for line in entry.message.split(separator: "\n") {
-            guard let separator = line.range(of: ": ") else { continue }
-            fields[String(line[..<separator.lowerBound])] = String(line[separator.upperBound...])
+        var fields: [String: String] = [:] // trailer names are ASCII, so String equality is byte equality here
+        for line in MessageLines.split(entry.message) {
+            if let (name, value) = MessageLines.trailer(in: line) { fields[name] = value }
         }
         guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = try? DocumentKey(keyText),
               let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"] else { return nil }

@@ -123,7 +123,8 @@ extension DocumentStore {
         if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw .invalidDeviceName(device, reason: "it contains a control character")
         }
-        if trimmed.contains("<") || trimmed.contains(">") { throw .invalidDeviceName(device, reason: "git forbids '<' and '>' in author names") }
+        // By scalar: `String.contains` would miss a '<' that a combining mark follows (one grapheme).
+        if trimmed.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" }) { throw .invalidDeviceName(device, reason: "git forbids '<' and '>' in author names") }
         return trimmed
     }
 }

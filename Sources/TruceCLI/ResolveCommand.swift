@@ -9,7 +9,7 @@ struct ResolveCommand: Command {
         .value("--resolver", help: "use this resolver (and its fallbacks) instead of the one config picks"),
         .flag("--dry-run", help: "say what would happen and write nothing"),
         .value("--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH (repeatable)"),
-        .value("--content", help: "the whole resolved document, from FILE or - for standard input"),
+        .path("--content", help: "the whole resolved document, from FILE or - for standard input"),
         .flag("--delete", help: "settle the conflict as a deletion"),
         .flag("--all", help: "settle every document in conflict, written together as one pack"),
         .device, .json,
@@ -26,7 +26,7 @@ struct ResolveCommand: Command {
             throw UsageError("--resolver and --dry-run choose an automatic resolution; a person's answer needs neither")
         }
         let answers = try arguments.all("--take").map(parseTake)
-        let content = try arguments.value("--content").map(SaveCommand.readInput)
+        let content = try arguments.path("--content").map(SaveCommand.readInput)
         let store = try invocation.openStore()
         let device = invocation.device()
 
@@ -64,20 +64,22 @@ struct ResolveCommand: Command {
             results = try store.resolveAll(registry: .standard, resolverName: resolverName, device: invocation.device())
         }
         var needsPerson = false
-        var reports: [String: ResolveReport] = [:]
+        // A list, not an object keyed by document: JSON tools compare member names by canonical equivalence,
+        // which would fold NFC and NFD spellings of a key, two documents, into one.
+        var reports: [ResolveReport] = []
         for (key, result) in results.sorted(by: { $0.key < $1.key }) {
             switch result {
             case .resolved(let version, let resolver, let state):
-                reports[key.rawValue] = ResolveReport(outcome: "resolved", resolver: resolver, version: version, state: state)
+                reports.append(ResolveReport(document: key, outcome: "resolved", resolver: resolver, version: version, state: state))
                 if !invocation.wantsJSON { invocation.output.out("resolved \(key) with \(resolver): \(version.id.hex)") }
             case .wouldResolve(let content, let resolver):
-                reports[key.rawValue] = ResolveReport(outcome: "wouldResolve", resolver: resolver)
+                reports.append(ResolveReport(document: key, outcome: "wouldResolve", resolver: resolver))
                 if !invocation.wantsJSON {
                     invocation.output.out("dry run: \(resolver) would resolve \(key) into \(content.map { "\($0.count) bytes" } ?? "a deletion")")
                 }
             case .needsPerson(let points, let resolver, let reasons):
                 needsPerson = true
-                reports[key.rawValue] = ResolveReport(outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points)
+                reports.append(ResolveReport(document: key, outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
                 if !invocation.wantsJSON { invocation.output.out("\(key): needs a person (\(points.count) conflict points); see 'truce conflicts \(key)'") }
             }
         }
@@ -123,11 +125,12 @@ struct ResolveCommand: Command {
 
     /// Reads `H1=ours`, `H2=<version id>`, `H3=file:PATH`.
     static func parseTake(_ text: String) throws -> (String, HunkAnswer) {
-        guard let equals = text.firstIndex(of: "=") else { throw UsageError("--take needs HUNK=CHOICE, got '\(text)'") }
-        let hunk = String(text[..<equals])
-        let choice = String(text[text.index(after: equals)...])
+        let bytes = text.utf8
+        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { throw UsageError("--take needs HUNK=CHOICE, got '\(text)'") }
+        let hunk = String(Substring(bytes[..<equals]))
+        let choice = String(Substring(bytes[bytes.index(after: equals)...]))
         if choice.hasPrefix("file:") {
-            return (hunk, .text(try SaveCommand.readInput(String(choice.dropFirst(5)))))
+            return (hunk, .text(try SaveCommand.readInput(Array(choice.dropFirst(5).utf8))))
         }
         guard let answer = HunkAnswer(choice: choice) else {
             throw UsageError("unknown choice '\(choice)' for \(hunk); use ours, theirs, base, both, a version id or file:PATH")
@@ -137,6 +140,8 @@ struct ResolveCommand: Command {
 }
 
 struct ResolveReport: Encodable {
+    /// Set in `resolve --all`'s list, which reports many documents.
+    var document: DocumentKey? = nil
     let outcome: String
     let resolver: String
     var version: Version? = nil

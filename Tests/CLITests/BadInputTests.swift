@@ -49,6 +49,7 @@ struct BadInputTests {
         Row(words: ["versions", "a/../../etc"], status: 2, message: "'..' segment"),
         Row(words: ["init"], status: 2, message: "already exists"),
         Row(words: ["status", "extra"], status: 2, message: "unexpected argument 'extra'"),
+        Row(words: ["status", "--store", ""], status: 2, message: "--store needs a directory, not an empty name"),
     ]
 
     @Test(arguments: rows)

@@ -63,7 +63,7 @@ struct ResolverPluginCommandTests {
         let store = try conflict("a.md", base: "a\n", laptop: "b\n", phone: "c\n")
         let home = TemporaryDirectory("truce-home")
         let marker = home.file("ran")
-        // The global file also names an attributes file, so the test can see that truce did read it.
+        // The global file also names an attributes file routing to the driver: truce reads neither.
         let attributes = home.write(.text("*.md merge=evil\n"), to: "attributes")
         let global = home.write(.text("[core]\n\tattributesFile = \(attributes)\n[merge \"evil\"]\n\tdriver = touch \(marker) && cp %B %A\n"),
                                 to: ".gitconfig")
@@ -73,8 +73,8 @@ struct ResolverPluginCommandTests {
         let before = snapshot(ofStore: store.path)
 
         let explain = try truce(["explain", "a.md"], store: store.path, environment: environment)
-        #expect(explain.status == 2)
-        #expect(explain.errorLines == ["truce: unknown resolver 'evil' (merge=evil from an attributes file outside the store)"])
+        #expect(explain.status == 0, "\(explain.errorOutput)")
+        #expect(explain.output.contains("resolver: three-way (from default: no attributes line sets merge for this key)"), "\(explain.output)")
         let resolve = try truce(["resolve", "a.md", "--resolver", "evil"], store: store.path, environment: environment)
         #expect(resolve.status == 2)
         #expect(resolve.errorLines == ["truce: unknown resolver 'evil' (--resolver evil)"])

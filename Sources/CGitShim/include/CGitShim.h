@@ -9,4 +9,8 @@ int truce_git_enable_fsync_gitdir(int enabled);
 /** Validates every object libgit2 creates against the object database (GIT_OPT_ENABLE_STRICT_OBJECT_CREATION). */
 int truce_git_enable_strict_object_creation(int enabled);
 
+/** Makes libgit2 look for no config or attributes file outside the repository: no system, XDG, global or
+ *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */
+int truce_git_search_no_outside_config(void);
+
 #endif

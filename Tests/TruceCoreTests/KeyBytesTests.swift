@@ -85,3 +85,22 @@ struct KeyBytesTests {
         #expect(try DocumentKey("a.\u{301}json").fileExtension == "\u{301}json")
     }
 }
+
+/// A store written before a spelling was reserved keeps a readable journal.
+struct LegacyKeyTests {
+    @Test func aJournalEntryForAKeyNowReservedDoesNotBreakTheJournal() throws {
+        let test = try TestStore()
+        let saved = try test.store.save(.text("x\n"), to: "a.txt", device: "laptop")
+        let tip = try test.git("rev-parse", "refs/truce/journal").trimmingCharacters(in: .whitespacesAndNewlines)
+        let emptyTree = try test.git("hash-object", "-t", "tree", "-w", "/dev/null").trimmingCharacters(in: .whitespacesAndNewlines)
+        let legacy = ".gi\u{200C}t"
+        let message = "save \(legacy)\n\nChange: save\nDocument: \(legacy)\nVersion: \(saved.id.hex)\nDevice: old\n"
+        let entry = try run("/usr/bin/env", ["git", "-C", test.path, "commit-tree", emptyTree, "-p", tip], input: .text(message),
+                            environment: ["GIT_AUTHOR_NAME": "old", "GIT_AUTHOR_EMAIL": "o@x", "GIT_COMMITTER_NAME": "old",
+                                          "GIT_COMMITTER_EMAIL": "o@x"])
+        try #require(entry.status == 0, "\(entry.errorOutput)")
+        _ = try test.git("update-ref", "refs/truce/journal", entry.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        let changes = try test.store.changes().changes
+        #expect(changes.map { Array($0.key.rawValue.utf8) } == [Array("a.txt".utf8), Array(legacy.utf8)])
+    }
+}

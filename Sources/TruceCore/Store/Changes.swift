@@ -167,7 +167,7 @@ enum ChangeJournal {
         for line in MessageLines.split(entry.message) {
             if let (name, value) = MessageLines.trailer(in: line) { fields[name] = value }
         }
-        guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = try? DocumentKey(keyText),
+        guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
               let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"] else { return nil }
         return Change(kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
     }

@@ -26,6 +26,13 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
         self.rawValue = rawValue
     }
 
+    /// A key read back from a store: the rules of its shape apply, not the list of reserved git spellings,
+    /// which grew after some stores were written; an old journal entry must not make the whole journal unreadable.
+    init?(stored rawValue: String) {
+        guard Self.problem(with: rawValue, checkingReservedNames: false) == nil else { return nil }
+        self.rawValue = rawValue
+    }
+
     /// A key written in source code; an invalid literal is a programming error.
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error.localizedDescription)") }
@@ -71,7 +78,7 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
     static func segments(of text: String) -> [Substring] { text.pieces(separatedBy: UInt8(ascii: "/")) }
 
     /// Why `text` is not a valid key, or nil when it is one.
-    static func problem(with text: String) -> String? {
+    static func problem(with text: String, checkingReservedNames: Bool = true) -> String? {
         let bytes = text.utf8
         if bytes.isEmpty { return "it is empty" }
         if bytes.count > maximumLength { return "it is \(bytes.count) bytes long; the limit is \(maximumLength)" }
@@ -84,7 +91,7 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
             if segment.utf8.isEmpty { return "it has an empty segment ('//')" }
             if segment.utf8.elementsEqual(".".utf8) { return "it has a '.' segment" }
             if segment.utf8.elementsEqual("..".utf8) { return "it has a '..' segment" }
-            if let reserved = GitReservedNames.reservedName(of: segment) {
+            if checkingReservedNames, let reserved = GitReservedNames.reservedName(of: segment) {
                 return reserved == ".git" && segment.utf8.count == 4
                     ? "it has a '.git' segment, which git forbids in trees"
                     : "its segment \(TruceError.quoted(String(segment))) is how HFS+ or NTFS may spell '\(reserved)', which git refuses in trees"

@@ -16,30 +16,40 @@ build: deps
 test: build
 	$(SWIFT) test
 
-# Two devices edit notes/todo.md from the same base; the store shows the conflict, then three-way settles it.
+# A laptop and a phone edit notes/todo.md from the same base and sync through a hub; each settles what it
+# sees with the routing the laptop put in the store, and both end on the same resolution commit.
 demo: build
-	@set -e; store=$$(mktemp -d)/store; export TRUCE_STORE=$$store; \
-	echo "\$$ truce init"; $(TRUCE) init; \
-	printf '# Todo\n\n- buy milk\n- call Ada\n- write report\n' > $$store.base; \
-	echo "\$$ truce save notes/todo.md --device laptop"; \
-	base=$$($(TRUCE) save notes/todo.md $$store.base --device laptop --date 2026-11-30T09:00:00Z); echo $$base; \
-	printf '# Todo\n\n- buy oat milk\n- call Ada\n- write report\n' | $(TRUCE) save notes/todo.md - --device laptop --base $$base --date 2026-11-30T10:00:00Z >/dev/null; \
-	printf '# Todo\n\n- buy milk\n- call Ada\n- write the report by Friday\n' | $(TRUCE) save notes/todo.md - --device phone --base $$base --date 2026-11-30T10:05:00Z >/dev/null 2>&1; \
-	echo "(laptop and phone both saved from $$(echo $$base | cut -c1-7))"; echo; \
-	echo "\$$ truce status"; $(TRUCE) status; echo; \
-	echo "\$$ truce versions notes/todo.md"; $(TRUCE) versions notes/todo.md; echo; \
-	echo "\$$ truce explain notes/todo.md"; $(TRUCE) explain notes/todo.md; echo; \
-	echo "\$$ truce cat notes/todo.md"; $(TRUCE) cat notes/todo.md; echo; \
-	echo "\$$ git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso"; \
-	git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso 2>/dev/null; echo; \
-	echo "\$$ echo '*.md merge=three-way' >> $$store/info/attributes"; echo '*.md merge=three-way' >> $$store/info/attributes; \
-	echo "\$$ truce resolve notes/todo.md --device demo"; $(TRUCE) resolve notes/todo.md --device demo; echo; \
-	echo "\$$ truce cat notes/todo.md"; $(TRUCE) cat notes/todo.md; echo; \
-	echo "\$$ git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso"; \
-	git -C $$store log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso 2>/dev/null; echo; \
-	echo "\$$ git -C $$store log --format='%h %an %s' refs/truce/journal   # the change journal"; \
-	git -C $$store log --format='%h %an %s' refs/truce/journal 2>/dev/null; \
-	echo; echo "store kept at $$store"
+	@set -e; top=$$(mktemp -d); hub=$$top/hub; laptop=$$top/laptop; phone=$$top/phone; T=$(CURDIR)/$(TRUCE); \
+	for s in hub laptop phone; do $$T --store $$top/$$s init >/dev/null; done; \
+	echo "(three stores: $$hub, and one each for the laptop and the phone)"; echo; \
+	printf '# Todo\n\n- buy milk\n- call Ada\n- write report\n' > $$top/todo.md; \
+	echo "\$$ truce --store laptop save notes/todo.md todo.md --device laptop"; \
+	$$T --store $$laptop save notes/todo.md $$top/todo.md --device laptop --date 2026-11-30T09:00:00Z; \
+	echo "\$$ echo '*.md merge=three-way' | truce --store laptop save .truce/attributes -   # routing travels with the data"; \
+	echo '*.md merge=three-way' | $$T --store $$laptop save .truce/attributes - --device laptop --date 2026-11-30T09:00:00Z >/dev/null; \
+	echo "\$$ truce --store laptop sync hub; truce --store phone sync hub"; \
+	$$T --store $$laptop sync $$hub; $$T --store $$phone sync $$hub; echo; \
+	echo "(offline, both edit the list)"; \
+	printf '# Todo\n\n- buy oat milk\n- call Ada\n- write report\n' | $$T --store $$laptop save notes/todo.md - --device laptop --date 2026-11-30T10:00:00Z >/dev/null; \
+	printf '# Todo\n\n- buy milk\n- call Ada\n- write the report by Friday\n' | $$T --store $$phone save notes/todo.md - --device phone --date 2026-11-30T10:05:00Z >/dev/null; \
+	echo "\$$ truce --store laptop sync hub; truce --store phone sync hub; truce --store laptop sync hub"; \
+	$$T --store $$laptop sync $$hub; $$T --store $$phone sync $$hub; $$T --store $$laptop sync $$hub; echo; \
+	echo "\$$ truce --store phone status"; $$T --store $$phone status; echo; \
+	echo "\$$ truce --store phone versions notes/todo.md"; $$T --store $$phone versions notes/todo.md; echo; \
+	echo "\$$ truce --store phone explain notes/todo.md"; $$T --store $$phone explain notes/todo.md; echo; \
+	echo "(each device settles what it sees, without waiting for the other)"; \
+	echo "\$$ truce --store laptop resolve --all --device laptop"; $$T --store $$laptop resolve --all --device laptop; \
+	echo "\$$ truce --store phone resolve --all --device phone"; $$T --store $$phone resolve --all --device phone; echo; \
+	echo "\$$ truce --store laptop sync hub; truce --store phone sync hub   # the two resolutions are one commit"; \
+	$$T --store $$laptop sync $$hub; $$T --store $$phone sync $$hub; echo; \
+	echo "(the same resolution commit on every replica: one head, the same id)"; \
+	for s in laptop phone hub; do printf '%-7s ' $$s; $$T --store $$top/$$s versions notes/todo.md | sed -n 2p; done; echo; \
+	echo "\$$ truce --store phone cat notes/todo.md"; $$T --store $$phone cat notes/todo.md; echo; \
+	echo "\$$ git -C hub log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md"; \
+	git -C $$hub log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md 2>/dev/null; echo; \
+	echo "\$$ git -C laptop log --format='%h %an %s' refs/truce/journal   # the laptop's change journal: who did what here"; \
+	git -C $$laptop log --format='%h %an %s' refs/truce/journal 2>/dev/null; \
+	echo; echo "stores kept in $$top"
 
 # Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines.
 bench: deps

@@ -23,7 +23,7 @@ struct Bench {
         let sections: [(String, (Scale) throws -> [Row])] = [
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple), ("saves", StoreRows.saves),
             ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
-            ("prune", StoreRows.prune), ("memory", MergeRows.memory),
+            ("prune", StoreRows.prune), ("memory", MergeRows.memory), ("convergence", ConvergenceRows.replicas),
         ]
         var rows: [Row] = []
         for (name, section) in sections where only == nil || only == name {

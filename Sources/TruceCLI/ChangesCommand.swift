@@ -6,9 +6,10 @@ struct ChangesCommand: Command {
     static let summary = "list every save, deletion and resolution after TOKEN (default: from the start), then the new token"
     static let options: [Option] = [
         .value("--since", help: "the token a previous 'changes' printed"),
-        .value("--exclude-author", help: "leave out the changes this device made"),
+        excludeAuthor,
         .json,
     ]
+    static let excludeAuthor = Option.value("--exclude-author", help: "leave out the changes this device made")
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)

@@ -65,7 +65,7 @@ enum CommandLineTool {
         [
             InitCommand.self, SaveCommand.self, CatCommand.self, DeleteCommand.self, VersionsCommand.self,
             StatusCommand.self, LogCommand.self, ExplainCommand.self, ResolveCommand.self, ConflictsCommand.self,
-            ReopenCommand.self, SyncCommand.self, ChangesCommand.self, PruneCommand.self, MergeFileCommand.self, HelpCommand.self,
+            ReopenCommand.self, SyncCommand.self, ChangesCommand.self, WatchCommand.self, PruneCommand.self, MergeFileCommand.self, HelpCommand.self,
         ]
     }
 

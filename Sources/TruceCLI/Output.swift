@@ -48,10 +48,10 @@ struct Output: Sendable {
         (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// Prints `value` as pretty JSON with sorted keys and ISO 8601 dates.
-    func json(_ value: some Encodable) throws {
+    /// Prints `value` as pretty JSON with sorted keys and ISO 8601 dates; `oneLine` for a stream of one object per line.
+    func json(_ value: some Encodable, oneLine: Bool = false) throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = oneLine ? [.sortedKeys, .withoutEscapingSlashes] : [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(ISO8601.format(date))
@@ -64,5 +64,6 @@ struct Output: Sendable {
 func describe(_ version: Version) -> String {
     var kind = version.isDeletion ? "deletion" : "save"
     if let resolver = version.resolvedBy { kind = "resolution by \(resolver)" }
+    if let reopened = version.reopened { kind = "reopening of \(reopened.short)" }
     return "\(version.id.hex)  \(ISO8601.format(version.modificationDate))  \(version.deviceName)  \(kind)"
 }

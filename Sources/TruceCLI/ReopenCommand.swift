@@ -2,13 +2,13 @@ import Truce
 
 struct ReopenCommand: Command {
     static let name = "reopen"
-    static let synopsis = "truce reopen DOC"
+    static let synopsis = "truce reopen DOC [--device NAME]"
     static let summary = "undo the last resolution: the versions it settled are heads again"
-    static let options: [Option] = [.json]
+    static let options: [Option] = [.device, .json]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
-        let versions = try invocation.openStore().reopen(invocation.key())
+        let versions = try invocation.openStore().reopen(invocation.key(), device: invocation.device())
         if invocation.wantsJSON {
             try invocation.output.json(VersionsReport(versions))
         } else {

@@ -112,10 +112,10 @@ struct ConflictsCommandTests {
         }
         let result = try truce(["resolve", Self.key] + takes + ["--device", "desk"], store: store.path)
         #expect(result.status == 0, "stderr: \(result.errorOutput)")
-        let resolution = try resolutionID(in: result, key: Self.key, resolver: "list-conflicts")
+        let resolution = try resolutionID(in: result, key: Self.key, resolver: "person")
         #expect(try store.run("cat", Self.key).output == answers.expected)
         #expect(try store.gitInStore("show", "\(resolution):\(Self.key)").output == answers.expected)
-        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "list-conflicts", in: store)
+        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "person", in: store)
     }
 
     @Test func bothTakesATextTwoHeadsShareOnlyOnce() throws {
@@ -124,9 +124,9 @@ struct ConflictsCommandTests {
                                               heads: [("laptop", .text("a\nX\nc\n")), ("phone", .text("a\nY\nc\n")), ("tablet", .text("a\nX\nc\n"))])
         let result = try store.run("resolve", "a.txt", "--take", "H1=both", "--device", "desk")
         #expect(result.status == 0, "stderr: \(result.errorOutput)")
-        let resolution = try resolutionID(in: result, key: "a.txt", resolver: "list-conflicts")
+        let resolution = try resolutionID(in: result, key: "a.txt", resolver: "person")
         #expect(try store.run("cat", "a.txt").output == "a\nX\nY\nc\n")
-        try expectResolution(resolution, settles: conflict, key: "a.txt", resolver: "list-conflicts", in: store)
+        try expectResolution(resolution, settles: conflict, key: "a.txt", resolver: "person", in: store)
     }
 
     @Test func contentFromAFileOrStandardInputIsWrittenByteForByte() throws {
@@ -139,10 +139,10 @@ struct ConflictsCommandTests {
                 ? try store.run("resolve", Self.key, "--content", file, "--device", "desk")
                 : try store.run("resolve", Self.key, "--content", "-", "--device", "desk", input: bytes)
             #expect(result.status == 0, "\(source): \(result.errorOutput)")
-            let resolution = try resolutionID(in: result, key: Self.key, resolver: "list-conflicts")
+            let resolution = try resolutionID(in: result, key: Self.key, resolver: "person")
             #expect(try store.run("cat", Self.key).stdout == bytes, "\(source)")
             #expect(try store.gitInStore("show", "\(resolution):\(Self.key)").stdout == bytes, "\(source)")
-            try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "list-conflicts", in: store)
+            try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "person", in: store)
         }
     }
 
@@ -151,11 +151,11 @@ struct ConflictsCommandTests {
         let conflict = try Self.saveThreeHeadConflict(in: store)
         let result = try store.run("resolve", Self.key, "--delete", "--device", "desk")
         #expect(result.status == 0, "stderr: \(result.errorOutput)")
-        let resolution = try resolutionID(in: result, key: Self.key, resolver: "list-conflicts")
+        let resolution = try resolutionID(in: result, key: Self.key, resolver: "person")
         // git agrees the resolution's tree lacks the key.
         #expect(try store.gitInStore("cat-file", "-e", "\(resolution):\(Self.key)").status != 0)
         #expect(try store.gitInStore("ls-tree", "-r", "--name-only", resolution).output.isEmpty)
-        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "list-conflicts", in: store, deleted: true)
+        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "person", in: store, deleted: true)
         let cat = try store.run("cat", Self.key)
         #expect(cat.status == 2)
         #expect(cat.errorLines.count == 1)

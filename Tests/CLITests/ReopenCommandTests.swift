@@ -15,12 +15,18 @@ struct ReopenCommandTests {
         #expect(result.errorLines.isEmpty)
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "\(key): in conflict")
-        #expect(lines.dropFirst().first?.hasPrefix("current   \(conflict.current)  ") == true, "stdout:\n\(result.output)")
 
+        // Each settled version comes back as a reopening: a child of the resolution restoring that version.
         let versions = try store.json("versions", key)
         #expect(versions["state"] as? String == "inConflict")
-        #expect((versions["current"] as? [String: Any])?["id"] as? String == conflict.current)
-        #expect((versions["conflicts"] as? [[String: Any]])?.map { $0["id"] as? String } == [conflict.heads[0]])
+        let current = try #require((versions["current"] as? [String: Any])?["id"] as? String)
+        let conflicts = (versions["conflicts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+        #expect(lines.dropFirst().first?.hasPrefix("current   \(current)  ") == true, "stdout:\n\(result.output)")
+        #expect(try restoredVersion(of: current, in: store) == conflict.current)
+        #expect(try conflicts.map { try restoredVersion(of: $0, in: store) } == [conflict.heads[0]])
+        for reopening in [current] + conflicts {
+            #expect(try store.gitInStore("log", "-1", "--format=%P", reopening).output == resolution + "\n")
+        }
         #expect((versions["base"] as? [String: Any])?["id"] as? String == conflict.base)
         #expect(try store.run("cat", key).stdout == ResolveCommandTests.phonePlans)
         #expect(try store.run("status").output == "\(key): in conflict (2 heads)\n")
@@ -46,9 +52,10 @@ struct ReopenCommandTests {
         #expect(result.status == 0, "stderr: \(result.errorOutput)")
         let report = try jsonObject(result)
         #expect(report["state"] as? String == "inConflict")
-        #expect((report["current"] as? [String: Any])?["id"] as? String == conflict.current)
+        let current = try #require((report["current"] as? [String: Any])?["id"] as? String)
+        #expect(try restoredVersion(of: current, in: store) == conflict.current)
         let conflicts = (report["conflicts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
-        #expect(conflicts.count == 2 && Set(conflicts) == conflict.losers)
+        #expect(try conflicts.count == 2 && Set(conflicts.map { try restoredVersion(of: $0, in: store) }) == conflict.losers)
         #expect(try store.json("versions", "a.png")["state"] as? String == "inConflict")
     }
 
@@ -74,5 +81,11 @@ struct ReopenCommandTests {
         #expect(second.errorLines.count == 1)
         #expect(second.errorLines.first?.contains("nothing to reopen") == true)
         #expect(snapshot(ofStore: store.path) == before)
+    }
+
+    /// The version a reopening restores, from its `Restores:` trailer as git reads it.
+    private func restoredVersion(of reopening: String, in store: CLIStore) throws -> String {
+        try store.gitInStore("log", "-1", "--format=%(trailers:key=Restores,valueonly)", reopening).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

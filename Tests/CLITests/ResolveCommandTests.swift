@@ -41,10 +41,11 @@ struct ResolveCommandTests {
         #expect(versions.count == 2, "\(versions)")
         #expect(versions.first == "\(Self.key): settled")
         #expect(versions.last?.hasPrefix("current   \(resolution)  ") == true)
-        #expect(versions.last?.hasSuffix("  desk  resolution by three-way") == true)
+        // The resolution is a function of the conflict, not of who ran it: the resolver is its author.
+        #expect(versions.last?.hasSuffix("  three-way  resolution by three-way") == true)
 
         let graph = try store.gitInStore("log", "--graph", "--all", "--format=%H %an %s").output
-        #expect(graph.contains("*   \(resolution) desk Resolve \(Self.key)\n|\\"), "graph:\n\(graph)")
+        #expect(graph.contains("*   \(resolution) three-way Resolve \(Self.key)\n|\\"), "graph:\n\(graph)")
         #expect(graph.contains("\(conflict.heads[0]) laptop Save"))
         #expect(graph.contains("\(conflict.current) phone Save"))
         #expect(try store.gitInStore("rev-list", "--all", "--merges").output == resolution + "\n")
@@ -79,9 +80,9 @@ struct ResolveCommandTests {
         // With one conflict version, `theirs` is unambiguous: the laptop's line.
         let answered = try store.run("resolve", Self.key, "--take", "H1=theirs", "--device", "desk")
         #expect(answered.status == 0, "stderr: \(answered.errorOutput)")
-        let resolution = try resolutionID(in: answered, key: Self.key, resolver: "list-conflicts")
+        let resolution = try resolutionID(in: answered, key: Self.key, resolver: "person")
         #expect(try store.run("cat", Self.key).stdout == laptop)
-        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "list-conflicts", in: store)
+        try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "person", in: store)
     }
 
     @Test func overwriteWithCurrentKeepsTheCurrentBinaryAndResolvesEveryOtherHead() throws {

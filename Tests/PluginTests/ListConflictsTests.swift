@@ -38,7 +38,7 @@ struct ListConflictsTests {
         let (test, made) = try threeHeads()
         let version = try test.store.resolve("n.txt", answers: ["H1": .version(String(made.heads[0].id.hex.prefix(8))), "H2": .both], device: "x")
         #expect(try test.store.contents(of: version) == .text("a\nB1\nc\nd\ne\nF\ng\ntablet\nphone\n"))
-        #expect(version.resolvedBy == "list-conflicts")
+        #expect(version.resolvedBy == "person")
         #expect(version.parents == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
         #expect(try test.store.state(of: "n.txt") == .settled)
     }

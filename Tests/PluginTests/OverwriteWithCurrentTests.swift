@@ -24,7 +24,7 @@ struct OverwriteWithCurrentTests {
         let trailers = try git("interpret-trailers", "--parse", input: .text(test.git("log", "-1", "--format=%B", resolution.id.hex))).output
         #expect(trailers == """
             Document: images/logo.png
-            Device: laptop
+            Device: overwrite-with-current
             Resolved-By: overwrite-with-current
             Resolves: \(made.heads[1].id.hex)
             Resolves: \(made.heads[0].id.hex)

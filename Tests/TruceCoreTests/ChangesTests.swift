@@ -33,6 +33,11 @@ struct ChangesTests {
         // The text form survives a restart: parse it back and ask a freshly opened store.
         let reopened = try DocumentStore.open(at: test.path)
         #expect(try reopened.changes(since: #require(ChangeToken(token.description))).changes.count == 2)
+        // Authors are compared by bytes: café in NFD is another device than café in NFC.
+        try test.store.save(.text("4\n"), to: "a.txt", device: "caf\u{E9}")
+        let accented = try test.store.changes(since: later.token, excludingAuthor: "cafe\u{301}").changes
+        #expect(accented.map { Array($0.author.utf8) } == [Array("caf\u{E9}".utf8)])
+        #expect(try test.store.changes(since: later.token, excludingAuthor: "caf\u{E9}").changes.isEmpty)
     }
 
     @Test func theCostFollowsTheChangesNotTheStore() throws {

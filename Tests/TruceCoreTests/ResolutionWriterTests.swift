@@ -28,6 +28,13 @@ struct BrokenJSONResolver: Resolver {
     func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .resolved(content: .text("{\"a\": ")) }
 }
 
+/// Returns the same bytes whatever the conflict.
+struct FixedOutputResolver: Resolver {
+    let name = "fixed"
+    let output: Data
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .resolved(content: output) }
+}
+
 struct ResolutionWriterTests {
     @Test func anAppResolverNamedInConfigIsUsedWithItsOptions() throws {
         let test = try TestStore()
@@ -69,6 +76,46 @@ struct ResolutionWriterTests {
         guard case .resolved(_, "shout", _) = chained else { Issue.record("\(chained)"); return }
     }
 
+    /// Content of each checked kind that does not parse, with the problem a user is told.
+    static let invalidOutputs: [(key: String, content: String, problem: String)] = [
+        ("a.json", "{\"a\": ", "not valid JSON"),
+        ("a.jsonl", "{\"a\": 1}\n\n{oops\n{\"c\": 3}\n", "not valid JSON Lines: line 3 does not parse"),
+        ("a.ndjson", "{\"a\": 1}\r\n[1,\r\n", "not valid JSON Lines: line 2 does not parse"),
+        ("a.plist", "<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict><key>a</key></plist>\n", "not a property list"),
+        ("a.plist", "bplist00\u{1}\u{2}", "not a property list"),
+    ]
+
+    @Test(arguments: invalidOutputs)
+    func outputOfEveryCheckedKindThatDoesNotParseIsNotWritten(key: String, content: String, problem: String) throws {
+        let test = try TestStore()
+        let document = try DocumentKey(key)
+        try test.setAttributes("*.\(key.split(separator: ".").last!) merge=fixed\n")
+        try test.makeConflict(document, base: .text("{}"), heads: [("laptop", .text("{\"a\":1}")), ("phone", .text("{\"b\":2}"))])
+        let before = snapshot(ofStore: test.path)
+        let registry = ResolverRegistry([FixedOutputResolver(output: .text(content)), NamedResolver(name: "list-conflicts")])
+        let result = try test.store.resolve(document, registry: registry, device: "x")
+        guard case .needsPerson(_, _, let reasons) = result else { Issue.record("\(result)"); return }
+        #expect(reasons == ["fixed: its output is \(problem); nothing was written"])
+        // The same bytes given by a person are refused the same way.
+        #expect(throws: TruceError.invalidAnswer("the resolution of \(key) is \(problem); nothing was written")) {
+            try test.store.resolve(document, content: .text(content), device: "person")
+        }
+        #expect(snapshot(ofStore: test.path) == before)
+    }
+
+    static let validOutputs: [(key: String, content: Data)] = [
+        ("a.json", .text("\"a fragment\"")),
+        ("a.jsonl", .text("{\"a\": 1}\n\n  \r\n[2]\n")),
+        ("a.ndjson", .text("{\"a\": 1}")),
+        ("a.plist", .text("<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict><key>a</key><integer>1</integer></dict></plist>\n")),
+        ("a.plist", try! PropertyListSerialization.data(fromPropertyList: ["a": 1], format: .binary, options: 0)),
+    ]
+
+    @Test(arguments: validOutputs)
+    func outputThatParsesPassesValidation(key: String, content: Data) throws {
+        #expect(OutputValidation.problem(with: content, for: try DocumentKey(key)) == nil)
+    }
+
     @Test func dryRunWritesNothing() throws {
         let test = try TestStore()
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
@@ -108,22 +155,28 @@ struct ResolutionWriterTests {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c")), ("tablet", .text("d"))])
         let events = test.store.events
-        guard case .resolved = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else { return }
-        let reopened = try test.store.reopen("a.txt")
+        guard case .resolved(let resolution, _, _) = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
+            Issue.record("the resolver did not settle the conflict")
+            return
+        }
+        let reopened = try test.store.reopen("a.txt", device: "laptop")
         #expect(reopened.state == .inConflict)
-        #expect(Set(reopened.heads.map(\.id)) == Set(made.heads.map(\.id)))
-        #expect(reopened.current?.id == made.current.id)
+        // Every settled version is back as a reopening: same content, device and date, the resolution as parent.
+        func summary(_ version: Version) throws -> String {
+            "\(version.deviceName) \(version.modificationDate) \(try test.store.contents(of: version).map { String(decoding: $0, as: UTF8.self) } ?? "-")"
+        }
+        #expect(try Set(reopened.heads.map(summary)) == Set(made.heads.map(summary)))
+        #expect(reopened.current?.deviceName == made.current.deviceName)
+        #expect(reopened.heads.allSatisfy { $0.parents == [resolution.id] && $0.reopened == resolution.id })
         #expect(reopened.base?.id == made.base.id)
         #expect(throws: TruceError.nothingToReopen("b.txt")) {
             try test.store.save(.text("z"), to: "b.txt", device: "x")
-            try test.store.reopen("b.txt")
+            try test.store.reopen("b.txt", device: "laptop")
         }
-        var seen: [String] = []
-        for await event in events where event.key == "a.txt" {
-            seen.append("\(event.previous)→\(event.current)")
-            if seen.count == 2 { break }
-        }
-        #expect(seen == ["in conflict→settled", "settled→in conflict"])
+        let seen = try await firstElements(4, of: events, where: { $0.key == "a.txt" }, waitingFor: "a.txt's resolution and reopenings")
+        // One journal entry per reopening, each replayed in turn: the second one brings the conflict back.
+        #expect(seen.map { "\($0.kind) \($0.previous)→\($0.current)" }
+                == ["resolution in conflict→settled", "reopen settled→settled", "reopen settled→in conflict", "reopen in conflict→in conflict"])
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 }

@@ -102,10 +102,8 @@ struct SyncTests {
         #expect(report.inConflict == ["notes/a.md"])
         let later = try replicas[0].store.changes(since: before)
         #expect(later.changes.map(\.author) == ["device1"])
-        for await event in events {
-            #expect(event.becameInConflict)
-            break
-        }
+        let received = try await firstElements(1, of: events, waitingFor: "the sync's state change")
+        #expect(received.map { "\($0.key) \($0.becameInConflict)" } == ["notes/a.md true"])
     }
 
     @Test func syncTakesNoConfigOrAttributesFromTheOtherSide() throws {
@@ -137,5 +135,78 @@ struct SyncTests {
             }
         }
         #expect(snapshot(ofStore: local.path) == before)
+    }
+
+    /// A remote whose head ref of a b.txt version sits in a.txt's directory; with `realHeadFirst` set, beside a real
+    /// a.txt head whose ref sorts before it (nil: no a.txt at all), else after it. Returns a.txt's versions, oldest first.
+    static func remoteWithAMisplacedHead(realHeadFirst: Bool?) throws -> (remote: TestStore, a: [Version], b: Version) {
+        let remote = try TestStore()
+        let b = try remote.store.save(.text("b\n"), to: "b.txt", device: "remote")
+        var a: [Version] = []
+        if let realHeadFirst {
+            // Refs list in name order, so the ids' order decides which of the two a reader meets first.
+            repeat {
+                a.append(try remote.store.save(.text("a\(a.count)\n"), to: "a.txt", device: "remote", base: a.last?.id))
+            } while (a.last!.id < b.id) != realHeadFirst
+        }
+        _ = try remote.git("update-ref", "-d", ReferenceLayout.headReference(of: "b.txt", version: b.id))
+        _ = try remote.git("update-ref", ReferenceLayout.headReference(of: "a.txt", version: b.id), b.id.hex)
+        return (remote, a, b)
+    }
+
+    @Test func aRemoteHeadInTheDirectoryOfAnotherDocumentIsNotAdopted() throws {
+        let (remote, _, b) = try Self.remoteWithAMisplacedHead(realHeadFirst: nil)
+        let local = try TestStore()
+        let remoteBefore = snapshot(ofStore: remote.path)
+        let report = try local.store.sync(with: remote.path)
+        #expect(report.received.isEmpty, "\(report.received)")
+        #expect(report.sent == 0)
+        #expect(try local.git("for-each-ref", "refs/truce").isEmpty)
+        #expect(try local.store.state(of: "b.txt") == .absent)
+        #expect(try local.store.state(of: "a.txt") == .absent)
+        #expect(try local.store.changes().changes.isEmpty)
+        #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
+        #expect(try remote.git("for-each-ref", "--format=%(refname) %(objectname)", "refs/truce/heads")
+            == ReferenceLayout.headReference(of: "a.txt", version: b.id) + " " + b.id.hex + "\n")
+    }
+
+    @Test(arguments: [true, false])
+    func aMisplacedHeadBesideARealOneIsRefusedAndTheRealOneAdopted(realHeadFirst: Bool) throws {
+        let (remote, a, b) = try Self.remoteWithAMisplacedHead(realHeadFirst: realHeadFirst)
+        let local = try TestStore()
+        let remoteBefore = snapshot(ofStore: remote.path)
+        // The remote's own a.txt is damaged, so taking this store's a.txt back fails, and says so; this store is whole.
+        #expect(throws: TruceError.invalidRemote(remote.path, reason: "its head \(b.id.short) of 'a.txt' is a version of 'b.txt'")) {
+            try local.store.sync(with: remote.path)
+        }
+        #expect(try local.store.changes().changes.map(\.version) == a.map(\.id))
+        #expect(try local.store.versions(of: "a.txt").heads.map(\.id) == [a.last?.id])
+        #expect(try local.store.state(of: "b.txt") == .absent)
+        #expect(try local.git("for-each-ref", "--format=%(objectname)", "refs/truce").contains(b.id.hex) == false)
+        #expect(try local.git("fsck", "--strict", "--no-dangling").isEmpty)
+        #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
+    }
+
+    @Test func aRemoteVersionWhoseHistoryHoldsAnotherDocumentIsRefusedBeforeAnythingIsAdopted() throws {
+        let remote = try TestStore()
+        let b = try remote.store.save(.text("b\n"), to: "b.txt", device: "remote")
+        let a = try remote.store.save(.text("a\n"), to: "a.txt", device: "remote")
+        // A well-formed a.txt version, but made on top of the b.txt version.
+        let tree = try remote.git("rev-parse", a.id.hex + "^{tree}").trimmingCharacters(in: .whitespacesAndNewlines)
+        let message = try remote.git("log", "-1", "--format=%B", a.id.hex)
+        let forged = try git(["-C", remote.path, "commit-tree", tree, "-p", b.id.hex], input: .text(message)).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try remote.git("update-ref", "-d", ReferenceLayout.headReference(of: "a.txt", version: a.id))
+        _ = try remote.git("update-ref", ReferenceLayout.headsDirectory(of: "a.txt") + forged, forged)
+        let local = try TestStore()
+        let remoteBefore = snapshot(ofStore: remote.path)
+        #expect(throws: TruceError.invalidRemote(remote.path, reason: "its history of 'a.txt' holds \(b.id.short), which is not a version of it (b.txt)")) {
+            try local.store.sync(with: remote.path)
+        }
+        // b.txt's own head may or may not have come first; nothing of a.txt did.
+        #expect(try local.git("for-each-ref", ReferenceLayout.headsDirectory(of: "a.txt")).isEmpty)
+        #expect(try local.store.state(of: "a.txt") == .absent)
+        #expect(try local.store.changes().changes.allSatisfy { $0.key == "b.txt" })
+        #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
     }
 }

@@ -15,6 +15,18 @@ extension Repository {
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, handle), "read configuration")
         defer { git_config_free(config) }
+        return try Self.entries(of: config)
+    }
+
+    /// The entries of a file in git-config syntax that is not a repository's config (the synced `.truce/config`).
+    static func configEntries(inFile path: String) throws(GitError) -> [ConfigEntry] {
+        var config: OpaquePointer?
+        try check(git_config_open_ondisk(&config, path), "read \(path)")
+        defer { git_config_free(config) }
+        return try entries(of: config)
+    }
+
+    private static func entries(of config: OpaquePointer?) throws(GitError) -> [ConfigEntry] {
         var iterator: OpaquePointer?
         try check(git_config_iterator_new(&iterator, config), "read configuration")
         defer { git_config_iterator_free(iterator) }

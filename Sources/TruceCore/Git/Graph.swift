@@ -64,3 +64,19 @@ extension Repository {
         return found
     }
 }
+
+extension Repository {
+    /// Every merge base of `first` against all `others` together, as `git merge-base --all first others…`.
+    ///
+    /// Several come back from criss-cross histories (two resolutions of the same heads); empty when unrelated.
+    func mergeBases(of first: ObjectID, against others: [ObjectID]) throws(GitError) -> [ObjectID] {
+        guard !others.isEmpty else { return [first] }
+        var raw = [first.raw] + others.map(\.raw)
+        var bases = git_oidarray()
+        let code = git_merge_bases_many(&bases, handle, raw.count, &raw)
+        if code == GIT_ENOTFOUND.rawValue { return [] }
+        try check(code, "find merge bases")
+        defer { git_oidarray_dispose(&bases) }
+        return (0..<bases.count).map { ObjectID(bases.ids[$0]) }
+    }
+}

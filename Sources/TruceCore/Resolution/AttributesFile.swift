@@ -19,16 +19,20 @@ struct AttributesFile {
         let merge: AttributeValue?
     }
 
+    /// The file's name in messages: `info/attributes`, or the synced `.truce/attributes`.
+    let name: String
     let lines: [Line]
 
     /// Reads `path`; a missing file has no lines.
     init(path: String) throws(TruceError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            lines = []
-            return
-        }
+        try self.init(FileManager.default.contents(atPath: path) ?? Data(), name: "info/attributes")
+    }
+
+    /// Parses `data`, a file in gitattributes syntax called `name` in messages.
+    init(_ data: Data, name: String) throws(TruceError) {
+        self.name = name
         guard let text = String(data: data, encoding: .utf8) else {
-            throw .invalidConfiguration("info/attributes is not UTF-8 text")
+            throw .invalidConfiguration("\(name) is not UTF-8 text")
         }
         var macros: [String: AttributeValue] = ["binary": .unset]
         var parsed: [Line] = []
@@ -41,14 +45,14 @@ struct AttributesFile {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
             let number = index + 1
             if fields[0].hasPrefix("[attr]") {
-                let name = String(fields[0].dropFirst(6))
-                macros[name] = try Self.mergeEffect(of: fields.dropFirst(), macros: macros, line: number) ?? macros[name]
+                let macro = String(fields[0].dropFirst(6))
+                macros[macro] = try Self.mergeEffect(of: fields.dropFirst(), macros: macros, file: name, line: number) ?? macros[macro]
                 continue
             }
             if fields[0].hasPrefix("!") {
-                throw .invalidConfiguration("info/attributes line \(number): negative patterns are not allowed in gitattributes ('\(line)')")
+                throw .invalidConfiguration("\(name) line \(number): negative patterns are not allowed in gitattributes ('\(line)')")
             }
-            let merge = try Self.mergeEffect(of: fields.dropFirst(), macros: macros, line: number)
+            let merge = try Self.mergeEffect(of: fields.dropFirst(), macros: macros, file: name, line: number)
             parsed.append(Line(number: number, text: line, pattern: fields[0], merge: merge))
         }
         lines = parsed
@@ -59,7 +63,16 @@ struct AttributesFile {
         lines.last { $0.merge == value && Self.matches(pattern: $0.pattern, path: key.rawValue) }
     }
 
-    private static func mergeEffect(of fields: ArraySlice<String>, macros: [String: AttributeValue], line: Int) throws(TruceError) -> AttributeValue? {
+    /// The last line that matches `key` and sets, unsets or names its `merge` attribute: how gitattributes decides.
+    func lastMergeLine(for key: DocumentKey) -> Line? {
+        lines.last { line in
+            guard let merge = line.merge, merge != .unspecified else { return false }
+            return Self.matches(pattern: line.pattern, path: key.rawValue)
+        }
+    }
+
+    private static func mergeEffect(of fields: ArraySlice<String>, macros: [String: AttributeValue], file: String,
+                                    line: Int) throws(TruceError) -> AttributeValue? {
         var effect: AttributeValue?
         for field in fields {
             switch field {
@@ -68,7 +81,7 @@ struct AttributesFile {
             case "!merge": effect = .unspecified
             case _ where field.hasPrefix("merge="):
                 let value = String(field.dropFirst(6))
-                guard !value.isEmpty else { throw .invalidConfiguration("info/attributes line \(line): 'merge=' needs a resolver name") }
+                guard !value.isEmpty else { throw .invalidConfiguration("\(file) line \(line): 'merge=' needs a resolver name") }
                 effect = .value(value)
             default:
                 if let macro = macros[field] { effect = macro }

@@ -18,21 +18,32 @@ public struct ConflictSet: Sendable {
     /// The other heads, in the order of the current-version rule (newest first).
     public let conflicts: [Side]
     /// The merge base of all heads; nil when their histories are unrelated.
+    ///
+    /// With several merge bases (a criss-cross, such as two resolutions of the
+    /// same heads) it is their recursive merge, as git's recursive strategy builds it.
     public let base: Side?
+    /// Heads whose content equals one of `heads`: they are no conflict, but a resolution supersedes them too.
+    public let equivalents: [Version]
     private let mergeBaseLookup: @Sendable ([VersionID]) throws(TruceError) -> Side?
 
-    public init(key: DocumentKey, current: Side, conflicts: [Side], base: Side?,
+    public init(key: DocumentKey, current: Side, conflicts: [Side], base: Side?, equivalents: [Version] = [],
                 mergeBase: (@Sendable ([VersionID]) throws(TruceError) -> Side?)? = nil) {
         self.key = key
         self.current = current
         self.conflicts = conflicts
         self.base = base
+        self.equivalents = equivalents
         // Without a way to look bases up, the set's own base stands for every step: right for two heads.
         self.mergeBaseLookup = mergeBase ?? { _ in base }
     }
 
     /// Every head, current first: the deterministic order resolvers fold them in.
     public var heads: [Side] { [current] + conflicts }
+
+    /// Every head a resolution settles, equivalents included: current first, then the current-version rule's order.
+    public var settledVersions: [Version] {
+        [current.version] + (conflicts.map(\.version) + equivalents).sorted(by: DocumentStore.isMoreCurrent)
+    }
 
     /// The merge base of the first version against all the others together (`git merge-base A B C`).
     ///

@@ -13,7 +13,7 @@ public enum OutputValidation {
         case "jsonl", "ndjson":
             for (index, line) in content.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
             where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
-                if let problem = jsonProblem(Data(line)) { return "line \(index + 1): \(problem)" }
+                if jsonProblem(Data(line)) != nil { return "not valid JSON Lines: line \(index + 1) does not parse" }
             }
             return nil
         case "plist":

@@ -20,16 +20,16 @@ extension DocumentStore {
         let key = conflict.key
         let (version, state) = try withRepository { repository in
             let now = Date()
-            let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, author: author, date: now, in: repository)
-            try Self.publishHead(id, of: key, replacing: conflict.heads.map(\.version.id), message: "truce: resolve \(key.rawValue) with \(resolver)",
-                                 in: repository)
+            let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, in: repository)
+            try Self.publishHead(id, of: key, replacing: conflict.settledVersions.map(\.id),
+                                 message: "truce: resolve \(key.rawValue) with \(resolver) on \(author)", in: repository)
             let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
             }
             let after = try recorded ?? Self.documentVersions(of: key, in: repository)
             return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
         }
-        eventHub.publish(DocumentStateChange(key: key, previous: .inConflict, current: state, version: version.id))
+        deliverEvents()
         return .resolved(version, resolver: resolver, state: state)
     }
 
@@ -38,16 +38,15 @@ extension DocumentStore {
         -> [DocumentKey: ResolveResult] {
         guard !settled.isEmpty else { return [:] }
         let author = try Self.authorName(device)
-        let (results, events) = try withRepository { repository in
+        let results = try withRepository { repository in
             let bulk = try BulkWriter(path: repository.path)
             let now = Date()
             var heads: [PendingHead] = []
             var changes: [Change] = []
             for (conflict, settlement, resolver) in settled {
-                let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, author: author, date: now,
-                                                  in: bulk.repository, recording: bulk)
-                heads.append(PendingHead(key: conflict.key, id: id, replacing: conflict.heads.map(\.version.id),
-                                         message: "truce: resolve \(conflict.key.rawValue) with \(resolver)"))
+                let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, in: bulk.repository, recording: bulk)
+                heads.append(PendingHead(key: conflict.key, id: id, replacing: conflict.settledVersions.map(\.id),
+                                         message: "truce: resolve \(conflict.key.rawValue) with \(resolver) on \(author)"))
                 changes.append(Change(kind: .resolution, key: conflict.key, version: id, author: author, date: now))
             }
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
@@ -55,69 +54,81 @@ extension DocumentStore {
             try Self.publishHeadsConcurrently(heads, path: repository.path)
             try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
             var results: [DocumentKey: ResolveResult] = [:]
-            var events: [DocumentStateChange] = []
             for (head, (_, _, resolver)) in zip(heads, settled) {
                 let after = try Self.documentVersions(of: head.key, in: repository)
                 let version = try after.heads.first { $0.id == head.id } ?? Self.readVersion(head.id, of: head.key, in: repository)
                 results[head.key] = .resolved(version, resolver: resolver, state: after.state)
-                events.append(DocumentStateChange(key: head.key, previous: .inConflict, current: after.state, version: head.id))
             }
-            return (results, events)
+            return results
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return results
     }
 
-    /// Writes the resolution commit of `conflict`: parents the current version first, then every loser; no ref moves.
-    static func writeResolution(_ conflict: ConflictSet, settlement: Settlement, resolver: String, author: String, date: Date,
+    /// Writes the resolution commit of `conflict`; no ref moves.
+    ///
+    /// The commit is a function of the conflict and the resolver's answer
+    /// alone, so replicas that settle the same heads alike write the same
+    /// commit and sync unions them into one head: the tree holds the answer;
+    /// the parents are every head (equivalents included), the current version
+    /// first, then the current-version rule's order; author and committer are
+    /// the resolver's name with the latest author date among the heads; the
+    /// message names the document, the resolver and every loser. Who ran it
+    /// is recorded outside the commit: the change journal and the reflog.
+    static func writeResolution(_ conflict: ConflictSet, settlement: Settlement, resolver: String,
                                 in repository: Repository, recording bulk: BulkWriter? = nil) throws -> VersionID {
         let tree: ObjectID
         switch settlement {
         case .content(let content): tree = try writeTree(holding: content, at: conflict.key, in: repository, recording: bulk)
         case .kept(let version): tree = try repository.readCommit(version.id).tree
         }
-        let parents = conflict.heads.map(\.version.id)
-        let message = VersionMessage(kind: .resolve, key: conflict.key.rawValue, device: author, resolvedBy: resolver,
-                                     resolves: Array(parents.dropFirst()))
-        let id = try repository.writeCommit(tree: tree, parents: parents, author: Signature(device: author, date: date),
-                                            committer: Signature(device: author, date: date), message: message.text)
+        let parents = conflict.settledVersions
+        let name = (try? authorName(resolver)) ?? "truce"
+        let signature = Signature(device: name, date: parents.map(\.modificationDate).max()!)
+        let message = VersionMessage(kind: .resolve, key: conflict.key.rawValue, device: name, resolvedBy: resolver,
+                                     resolves: parents.dropFirst().map(\.id))
+        let id = try repository.writeCommit(tree: tree, parents: parents.map(\.id), author: signature, committer: signature, message: message.text)
         bulk?.record(id)
         return id
     }
 
-    /// Turns the newest resolution among the heads back into the conflict it settled: its parents become heads again.
+    /// Turns the newest resolution among the heads back into the conflict it settled, as new versions sync carries.
     ///
-    /// The resolution's parents get their head references back before the
-    /// resolution's is dropped, so a crash in between leaves the resolution in
-    /// place. The resolution itself stays in the object database until `prune`.
+    /// Each version the resolution settled comes back as a reopening: a
+    /// version whose parent is the resolution and whose tree, author and date
+    /// are that settled version's (`Reopens:` names the resolution,
+    /// `Restores:` the version). The resolution is then an ancestor of every
+    /// head, so a replica that still has it as a head drops it when it syncs,
+    /// and the conflict stays open everywhere until someone resolves it again.
+    /// Reopenings are a function of the resolution alone: two replicas that
+    /// reopen the same resolution write the same versions. The base of the
+    /// reopened conflict is the base the settled versions had.
     @discardableResult
-    public func reopen(_ key: DocumentKey) throws(TruceError) -> DocumentVersions {
-        let (before, after) = try withRepository { repository in
+    public func reopen(_ key: DocumentKey, device: String) throws(TruceError) -> DocumentVersions {
+        let author = try Self.authorName(device)
+        let after = try withRepository { repository in
             let before = try Self.documentVersions(of: key, in: repository)
             guard before.current != nil else { throw TruceError.documentNotFound(key) }
-            guard let resolution = before.heads.filter(\.isResolution).max(by: { Self.isMoreCurrent($1, $0) }) else {
+            guard let resolution = before.allHeads.filter(\.isResolution).max(by: { Self.isMoreCurrent($1, $0) }) else {
                 throw TruceError.nothingToReopen(key)
             }
+            var reopenings: [VersionID] = []
             for parent in resolution.parents {
-                let name = ReferenceLayout.headReference(of: key, version: parent)
-                try Self.withLockRetries(on: name, in: repository) {
-                    do {
-                        try repository.updateReference(name, to: parent, expecting: nil, message: "truce: reopen \(key.rawValue)")
-                    } catch {
-                        guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == parent else { throw error }
-                    }
-                }
+                let settled = try repository.readCommit(parent)
+                let restored = try Self.readVersion(settled, of: key, in: repository)
+                let message = VersionMessage(kind: .reopen, key: key.rawValue, device: restored.deviceName, reopens: resolution.id, restores: parent)
+                let id = try repository.writeCommit(tree: settled.tree, parents: [resolution.id], author: settled.author,
+                                                    committer: settled.author, message: message.text)
+                try Self.publishHead(id, of: key, replacing: [resolution.id], message: "truce: reopen \(key.rawValue) on \(author)", in: repository)
+                reopenings.append(id)
             }
-            let resolutionReference = ReferenceLayout.headReference(of: key, version: resolution.id)
-            try Self.withLockRetries(on: resolutionReference, in: repository) {
-                try repository.deleteReference(resolutionReference, expecting: resolution.id)
+            let now = Date()
+            let recorded = Self.recordPublished(key, in: repository) {
+                try ChangeJournal.append(reopenings.map { Change(kind: .reopen, key: key, version: $0, author: author, date: now) }, in: repository)
             }
-            let recorded = Self.recordPublished(key, in: repository) {}
-            return (before.state, try recorded ?? Self.documentVersions(of: key, in: repository))
+            return try recorded ?? Self.documentVersions(of: key, in: repository)
         }
-        if let current = after.current {
-            eventHub.publish(DocumentStateChange(key: key, previous: before, current: after.state, version: current.id))
-        }
+        deliverEvents()
         return after
     }
 }

@@ -6,7 +6,7 @@ public struct ResolverChoice: Sendable {
     public let chain: [String]
     /// Where the first one came from, for people: `info/attributes line 3: *.md merge=three-way`.
     public let source: String
-    /// The `merge` attribute of the key, as `git check-attr merge` reports it.
+    /// The `merge` attribute that decided: the synced `.truce/attributes` line's, else the one `git check-attr merge` reports.
     public let attribute: AttributeValue
     /// The options config gives each resolver of the chain.
     public let options: [String: ResolverOptions]
@@ -28,18 +28,27 @@ extension DocumentStore {
     /// the chain must be registered (or made by the registry's provider from
     /// the store's own config, as external drivers are) and every option valid.
     public func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChoice {
-        let (attribute, config, attributesPath) = try withRepository { repository in
+        let (localAttribute, localConfig, attributesPath, routing) = try withRepository { repository in
             (try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
-             repository.gitDirectory + "info/attributes")
+             repository.gitDirectory + "info/attributes", try Routing.read(in: repository))
         }
-        let attributes = try AttributesFile(path: attributesPath)
+        // The synced routing decides first, so every replica picks alike; the local files fill in what it leaves open.
+        let config = localConfig.merging(routing.config) { $1 }
+        func configSource(_ name: String) -> String { routing.config[name] != nil ? Routing.configKey.rawValue : "config" }
+        let attribute: AttributeValue
+        let lineSource: String?
+        var isSynced = false
+        if let synced = routing.attributes, let line = synced.lastMergeLine(for: key), let value = line.merge {
+            (attribute, lineSource, isSynced) = (value, "\(synced.name) line \(line.number): \(line.text)", true)
+        } else {
+            let line = try AttributesFile(path: attributesPath).decidingLine(for: key, value: localAttribute)
+            (attribute, lineSource) = (localAttribute, line.map { "info/attributes line \($0.number): \($0.text)" })
+        }
         let first: String
         let source: String
         if let explicit {
-            (first, source) = (explicit, "--resolver \(explicit)")
+            (first, source, isSynced) = (explicit, "--resolver \(explicit)", false)
         } else {
-            let line = attributes.decidingLine(for: key, value: attribute)
-            let lineSource = line.map { "info/attributes line \($0.number): \($0.text)" }
             switch attribute {
             case .set, .value("text"):
                 (first, source) = ("three-way", lineSource ?? "merge attribute set")
@@ -49,7 +58,8 @@ extension DocumentStore {
                 (first, source) = (name, lineSource ?? "merge=\(name) from an attributes file outside the store")
             case .unspecified:
                 if let name = config["merge.default"] {
-                    (first, source) = (name, "merge.default = \(name) in config (no attributes line sets merge)")
+                    isSynced = routing.config["merge.default"] != nil
+                    (first, source) = (name, "merge.default = \(name) in \(configSource("merge.default")) (no attributes line sets merge)")
                 } else {
                     (first, source) = ("three-way", "default: no attributes line sets merge for this key")
                 }
@@ -61,7 +71,11 @@ extension DocumentStore {
         var name = first
         var nameSource = source
         while true {
-            guard let resolver = try registry.resolver(named: name, localConfig: config) else { throw .unknownResolver(name, source: nameSource) }
+            // Drivers come from the local config only: a synced line can name one, never define one.
+            guard let resolver = try registry.resolver(named: name, localConfig: localConfig) else {
+                let hint = isSynced ? "; the routing is synced, and this store's config defines no merge.\(name).driver" : ""
+                throw .unknownResolver(name, source: nameSource + hint)
+            }
             resolvers[name] = resolver
             let resolverOptions = Self.options(for: name, in: config)
             do { try resolver.validate(options: resolverOptions) } catch let error as TruceError { throw error } catch {
@@ -73,12 +87,19 @@ extension DocumentStore {
                 throw .invalidConfiguration("resolver fallbacks form a loop: \((chain + [next]).joined(separator: " -> "))")
             }
             chain.append(next)
-            (name, nameSource) = (next, "resolver.\(name).fallback in config")
+            let fallbackName = "resolver.\(name).fallback"
+            isSynced = routing.config[fallbackName] != nil
+            (name, nameSource) = (next, "resolver.\(name).fallback in \(configSource(fallbackName))")
         }
         let deleteConflict = try DeleteConflictPolicy(localConfig: config)
-        let deleteConflictSource = config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in config" } ?? "default"
+        let deleteConflictSource = config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in \(configSource("truce.deleteconflict"))" } ?? "default"
         return ResolverChoice(chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers,
                               deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
+    }
+
+    /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
+    static func routedConfig(_ repository: Repository) throws -> [String: String] {
+        try localConfig(repository).merging(Routing.read(in: repository).config) { $1 }
     }
 
     /// The store's own config file as name → last value (names as libgit2 gives them).

@@ -13,21 +13,27 @@ public enum ResolveResult: Sendable {
 extension DocumentStore {
     /// The conflict set of a document in conflict: every head and the base, with their bytes.
     public func conflictSet(of key: DocumentKey) throws(TruceError) -> ConflictSet {
-        let versions = try versions(of: key)
-        guard versions.state == .inConflict, let current = versions.current else {
-            if versions.current == nil { throw .documentNotFound(key) }
-            throw .notInConflict(key)
-        }
-        @Sendable func side(_ version: Version) throws(TruceError) -> ConflictSet.Side {
-            ConflictSet.Side(version: version, content: try contents(of: version))
-        }
-        return ConflictSet(
-            key: key, current: try side(current), conflicts: try versions.conflicts.map(side), base: try versions.base.map(side),
-            mergeBase: { [self] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
-                guard let id = try withRepository({ try $0.mergeBase(of: ids[0], against: Array(ids.dropFirst())) }) else { return nil }
-                return try side(try withRepository { try Self.readVersion(id, of: key, in: $0) })
+        try withRepository { repository in
+            let versions = try Self.documentVersions(of: key, in: repository)
+            guard versions.state == .inConflict, let current = versions.current else {
+                if versions.current == nil { throw TruceError.documentNotFound(key) }
+                throw TruceError.notInConflict(key)
             }
-        )
+            func side(_ version: Version) throws -> ConflictSet.Side {
+                ConflictSet.Side(version: version, content: try Self.contents(of: version, in: repository))
+            }
+            let heads = versions.heads.map(\.id)
+            // Two heads: their well-defined merge base (criss-cross and reopened conflicts included); more: the octopus base.
+            let base = heads.count == 2
+                ? try Self.mergeBaseSide(of: heads[0], and: [heads[1]], key: key, in: repository)
+                : try versions.base.map(side)
+            return ConflictSet(
+                key: key, current: try side(current), conflicts: try versions.conflicts.map(side), base: base, equivalents: versions.equivalents,
+                mergeBase: { [self] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
+                    try withRepository { try Self.mergeBaseSide(of: ids[0], and: Array(ids.dropFirst()), key: key, in: $0) }
+                }
+            )
+        }
     }
 
     /// The points a person must decide to settle `key`: those of `contestedConflictSet(of:)`.
@@ -64,9 +70,21 @@ extension DocumentStore {
     public func resolveAll(_ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil,
                            device: String) throws(TruceError) -> [DocumentKey: ResolveResult] {
         let keys: [DocumentKey]
-        if let requested { keys = requested } else { keys = try documentsInConflict().map(\.key) }
-        var results: [DocumentKey: ResolveResult] = [:]
         var settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)] = []
+        if let requested {
+            keys = requested
+        } else {
+            let marked = try withRepository { try ConflictIndex.markedDocuments(in: $0) }
+            keys = marked.filter { $0.state == .inConflict }.map(\.key)
+            // Heads with identical content are no conflict, but one head is tidier and the same everywhere.
+            for versions in marked where versions.state != .inConflict {
+                guard let current = versions.current else { continue }
+                let side = ConflictSet.Side(version: current, content: try contents(of: current))
+                let conflict = ConflictSet(key: versions.key, current: side, conflicts: [], base: nil, equivalents: versions.equivalents)
+                settled.append((conflict, .kept(current), Self.identicalContentResolverName))
+            }
+        }
+        var results: [DocumentKey: ResolveResult] = [:]
         for key in keys {
             let conflict = try conflictSet(of: key)
             switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
@@ -154,7 +172,10 @@ extension DocumentStore {
     }
 
     /// The resolver name a person's resolution records in `Resolved-By:`.
-    public static let personResolverName = "list-conflicts"
+    public static let personResolverName = "person"
+
+    /// The resolver name of a resolution that merges heads holding identical content into one.
+    public static let identicalContentResolverName = "identical-content"
 
     private func writePersonal(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> Version {
         if let content, let problem = OutputValidation.problem(with: content, for: conflict.key) {

@@ -32,7 +32,6 @@ extension DocumentStore {
         guard !saves.isEmpty else { return [] }
         let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
         for save in saves { try Signature.checkRepresentable(save.date) }
-        var events: [DocumentStateChange] = []
         let ids = try withRepository { repository in
             let bulk = try BulkWriter(path: repository.path)
             var before: [DocumentKey: DocumentVersions] = [:]
@@ -53,8 +52,12 @@ extension DocumentStore {
                     _ = try Self.readVersion(base, of: save.key, in: repository)
                 }
                 let parent = save.base ?? tips[save.key]
+                var parents = parent.map { [$0] } ?? []
+                if let parent, let versions = before[save.key], let head = versions.allHeads.first(where: { $0.id == parent }) {
+                    parents = try Self.parents(basedOn: head, heads: versions, in: repository)
+                }
                 let id = try bulk.repository.writeCommit(
-                    tree: tree, parents: parent.map { [$0] } ?? [], author: Signature(device: author, date: save.date),
+                    tree: tree, parents: parents, author: Signature(device: author, date: save.date),
                     committer: Signature(device: author, date: Date()),
                     message: VersionMessage(kind: kind, key: save.key.rawValue, device: author).text)
                 bulk.record(id)
@@ -72,17 +75,9 @@ extension DocumentStore {
             try Self.publishHeadsConcurrently(heads, path: repository.path)
             // The heads have landed: see recordPublished.
             try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
-            if eventHub.hasSubscribers {
-                for (key, versions) in before {
-                    let after = try Self.documentVersions(of: key, in: repository)
-                    if let current = after.current {
-                        events.append(DocumentStateChange(key: key, previous: versions.state, current: after.state, version: current.id))
-                    }
-                }
-            }
             return ids
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return ids
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// What kind of change a journal entry records.
 public enum ChangeKind: String, Sendable, Codable {
-    case save, delete, resolution
+    case save, delete, resolution, reopen
 }
 
 /// One change to a document: a save, a deletion or a resolution, made here or received by `sync`.
@@ -68,22 +68,39 @@ extension DocumentStore {
                 guard token == .beginning else { throw TruceError.invalidToken(token.description, reason: "this store has no changes yet") }
                 return ChangeHistory(changes: [], token: .beginning)
             }
-            var changes: [Change] = []
-            var entry: ObjectID? = tip
-            while let current = entry, current != token.entry {
-                let commit = try repository.readCommit(current)
-                guard let change = ChangeJournal.change(from: commit) else {
-                    throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
-                                                           message: "entry \(current) is not a change"))
-                }
-                // Device names are bytes to git, like keys: compare UTF-8, not by canonical equivalence.
-                if excludedAuthor.map({ !change.author.utf8.elementsEqual($0.utf8) }) ?? true { changes.append(change) }
-                entry = commit.parents.first
-            }
-            if entry == nil, token != .beginning {
+            guard let changes = try ChangeJournal.changes(from: tip, after: token.entry, in: repository) else {
                 throw TruceError.invalidToken(token.description, reason: "it is not a position in this store's change history")
             }
-            return ChangeHistory(changes: changes.reversed(), token: ChangeToken(entry: tip))
+            // By bytes: a device named in NFD is not the one named in NFC, as git sees them.
+            let excluded = excludedAuthor.map { Array($0.utf8) }
+            return ChangeHistory(changes: changes.filter { Array($0.author.utf8) != excluded }, token: ChangeToken(entry: tip))
+        }
+    }
+}
+
+extension DocumentStore {
+    /// Who made each resolution of `versions` in this store, as the change journal recorded it.
+    ///
+    /// A resolution's commit names its resolver, not who ran it (so that
+    /// replicas agree on its id); the journal keeps the device. The walk goes
+    /// back from the newest entry only as far as the oldest resolution's date:
+    /// its entry cannot be older than that.
+    public func resolutionAuthors(of versions: [Version]) throws(TruceError) -> [VersionID: String] {
+        let resolutions = versions.filter(\.isResolution)
+        guard let oldest = resolutions.map(\.modificationDate).min() else { return [:] }
+        var wanted = Set(resolutions.map(\.id))
+        return try withRepository { repository in
+            var authors: [VersionID: String] = [:]
+            var entry = try repository.reference(ChangeJournal.reference)
+            while let current = entry, !wanted.isEmpty {
+                let commit = try repository.readCommit(current)
+                if commit.committer.time < Int64(oldest.timeIntervalSince1970) { break }
+                if let change = ChangeJournal.change(from: commit), change.kind == .resolution, wanted.remove(change.version) != nil {
+                    authors[change.version] = change.author
+                }
+                entry = commit.parents.first
+            }
+            return authors
         }
     }
 }
@@ -148,6 +165,25 @@ enum ChangeJournal {
         } catch let error as GitError where error.isConcurrentModification {
             return false
         }
+    }
+
+    /// The changes recorded after `position` up to `tip`, oldest first; nil when `position` is not below `tip`.
+    ///
+    /// Walks back from `tip`, so the cost follows the number of entries after `position`.
+    static func changes(from tip: ObjectID, after position: ObjectID?, in repository: Repository) throws -> [Change]? {
+        var changes: [Change] = []
+        var entry: ObjectID? = tip
+        while let current = entry, current != position {
+            let commit = try repository.readCommit(current)
+            guard let change = change(from: commit) else {
+                throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
+                                                       message: "entry \(current) is not a change"))
+            }
+            changes.append(change)
+            entry = commit.parents.first
+        }
+        if entry == nil, position != nil { return nil }
+        return changes.reversed()
     }
 
     static func message(for change: Change) -> String {

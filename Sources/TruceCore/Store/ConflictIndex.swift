@@ -1,5 +1,8 @@
-/// The documents in conflict, kept as one marker ref each: `refs/truce/conflicts/<aa>/<bbbb…>` (the key's hash),
-/// pointing at one of the document's heads.
+/// The documents with several heads, kept as one marker ref each: `refs/truce/conflicts/<aa>/<bbbb…>` (the key's
+/// hash), pointing at one of the document's heads.
+///
+/// Several heads are a conflict unless they hold identical content; those are
+/// marked too, so that `resolve --all` finds them and collapses them into one.
 ///
 /// `status` reads these markers instead of every head ref of the store, so its
 /// cost follows the number of conflicts, not the number of documents. Markers
@@ -24,7 +27,8 @@ enum ConflictIndex {
         var versions = try DocumentStore.documentVersions(of: key, in: repository)
         for _ in 0..<8 {
             let marked = try repository.reference(name)
-            if versions.state == .inConflict, marked == nil, let current = versions.current {
+            let hasSeveralHeads = versions.allHeads.count > 1
+            if hasSeveralHeads, marked == nil, let current = versions.current {
                 try DocumentStore.withLockRetries(on: name, in: repository) {
                     do {
                         try repository.updateReference(name, to: current.id, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
@@ -33,7 +37,7 @@ enum ConflictIndex {
                     }
                 }
                 versions = try DocumentStore.documentVersions(of: key, in: repository)
-            } else if versions.state != .inConflict, let marked {
+            } else if !hasSeveralHeads, let marked {
                 try DocumentStore.withLockRetries(on: name, in: repository) {
                     do {
                         try repository.deleteReference(name, expecting: marked)
@@ -51,10 +55,15 @@ enum ConflictIndex {
 
     /// The documents whose marker is set and that are still in conflict, in key order.
     static func documentsInConflict(in repository: Repository) throws -> [DocumentVersions] {
+        try markedDocuments(in: repository).filter { $0.state == .inConflict }
+    }
+
+    /// The marked documents as they are now, in key order: in conflict, or with equal-content heads.
+    static func markedDocuments(in repository: Repository) throws -> [DocumentVersions] {
         try repository.references(matching: root + "*").compactMap { marker in
             guard let key = try DocumentStore.documentKey(of: marker.target, in: repository) else { return nil }
             let versions = try DocumentStore.documentVersions(of: key, in: repository)
-            return versions.state == .inConflict ? versions : nil
+            return versions.allHeads.count > 1 ? versions : nil
         }.sorted { $0.key < $1.key }
     }
 

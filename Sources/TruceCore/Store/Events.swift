@@ -1,50 +1,105 @@
-import Synchronization
+import Foundation
 
-/// A change of a document's state made through this store, the counterpart of `UIDocumentStateChangedNotification`.
-public struct DocumentStateChange: Sendable, Equatable {
-    public let key: DocumentKey
+/// One change to a document, from any writer, with the document's state before and after it.
+///
+/// The counterpart of `UIDocumentStateChangedNotification` (watch `previous`
+/// and `current`) and of `NSPersistentStoreRemoteChangeNotification` (a save
+/// this program did not make arrives like its own).
+public struct DocumentStateChange: Sendable, Equatable, Codable {
+    /// The change as the journal records it: kind, document, version, author and date.
+    public let change: Change
+    /// The document's state just before the change.
     public let previous: DocumentState
+    /// The document's state just after the change.
     public let current: DocumentState
-    /// The version whose write changed the state.
-    public let version: VersionID
 
-    /// True when the write put the document into conflict.
+    public var key: DocumentKey { change.key }
+    /// The version the change wrote.
+    public var version: VersionID { change.version }
+    /// The device that made the version (the transaction author, in Core Data's words).
+    public var author: String { change.author }
+    public var kind: ChangeKind { change.kind }
+
+    /// True when the change moved the document to another state; a save to a settled document is not one.
+    public var changedState: Bool { previous != current }
+    /// True when the change put the document into conflict.
     public var becameInConflict: Bool { current == .inConflict && previous != .inConflict }
-    /// True when the write settled a conflict.
+    /// True when the change settled a conflict.
     public var wasResolved: Bool { previous == .inConflict && current != .inConflict }
+
+    init(change: Change, previous: DocumentState, current: DocumentState) {
+        self.change = change
+        self.previous = previous
+        self.current = current
+    }
+
+    private enum CodingKeys: String, CodingKey { case kind, key, version, author, date, previous, current }
+
+    /// One flat object: the change's fields beside the two states.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(key, forKey: .key)
+        try container.encode(version, forKey: .version)
+        try container.encode(author, forKey: .author)
+        try container.encode(change.date, forKey: .date)
+        try container.encode(previous, forKey: .previous)
+        try container.encode(current, forKey: .current)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        change = Change(kind: try container.decode(ChangeKind.self, forKey: .kind), key: try container.decode(DocumentKey.self, forKey: .key),
+                        version: try container.decode(VersionID.self, forKey: .version), author: try container.decode(String.self, forKey: .author),
+                        date: try container.decode(Date.self, forKey: .date))
+        previous = try container.decode(DocumentState.self, forKey: .previous)
+        current = try container.decode(DocumentState.self, forKey: .current)
+    }
 }
 
 extension DocumentStore {
-    /// Document state changes as they happen: became in conflict, resolved, deleted, created.
+    /// Every save, deletion and resolution as it happens, from any writer, with the state it moved the document between.
     ///
-    /// Each access starts a new sequence that sees the changes made after it.
-    public var events: AsyncStream<DocumentStateChange> { eventHub.subscribe() }
-}
+    /// Each access starts a new sequence that sees the changes recorded in
+    /// the change journal after it. Writers are this object, another
+    /// `DocumentStore` on the same path, another process, or a `sync` that
+    /// brings versions in from either side: all of them record their changes
+    /// in the journal, and the sequence reads the journal from the last
+    /// position it delivered whenever the store's references move (inotify
+    /// on Linux, dispatch sources on macOS). So nothing is delivered twice,
+    /// and a change this object makes is delivered before the call that made
+    /// it returns. The watching stops when the last sequence ends or the
+    /// store is released, which also ends the sequences.
+    public var events: AsyncStream<DocumentStateChange> { eventHub.subscribe(to: self) }
 
-/// Fans state changes out to every live subscriber.
-final class EventHub: Sendable {
-    private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<DocumentStateChange>.Continuation])>((0, [:]))
+    /// Delivers this object's own changes to its `events` before the write returns, rather than on the watcher's next wake-up.
+    func deliverEvents() { eventHub.deliver(from: self) }
 
-    func subscribe() -> AsyncStream<DocumentStateChange> {
-        let (stream, continuation) = AsyncStream<DocumentStateChange>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let id = subscribers.withLock { state in
-            state.next += 1
-            state.continuations[state.next] = continuation
-            return state.next
+    /// The events for `changes` (oldest first, as read from the journal), each with the document's states around it.
+    ///
+    /// The state after a document's newest change is read from its heads.
+    /// Going back one change at a time, the version it wrote stops being a
+    /// head and its parents become heads again: that is the state before it.
+    /// A writer that landed after the journal was read shows in the newest
+    /// state only, and its own change follows in the next read.
+    static func stateChanges(for changes: [Change], in repository: Repository) throws -> [DocumentStateChange] {
+        var indicesByKey: [DocumentKey: [Int]] = [:]
+        for (index, change) in changes.enumerated() { indicesByKey[change.key, default: []].append(index) }
+        var events = [DocumentStateChange?](repeating: nil, count: changes.count)
+        for (key, indices) in indicesByKey {
+            var heads = Set(try headReferences(of: key, in: repository).map(\.target))
+            var after = try documentVersions(of: key, amongCandidates: Array(heads), in: repository).state
+            for index in indices.reversed() {
+                let change = changes[index]
+                // A version pruned since is simply gone: its parents are unknown, so the replay keeps the rest.
+                if heads.remove(change.version) != nil, let commit = try? repository.readCommit(change.version) {
+                    heads.formUnion(commit.parents)
+                }
+                let before = try documentVersions(of: key, amongCandidates: Array(heads), in: repository).state
+                events[index] = DocumentStateChange(change: change, previous: before, current: after)
+                after = before
+            }
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
-        }
-        return stream
-    }
-
-    /// True while someone iterates an `events` sequence: writers skip the work of computing changes otherwise.
-    var hasSubscribers: Bool { subscribers.withLock { !$0.continuations.isEmpty } }
-
-    /// Sends `change` when it is a change of state; a save that leaves the state as it was is not an event.
-    func publish(_ change: DocumentStateChange) {
-        guard change.previous != change.current else { return }
-        let continuations = subscribers.withLock { Array($0.continuations.values) }
-        for continuation in continuations { continuation.yield(change) }
+        return events.compactMap { $0 }
     }
 }

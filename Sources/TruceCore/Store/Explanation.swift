@@ -17,10 +17,18 @@ extension DocumentStore {
             guard let current = versions.current else { throw TruceError.documentNotFound(key) }
             return Explanation(
                 versions: versions,
-                currentReason: Self.reason(current: current, heads: versions.heads),
+                currentReason: Self.reason(current: current, heads: versions.heads) + Self.equivalence(versions),
                 mergeAttribute: try repository.attribute("merge", for: key.rawValue)
             )
         }
+    }
+
+    /// What `explain` adds when heads hold identical content: they count as one, and what supersedes them.
+    static func equivalence(_ versions: DocumentVersions) -> String {
+        guard !versions.equivalents.isEmpty else { return "" }
+        let ids = versions.equivalents.map(\.id.short).joined(separator: ", ")
+        return "; \(versions.equivalents.count) more head(s) (\(ids)) hold identical content and count as one with it: "
+            + "the next save or resolution supersedes them, and `resolve --all` merges them into one"
     }
 
     static func reason(current: Version, heads: [Version]) -> String {

@@ -27,17 +27,30 @@ extension DocumentStore {
     }
 
     static func documentVersions(of key: DocumentKey, in repository: Repository) throws -> DocumentVersions {
-        let candidates = try headReferences(of: key, in: repository).map(\.target)
+        try documentVersions(of: key, amongCandidates: headReferences(of: key, in: repository).map(\.target), in: repository)
+    }
+
+    /// The versions `key` would have if `candidates` were its head references: how events replay the states a change went through.
+    static func documentVersions(of key: DocumentKey, amongCandidates candidates: [ObjectID], in repository: Repository) throws -> DocumentVersions {
         let heads = try independentHeads(Array(Set(candidates)), in: repository)
-        var versions = try heads.map { try readVersion($0, of: key, in: repository) }
-        versions.sort(by: isMoreCurrent)
-        guard !versions.isEmpty else { return DocumentVersions(key: key, current: nil, conflicts: [], base: nil) }
-        for index in versions.indices.dropFirst() { versions[index].isConflict = true }
-        var base: Version?
-        if versions.count > 1, let baseID = try repository.mergeBase(of: versions.map(\.id)) {
-            base = try readVersion(baseID, of: key, in: repository)
+        var trees: [VersionID: ObjectID] = [:]
+        var versions = try heads.map { id in
+            let commit = try repository.readCommit(id)
+            trees[id] = commit.tree
+            return try readVersion(commit, of: key, in: repository)
         }
-        return DocumentVersions(key: key, current: versions[0], conflicts: Array(versions.dropFirst()), base: base)
+        versions.sort(by: isMoreCurrent)
+        guard !versions.isEmpty else { return DocumentVersions(key: key, current: nil, conflicts: [], equivalents: [], base: nil) }
+        // Heads holding the same content count as one: the most current of them stands for the others.
+        var distinct: [Version] = []
+        var equivalents: [Version] = []
+        var seen = Set<ObjectID>()
+        for version in versions {
+            if seen.insert(trees[version.id]!).inserted { distinct.append(version) } else { equivalents.append(version) }
+        }
+        for index in distinct.indices.dropFirst() { distinct[index].isConflict = true }
+        let base = try baseVersion(of: distinct.map(\.id), key: key, in: repository)
+        return DocumentVersions(key: key, current: distinct[0], conflicts: Array(distinct.dropFirst()), equivalents: equivalents, base: base)
     }
 
     /// The deterministic current-version rule every replica computes alike: latest author date, then the larger id.
@@ -57,7 +70,12 @@ extension DocumentStore {
     /// Reads a version and checks that it belongs to `key`; the commit must exist.
     static func readVersion(_ id: VersionID, of key: DocumentKey, in repository: Repository) throws -> Version {
         // A missing commit here is a damaged store, not bad input: callers check ids users give them first.
-        let commit = try repository.readCommit(id)
+        try readVersion(repository.readCommit(id), of: key, in: repository)
+    }
+
+    /// The version a commit already read records; fails when it is not a version of `key`.
+    static func readVersion(_ commit: CommitRecord, of key: DocumentKey, in repository: Repository) throws -> Version {
+        let id = commit.id
         guard let message = VersionMessage(parsing: commit.message) else {
             throw TruceError.versionOfAnotherDocument(id, requested: key, actual: "no document (not a Truce version)")
         }
@@ -68,7 +86,7 @@ extension DocumentStore {
         return Version(
             id: id, key: key, deviceName: commit.author.name,
             modificationDate: Date(timeIntervalSince1970: TimeInterval(commit.author.time)),
-            isDeletion: isDeletion, parents: commit.parents, resolvedBy: message.resolvedBy,
+            isDeletion: isDeletion, parents: commit.parents, resolvedBy: message.resolvedBy, reopened: message.reopens,
             isConflict: false, isResolved: false
         )
     }

@@ -10,11 +10,13 @@ extension DocumentStore {
 
     /// The bytes of `version`, nil when it is a deletion.
     public func contents(of version: Version) throws(TruceError) -> Data? {
-        try withRepository { repository in
-            let commit = try repository.readCommit(version.id)
-            guard let entry = try repository.entry(at: version.key.rawValue, inTree: commit.tree), !entry.isTree else { return nil }
-            return try repository.readBlob(entry.id)
-        }
+        try withRepository { try Self.contents(of: version, in: $0) }
+    }
+
+    static func contents(of version: Version, in repository: Repository) throws -> Data? {
+        let commit = try repository.readCommit(version.id)
+        guard let entry = try repository.entry(at: version.key.rawValue, inTree: commit.tree), !entry.isTree else { return nil }
+        return try repository.readBlob(entry.id)
     }
 
     /// The bytes of the current version, nil when the document is deleted; throws when it is absent.

@@ -21,7 +21,7 @@ extension DocumentStore {
     private func write(_ content: Data?, to key: DocumentKey, device: String, base: VersionID?, date: Date) throws(TruceError) -> Version {
         let author = try Self.authorName(device)
         try Signature.checkRepresentable(date)
-        let (before, after, version) = try withRepository { repository in
+        let version = try withRepository { repository in
             let before = try Self.documentVersions(of: key, in: repository)
             let parent: Version?
             if let base {
@@ -39,19 +39,29 @@ extension DocumentStore {
             let tree = try Self.writeTree(holding: content, at: key, in: repository)
             let signature = Signature(device: author, date: date)
             let committer = Signature(device: author, date: Date())
-            let id = try repository.writeCommit(tree: tree, parents: parent.map { [$0.id] } ?? [], author: signature,
-                                                committer: committer, message: message.text)
-            try Self.publishHead(id, of: key, replacing: parent.map { [$0.id] } ?? [], message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
+            let parents = try parent.map { try Self.parents(basedOn: $0, heads: before, in: repository) } ?? []
+            let id = try repository.writeCommit(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
+            try Self.publishHead(id, of: key, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
             let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
                                          in: repository)
             }
             let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-            let version = try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
-            return (before.state, after.state, version)
+            return try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
         }
-        eventHub.publish(DocumentStateChange(key: key, previous: before, current: after, version: version.id))
+        deliverEvents()
         return version
+    }
+
+    /// The parents of a version based on `base`: `base`, then every other head holding the same content.
+    ///
+    /// Heads with identical content count as one, so a save based on any of
+    /// them supersedes them all, here and on every replica it syncs to.
+    static func parents(basedOn base: Version, heads: DocumentVersions, in repository: Repository) throws -> [VersionID] {
+        let others = heads.allHeads.filter { $0.id != base.id }
+        guard !others.isEmpty, heads.allHeads.contains(where: { $0.id == base.id }) else { return [base.id] }
+        let tree = try repository.readCommit(base.id).tree
+        return try [base.id] + others.filter { try repository.readCommit($0.id).tree == tree }.map(\.id)
     }
 
     /// Records a version that has just landed: its journal entry (`journal`), then `key`'s conflict marker.

@@ -6,8 +6,12 @@ public struct SyncReport: Sendable, Codable {
     public let received: [Change]
     /// Versions the other store did not have before (for a store Truce can open; otherwise the heads pushed).
     public let sent: Int
-    /// Documents in conflict here after the sync.
+    /// Documents in conflict here after the sync (and after resolving, with `resolving`).
     public let inConflict: [DocumentKey]
+    /// With `resolving`: the documents the sync left in conflict that a resolver settled here.
+    public var resolved: [DocumentKey] = []
+    /// With `resolving`: the documents that still need a person.
+    public var needsPerson: [DocumentKey] = []
 }
 
 extension DocumentStore {
@@ -18,6 +22,17 @@ extension DocumentStore {
     /// current version is the same everywhere. Only version refs travel: no
     /// config, attributes or driver comes from the other side.
     public func sync(with remote: String) throws(TruceError) -> SyncReport {
+        try sync(with: remote, resolving: nil, device: "")
+    }
+
+    /// Exchanges versions with another store, then settles what stays in conflict with the resolvers that
+    /// decide on their own, and sends those resolutions back in the same call.
+    ///
+    /// Resolutions are a function of the heads they settle, so when the other
+    /// replica resolves the same conflict it writes the same commit: resolving
+    /// after every sync converges. What needs a person is left as it is and
+    /// reported in `needsPerson`.
+    public func sync(with remote: String, resolving registry: ResolverRegistry?, device: String) throws(TruceError) -> SyncReport {
         let localPath = Self.localPath(of: remote)
         var remoteStore: DocumentStore?
         if let localPath {
@@ -26,20 +41,32 @@ extension DocumentStore {
             }
         }
         let received = try receive(from: remote)
-        let sent: Int
-        if let remoteStore {
-            // The other store takes our versions the way we took its: its journal and events see them.
-            sent = try remoteStore.receive(from: path).count
-        } else {
-            sent = try pushHeads(to: remote)
+        var sent = try send(to: remote, store: remoteStore)
+        var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
+        if let registry {
+            for (key, result) in try resolveAll(registry: registry, device: device).sorted(by: { $0.key < $1.key }) {
+                if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
+            }
+            if !resolved.isEmpty { sent += try send(to: remote, store: remoteStore) }
         }
-        let inConflict = try documentsInConflict().map(\.key)
-        return SyncReport(received: received, sent: sent, inConflict: inConflict)
+        var report = SyncReport(received: received, sent: sent, inConflict: try documentsInConflict().map(\.key))
+        (report.resolved, report.needsPerson) = (resolved, needsPerson)
+        return report
+    }
+
+    /// Gives the other side our versions: a store Truce can open takes them the way we took its (so its journal
+    /// and events see them); any other remote gets a push.
+    private func send(to remote: String, store remoteStore: DocumentStore?) throws(TruceError) -> Int {
+        guard let remoteStore else { return try pushHeads(to: remote) }
+        do {
+            return try remoteStore.receive(from: path).count
+        } catch .versionOfAnotherDocument(let id, let key, let actual) {
+            throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
+        }
     }
 
     /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
     func receive(from remote: String) throws(TruceError) -> [Change] {
-        var events: [DocumentStateChange] = []
         let received = try withRepository { repository in
             let advertised: [(name: String, target: ObjectID)]
             do {
@@ -53,9 +80,15 @@ extension DocumentStore {
                 byDirectory[directory, default: []].append(reference.target)
             }
             var received: [Change] = []
-            for (directory, incoming) in byDirectory.sorted(by: { $0.key < $1.key }) {
-                guard let key = try Self.documentKey(of: incoming[0], in: repository),
-                      ReferenceLayout.headsDirectory(of: key) == directory else { continue }
+            for (directory, advertisedHeads) in byDirectory.sorted(by: { $0.key < $1.key }) {
+                // Each head on its own: a version placed in another document's directory is refused, and it does not
+                // take the real heads beside it down with it.
+                let placed = try advertisedHeads.compactMap { id -> (key: DocumentKey, id: VersionID)? in
+                    guard let key = try Self.documentKey(of: id, in: repository), ReferenceLayout.headsDirectory(of: key) == directory else { return nil }
+                    return (key, id)
+                }
+                guard let key = placed.first?.key else { continue }
+                let incoming = placed.map(\.id)
                 let before = try Self.documentVersions(of: key, in: repository)
                 let localHeads = before.heads.map(\.id)
                 let new = try incoming.filter { id in
@@ -64,20 +97,22 @@ extension DocumentStore {
                 guard !new.isEmpty else { continue }
                 // Every commit of this document the other store has and this one lacks, parents first.
                 let arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
+                // Read before any head is adopted: a commit of another document in the history refuses the sync here.
+                let changes: [Change]
+                do {
+                    changes = try arriving.map { try Self.change(recording: Self.readVersion($0, of: key, in: repository)) }
+                } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {
+                    throw TruceError.invalidRemote(remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
+                }
                 for id in new {
                     try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
                 }
-                let changes = try arriving.map { try Self.change(recording: Self.readVersion($0, of: key, in: repository)) }
-                let recorded = Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
+                Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
                 received += changes
-                let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-                if let current = after.current {
-                    events.append(DocumentStateChange(key: key, previous: before.state, current: after.state, version: current.id))
-                }
             }
             return received
         }
-        events.forEach(eventHub.publish)
+        deliverEvents()
         return received
     }
 
@@ -92,7 +127,7 @@ extension DocumentStore {
 
     /// The journal entry for a version: a save, a deletion or a resolution by its author.
     static func change(recording version: Version) -> Change {
-        let kind: ChangeKind = version.isResolution ? .resolution : version.isDeletion ? .delete : .save
+        let kind: ChangeKind = version.isResolution ? .resolution : version.reopened != nil ? .reopen : version.isDeletion ? .delete : .save
         return Change(kind: kind, key: version.key, version: version.id, author: version.deviceName, date: version.modificationDate)
     }
 

@@ -19,6 +19,8 @@ public struct Version: Sendable, Hashable, Identifiable, Codable {
     public let parents: [VersionID]
     /// For a resolution, the resolver that made it (`Resolved-By:`); nil for a plain save.
     public let resolvedBy: String?
+    /// For a reopening, the resolution it undid (`Reopens:`): this version restores one of that resolution's parents.
+    public let reopened: VersionID?
     /// True when this is a head other than the current version: an unresolved conflict version.
     public internal(set) var isConflict: Bool
     /// True when a resolution settled this version (it is a loser that a resolution descends from).
@@ -54,8 +56,11 @@ public struct DocumentVersions: Sendable, Codable {
     public let key: DocumentKey
     /// The head chosen by the deterministic rule; nil when the document is absent.
     public let current: Version?
-    /// The other heads, newest first.
+    /// The other heads whose content differs from the current version's and from each other's, newest first.
     public let conflicts: [Version]
+    /// Heads whose content is identical to the current version's or to a conflict version's: they count as one
+    /// with it, and the next save or resolution supersedes them too.
+    public let equivalents: [Version]
     /// The nearest common ancestor of the heads; nil unless in conflict with related histories.
     public let base: Version?
 
@@ -65,6 +70,9 @@ public struct DocumentVersions: Sendable, Codable {
         return current.isDeletion ? .deleted : .settled
     }
 
-    /// Every head, current first.
+    /// Every head with distinct content, current first.
     public var heads: [Version] { (current.map { [$0] } ?? []) + conflicts }
+
+    /// Every head, equivalents included, in the order of the current-version rule: the parents a resolution records.
+    public var allHeads: [Version] { (heads + equivalents).sorted(by: DocumentStore.isMoreCurrent) }
 }

@@ -5,18 +5,23 @@
 ///     Document: notes/todo.md
 ///     Device: laptop
 struct VersionMessage: Equatable {
-    enum Kind: String, CaseIterable { case save = "Save", delete = "Delete", resolve = "Resolve" }
+    enum Kind: String, CaseIterable { case save = "Save", delete = "Delete", resolve = "Resolve", reopen = "Reopen" }
 
     var kind: Kind
     var key: String
     var device: String
     var resolvedBy: String? = nil
     var resolves: [VersionID] = []
+    /// For a reopening: the resolution it undoes (`Reopens:`) and the settled version whose content it restores (`Restores:`).
+    var reopens: VersionID? = nil
+    var restores: VersionID? = nil
 
     var text: String {
         var lines = ["\(kind.rawValue) \(key)", "", "Document: \(key)", "Device: \(device)"]
         if let resolvedBy { lines.append("Resolved-By: \(resolvedBy)") }
         lines += resolves.map { "Resolves: \($0.hex)" }
+        if let reopens { lines.append("Reopens: \(reopens.hex)") }
+        if let restores { lines.append("Restores: \(restores.hex)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -25,7 +30,7 @@ struct VersionMessage: Equatable {
         let lines = MessageLines.split(message)
         guard let title = lines.first,
               let kind = Kind.allCases.first(where: { $0.rawValue.utf8.elementsEqual(MessageLines.firstWord(of: title).utf8) }) else { return nil }
-        var key: String?, device: String?, resolvedBy: String?, resolves: [VersionID] = []
+        var key: String?, device: String?, resolvedBy: String?, resolves: [VersionID] = [], reopens: VersionID?, restores: VersionID?
         for line in lines.dropFirst() {
             guard let (name, value) = MessageLines.trailer(in: line) else { continue }
             switch name {
@@ -33,19 +38,24 @@ struct VersionMessage: Equatable {
             case "Device": device = value
             case "Resolved-By": resolvedBy = value
             case "Resolves": if let id = VersionID(hex: value) { resolves.append(id) }
+            case "Reopens": reopens = VersionID(hex: value)
+            case "Restores": restores = VersionID(hex: value)
             default: continue
             }
         }
         guard let key, let device else { return nil }
-        self.init(kind: kind, key: key, device: device, resolvedBy: resolvedBy, resolves: resolves)
+        self.init(kind: kind, key: key, device: device, resolvedBy: resolvedBy, resolves: resolves, reopens: reopens, restores: restores)
     }
 
-    init(kind: Kind, key: String, device: String, resolvedBy: String? = nil, resolves: [VersionID] = []) {
+    init(kind: Kind, key: String, device: String, resolvedBy: String? = nil, resolves: [VersionID] = [], reopens: VersionID? = nil,
+         restores: VersionID? = nil) {
         self.kind = kind
         self.key = key
         self.device = device
         self.resolvedBy = resolvedBy
         self.resolves = resolves
+        self.reopens = reopens
+        self.restores = restores
     }
 }
 

@@ -10,6 +10,11 @@ import TestSupport
 /// file the dead process left is taken aside once it is five seconds old
 /// (`StaleLocks.swift`), so the worst case is about seven seconds. Nothing
 /// else writes while a `prune --now` runs, the only way that mode is safe.
+///
+/// The loop proves something only if most kills land mid-way, whatever the
+/// machine's load: each operation's kill delay follows how long it has been
+/// taking, and the loop goes on past `iterations` until half that many
+/// processes died of the kill (up to three times as many attempts).
 @Suite(.serialized) struct ReliabilityCrashTests {
     enum Operation: String, CaseIterable {
         case save, saveFromBase = "save --base", resolve, sync, prune = "prune --now"
@@ -47,9 +52,33 @@ import TestSupport
         return Data((text.joined(separator: eol) + (random.chance(80) ? eol : "")).utf8)
     }
 
+    /// How long an operation takes unharmed, as far as the loop has seen, so that kills land anywhere in it.
+    struct Durations {
+        /// No delay beyond this: a run that met something slow must not push every kill past the end.
+        static let longest: TimeInterval = 2
+        private var typical: [Operation: TimeInterval] = [:]
+
+        /// When to kill the next run of `operation`: from a tenth to 1.1 times its typical length.
+        func delay(for operation: Operation, random: inout SeededRandom) -> TimeInterval {
+            (typical[operation] ?? Self.longest) * (0.1 + random.unit())
+        }
+
+        /// A run that finished took `seconds`: later kills aim within that.
+        mutating func finished(_ operation: Operation, after seconds: TimeInterval) {
+            let seen = min(seconds, Self.longest)
+            typical[operation] = typical[operation].map { ($0 + seen) / 2 } ?? seen
+        }
+
+        /// A run was still going after `seconds`: it takes at least that long now (say, on a busier machine).
+        mutating func killed(_ operation: Operation, after seconds: TimeInterval) {
+            typical[operation] = min(max(typical[operation] ?? 0, seconds), Self.longest)
+        }
+    }
+
     @Test func killedWritersLoseNothingAndBlockNoOne() throws {
         let seed = Reliability.seed(0x0C4A_5E5D, for: "crash")
         let iterations = Reliability.size(ci: 200, heavy: 1000)
+        let requiredKills = iterations / 2
         let lines = Reliability.size(ci: 20, heavy: 400)
         var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-crash")
@@ -71,36 +100,44 @@ import TestSupport
         #expect(try truce(["sync", replicas.paths[1]], store: replicas.paths[0]).status == 0)
         replicas.synced()
 
-        // How long each operation takes unharmed, so that kills land anywhere in it, not only during start-up.
-        var typical: [Operation: TimeInterval] = [:]
+        // A first unharmed run of each operation, so that kills land anywhere in it, not only during start-up.
+        var durations = Durations()
         for operation in Operation.allCases {
             let (arguments, _) = Self.arguments(for: operation, document: Self.documents[0], store: 0, replicas: replicas, random: &random)
             let process = try BackgroundProcess(arguments, store: replicas.paths[0], input: Self.content(&random, iteration: -1, lines: lines))
             let ending = process.wait()
-            // A first run that met something slow must not push every kill past the end.
-            typical[operation] = min(ending.seconds, 2)
+            #expect(!ending.overran, "an unharmed \(operation.rawValue) ran for more than a minute")
+            durations.finished(operation, after: ending.seconds)
             if ending.status == 0 { try Self.acknowledge(ending, of: operation, document: Self.documents[0], store: 0, replicas: &replicas) }
         }
 
         var problems: [String] = []
-        var kills = 0, finished = 0, slowestNextSave: TimeInterval = 0, staleLockWaits = 0
+        var iteration = 0, kills = 0, finished = 0, slowestNextSave: TimeInterval = 0, staleLockWaits = 0
         var killsByOperation: [Operation: Int] = [:]
-        for iteration in 0..<iterations where problems.count < 5 {
+        while (iteration < iterations || kills < requiredKills) && iteration < iterations * 3 && problems.count < 5 {
+            defer { iteration += 1 }
             let operation = random.pick([Operation.save, .save, .saveFromBase, .resolve, .resolve, .sync, .prune, .prune])
             let store = random.int(0...1)
             let document = random.pick(Self.documents)
             let (arguments, touched) = Self.arguments(for: operation, document: document, store: store, replicas: replicas, random: &random)
-            let delay = typical[operation]! * (0.1 + random.unit())
+            let delay = durations.delay(for: operation, random: &random)
             let context = "iteration \(iteration), \(operation.rawValue) \(document) in store \(store), killed after \(Int(delay * 1000)) ms, seed \(seed)"
 
             let process = try BackgroundProcess(arguments, store: replicas.paths[store], input: Self.content(&random, iteration: iteration, lines: lines))
             usleep(UInt32(delay * 1_000_000))
-            process.kill()
+            let sent = process.kill()
             let ending = process.wait()
-            if ending.killed {
+            if ending.overran {
+                problems.append("\(context): still running a minute after it was killed")
+            } else if ending.killed && !(sent && ending.status == SIGKILL) {
+                // Only the loop's own SIGKILL counts as a kill; any other signal is the process crashing.
+                problems.append("\(context): died of signal \(ending.status) without being killed: \(ending.errorOutput)")
+            } else if ending.killed {
                 kills += 1
                 killsByOperation[operation, default: 0] += 1
+                durations.killed(operation, after: delay)
             } else {
+                durations.finished(operation, after: ending.seconds)
                 finished += 1
                 if ending.status == 0 {
                     try Self.acknowledge(ending, of: operation, document: document, store: store, replicas: &replicas)
@@ -156,9 +193,11 @@ import TestSupport
             let unjournaled = replicas.all(index).subtracting(try Reliability.journaledVersions(in: replicas.paths[index]))
             #expect(unjournaled.isEmpty, "store \(index): truce changes lacks acknowledged versions \(unjournaled.sorted()) (seed \(seed))")
         }
-        // Most processes must really have died mid-way, or the loop proves little.
-        #expect(kills >= iterations / 2, "only \(kills) of \(iterations) processes were killed before they finished (seed \(seed))")
-        print("reliability: crash \(iterations) iterations: \(kills) killed (\(killsByOperation.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))), "
+        // Enough processes must really have died mid-way, each kind of them, or the loop proves little.
+        #expect(kills >= requiredKills, "only \(kills) of \(iteration) processes were killed before they finished (seed \(seed))")
+        let neverKilled = Operation.allCases.filter { killsByOperation[$0] == nil }.map(\.rawValue)
+        #expect(neverKilled.isEmpty, "no \(neverKilled) process was ever killed mid-way (seed \(seed))")
+        print("reliability: crash \(iteration) iterations: \(kills) killed (\(killsByOperation.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))), "
               + "\(finished) finished first, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
               + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }

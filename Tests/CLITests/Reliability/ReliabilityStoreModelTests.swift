@@ -5,10 +5,12 @@ import TestSupport
 /// A random sequence of store operations on two replicas, each checked against a small model of heads.
 ///
 /// The model knows only SPEC.md's definitions: a document's heads are the
-/// versions no other version of it descends from; the current version is the
-/// head with the latest author date, then the larger id; a resolution's
-/// parents are every head, current first; `reopen` makes the newest
-/// resolution's parents heads again; `sync` unions heads; `prune --now`
+/// versions no other version of it descends from, and heads with the same
+/// content count as one; the current version is the head with the latest
+/// author date, then the larger id; a save based on a head descends from every
+/// head with that head's content; a resolution's parents are every head,
+/// current first; `reopen` writes one child of the newest resolution per
+/// parent, restoring that parent's content; `sync` unions heads; `prune --now`
 /// drops documents whose only head is a deletion and keeps only what the
 /// remaining heads reach. Saves and deletions use a few fixed
 /// dates so that ties between dates (and the id tie-break) happen often, and
@@ -65,6 +67,16 @@ import TestSupport
             heads.compactMap { versions[$0] }.max { ($0.date, $0.id) < ($1.date, $1.id) }
         }
 
+        /// The heads with distinct content, most current first: the current version, then the conflict versions.
+        func distinct(_ heads: Set<String>) -> [ModelVersion] {
+            var seen: [Data?] = []
+            return heads.compactMap { versions[$0] }.sorted { ($0.date, $0.id) > ($1.date, $1.id) }.filter { version in
+                if seen.contains(version.content) { return false }
+                seen.append(version.content)
+                return true
+            }
+        }
+
         /// `ids` and everything they descend from.
         func closure(_ ids: some Sequence<String>) -> Set<String> {
             var seen = Set<String>()
@@ -100,7 +112,7 @@ import TestSupport
             // Resolve and reopen mostly go where they have something to do, so that both happen often.
             let heads = model.stores[store].heads
             let preferred = switch roll {
-            case 55..<72: Self.documents.filter { heads[$0, default: []].count > 1 }
+            case 55..<72: Self.documents.filter { model.distinct(heads[$0, default: []]).count > 1 }
             case 72..<82: Self.documents.filter { heads[$0, default: []].contains { model.versions[$0]?.isResolution == true } }
             default: [String]()
             }
@@ -133,16 +145,26 @@ import TestSupport
                     break
                 }
                 let seconds = Int(ISO8601DateFormatter().date(from: date)!.timeIntervalSince1970)
-                model.add(ModelVersion(id: id, document: document, parents: parent.map { [$0] } ?? [], date: seconds,
+                // A save based on a head supersedes every head holding the same content.
+                let documentHeads = model.stores[store].heads[document, default: []]
+                var parents = parent.map { [$0] } ?? []
+                if let parent, documentHeads.contains(parent) {
+                    parents += documentHeads.filter { $0 != parent && model.versions[$0]?.content == model.versions[parent]?.content }
+                }
+                let written = try Self.readVersion(id, of: document, in: model.stores[store].path)
+                if Set(written.parents) != Set(parents) || written.parents.first != parents.first {
+                    problems.append("\(context): \(words.joined(separator: " ")) wrote \(id) with parents \(written.parents); the model expects \(parents)")
+                }
+                model.add(ModelVersion(id: id, document: document, parents: written.parents, date: seconds,
                                        content: isDeletion ? nil : content, isResolution: false), to: store)
                 counts[base == nil ? operation : operation + " --base", default: 0] += 1
             case 55..<72:
                 let heads = model.stores[store].heads[document, default: []]
                 let result = try truce(["resolve", document, "--resolver", "overwrite-with-current", "--device", "resolver"],
                                        store: model.stores[store].path)
-                guard heads.count > 1 else {
+                guard model.distinct(heads).count > 1 else {
                     if result.status != 2 || result.errorLines.count != 1 {
-                        problems.append("\(context): resolve of a document with \(heads.count) heads exited \(result.status): \(result.errorOutput)")
+                        problems.append("\(context): resolve of a document with \(heads.count) equal heads exited \(result.status): \(result.errorOutput)")
                     }
                     counts["resolve refused", default: 0] += 1
                     break
@@ -174,7 +196,23 @@ import TestSupport
                     break
                 }
                 if result.status != 0 { problems.append("\(context): reopen exited \(result.status): \(result.errorOutput)") }
-                model.stores[store].heads[document] = model.independent(heads.subtracting([resolution.id]).union(resolution.parents))
+                // Each parent comes back as a reopening: a child of the resolution with the parent's content and date.
+                let reopenings = try Self.children(of: resolution.id, in: model.stores[store].path)
+                if reopenings.isEmpty || reopenings.count > resolution.parents.count {
+                    problems.append("\(context): reopen of \(resolution.id) wrote \(reopenings.count) heads for \(resolution.parents.count) parents")
+                }
+                for id in reopenings {
+                    let written = try Self.readVersion(id, of: document, in: model.stores[store].path)
+                    let restored = try git(["-C", model.stores[store].path, "log", "-1", "--format=%(trailers:key=Restores,valueonly)", id]).output
+                        .trimmingCharacters(in: .whitespacesAndNewlines)
+                    if let original = model.versions[restored], resolution.parents.contains(restored), original.content == written.content,
+                       original.date == written.date {
+                        model.add(ModelVersion(id: id, document: document, parents: written.parents, date: written.date,
+                                               content: written.content, isResolution: false), to: store)
+                    } else {
+                        problems.append("\(context): reopening \(id) restores \(restored), which the model does not match")
+                    }
+                }
                 counts["reopen", default: 0] += 1
             case 82..<94:
                 let other = 1 - store
@@ -194,7 +232,7 @@ import TestSupport
                 if result.status != 0 { problems.append("\(context): prune exited \(result.status): \(result.errorOutput)") }
                 if now {
                     // With no grace period a document whose only head is a deletion is dropped: its refs go.
-                    for (key, heads) in model.stores[store].heads where heads.count == 1 && model.versions[heads.first!]?.content == nil {
+                    for (key, heads) in model.stores[store].heads where model.distinct(heads).count == 1 && model.versions[heads.first!]?.content == nil {
                         model.stores[store].heads[key] = []
                     }
                     model.stores[store].objects = model.closure(model.stores[store].heads.values.joined())
@@ -237,11 +275,12 @@ import TestSupport
         }
         let current = (json["current"] as? [String: Any])?["id"] as? String
         let conflicts = Set((json["conflicts"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        let distinct = model.distinct(heads)
         var problems: [String] = []
-        if current != expected.id || conflicts != heads.subtracting([expected.id]) {
+        if current != expected.id || conflicts != Set(distinct.dropFirst().map(\.id)) {
             problems.append("\(document): truce says current \(current ?? "none"), conflicts \(conflicts.sorted()); the model says current \(expected.id), heads \(heads.sorted())")
         }
-        let state = heads.count > 1 ? "inConflict" : expected.content == nil ? "deleted" : "settled"
+        let state = distinct.count > 1 ? "inConflict" : expected.content == nil ? "deleted" : "settled"
         if json["state"] as? String != state { problems.append("\(document): state \(json["state"] ?? "none"), the model says \(state)") }
         if withContent, let content = expected.content {
             let cat = try truce(["cat", document], store: store.path)
@@ -259,11 +298,17 @@ import TestSupport
             return ["status exited \(result.status): \(result.errorOutput) \(result.output)"]
         }
         let reported = Set(json.compactMap { $0["document"] as? String })
-        let expected = Set(store.heads.filter { $0.value.count > 1 }.keys)
+        let expected = Set(store.heads.filter { model.distinct($0.value).count > 1 }.keys)
         return reported == expected ? [] : ["status lists \(reported.sorted()) in conflict, the model \(expected.sorted())"]
     }
 
-    /// A resolution as git shows it: parents in order, author date, and the document's bytes (nil for a deletion).
+    /// The head versions of the store whose only parent is `parent`.
+    static func children(of parent: String, in store: String) throws -> [String] {
+        let heads = try git(["-C", store, "for-each-ref", "--format=%(objectname)", "refs/truce/heads/"]).output.split(separator: "\n").map(String.init)
+        return try Set(heads).filter { try git(["-C", store, "log", "-1", "--format=%P", $0]).output == parent + "\n" }.sorted()
+    }
+
+    /// A version as git shows it: parents in order, author date, and the document's bytes (nil for a deletion).
     static func readVersion(_ id: String, of document: String, in store: String) throws -> ModelVersion {
         let header = try git(["-C", store, "show", "-s", "--format=%P%n%at", id]).output.split(separator: "\n", omittingEmptySubsequences: false)
         let blob = try git(["-C", store, "cat-file", "blob", "\(id):\(document)"])

@@ -108,6 +108,8 @@ final class BackgroundProcess {
     private let process = Process()
     private let files: URL
     let started = Date()
+    /// When the process ended, noted as Foundation reaps it, so that a late `wait()` does not make a run look longer.
+    private let ended = EndTime()
 
     init(_ arguments: [String], store: String, input: Data = Data()) throws {
         files = FileManager.default.temporaryDirectory.appendingPathComponent("truce-bg-\(UUID().uuidString)")
@@ -118,10 +120,13 @@ final class BackgroundProcess {
         process.arguments = ["--store", store] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "TRUCE_STORE")
+        // A crash then ends the process at once with its message, instead of waiting on Swift's backtracer, which a kill can leave stuck.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         process.standardInput = try FileHandle(forReadingFrom: files.appendingPathComponent("stdin"))
         process.standardOutput = try FileHandle(forWritingTo: files.appendingPathComponent("stdout"))
         process.standardError = try FileHandle(forWritingTo: files.appendingPathComponent("stderr"))
+        process.terminationHandler = { [ended] _ in ended.note() }
         try process.run()
     }
 
@@ -134,24 +139,49 @@ final class BackgroundProcess {
         return Foundation.kill(process.processIdentifier, SIGKILL) == 0
     }
 
-    /// Waits for the end and returns what the process left.
-    func wait() -> Ending {
+    /// What it printed on stdout so far, while it runs.
+    var outputSoFar: String { String(decoding: (try? Data(contentsOf: files.appendingPathComponent("stdout"))) ?? Data(), as: UTF8.self) }
+
+    /// Sends `number` (SIGTERM, SIGINT, …) to the process by its pid.
+    func signal(_ number: Int32) { Foundation.kill(process.processIdentifier, number) }
+
+    /// Waits for the end with a deadline: throws `DeadlinePassed` when the process still runs after `seconds`.
+    func wait(within seconds: Double) async throws -> Ending {
+        try await waitUntil("process \(process.processIdentifier) to end", within: seconds) { !process.isRunning }
+        return wait()
+    }
+
+    /// Waits for the end and returns what the process left; after `limit`, kills it and says so in `overran`.
+    func wait(limit: TimeInterval = 60) -> Ending {
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        let overran = process.isRunning
+        if overran { kill() }
         process.waitUntilExit()
         let stdout = (try? Data(contentsOf: files.appendingPathComponent("stdout"))) ?? Data()
         let stderr = (try? Data(contentsOf: files.appendingPathComponent("stderr"))) ?? Data()
-        return Ending(killed: process.terminationReason == .uncaughtSignal, status: process.terminationStatus,
+        return Ending(killed: process.terminationReason == .uncaughtSignal, overran: overran, status: process.terminationStatus,
                       output: String(decoding: stdout, as: UTF8.self), errorOutput: String(decoding: stderr, as: UTF8.self),
-                      seconds: Date().timeIntervalSince(started))
+                      seconds: (ended.date ?? Date()).timeIntervalSince(started))
+    }
+
+    /// The moment a process ended, once it has (the handler that notes it may run just after `waitUntilExit` returns).
+    final class EndTime: Sendable {
+        private let noted = Mutex<Date?>(nil)
+        var date: Date? { noted.withLock { $0 } }
+        func note() { noted.withLock { $0 = Date() } }
     }
 
     /// How a background process ended.
     struct Ending {
-        /// True when SIGKILL, not an exit, ended it; `status` is then the signal.
+        /// True when a signal, not an exit, ended it; `status` is then the signal.
         let killed: Bool
+        /// True when it was still running at the wait's deadline, and so was killed there.
+        let overran: Bool
         let status: Int32
         let output: String
         let errorOutput: String
-        /// From start to end.
+        /// From start to end (to the exit or the kill, not to the `wait()`).
         let seconds: TimeInterval
 
         var errorLines: [String] { errorOutput.split(separator: "\n").map(String.init) }

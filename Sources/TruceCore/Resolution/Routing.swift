@@ -1,0 +1,55 @@
+import Foundation
+
+/// Which resolver applies where, kept in the store as two documents that sync like any other.
+///
+/// - `.truce/attributes`, in gitattributes syntax (`*.md merge=three-way`),
+///   read before the store's local `info/attributes`: a line that matches a
+///   key and sets its `merge` attribute decides.
+/// - `.truce/config`, in git-config syntax, for `resolver.<name>.<option>`,
+///   `merge.default` and `truce.deleteConflict`; these override the store's
+///   local config. Anything else in it is ignored: in particular an external
+///   driver's command (`merge.<name>.driver`) is only ever read from the
+///   local config, so no replica can make another run a program.
+///
+/// Both are read from their current version, so every replica that has the
+/// same versions decides alike.
+struct Routing {
+    static let attributesKey: DocumentKey = ".truce/attributes"
+    static let configKey: DocumentKey = ".truce/config"
+
+    let attributes: AttributesFile?
+    /// The synced config's entries that may override local ones, names lowercased as git does.
+    let config: [String: String]
+
+    /// Whether a synced config entry may override the local one.
+    static func isSyncable(_ name: String) -> Bool {
+        name == "merge.default" || name == "truce.deleteconflict"
+            || (name.hasPrefix("resolver.") && name.split(separator: ".", omittingEmptySubsequences: false).count == 3)
+    }
+
+    /// Reads both documents' current versions; a missing or deleted one routes nothing.
+    static func read(in repository: Repository) throws -> Routing {
+        let attributes = try DocumentStore.currentContent(of: attributesKey, in: repository)
+            .map { data throws(TruceError) in try AttributesFile(data, name: attributesKey.rawValue) }
+        var config: [String: String] = [:]
+        if let data = try DocumentStore.currentContent(of: configKey, in: repository) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("truce-routing-\(UUID().uuidString).config")
+            try data.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let entries: [ConfigEntry]
+            do { entries = try Repository.configEntries(inFile: file.path) } catch {
+                throw TruceError.invalidConfiguration("\(configKey): \(error.message)")
+            }
+            for entry in entries where isSyncable(entry.name) { config[entry.name] = entry.value }
+        }
+        return Routing(attributes: attributes, config: config)
+    }
+}
+
+extension DocumentStore {
+    /// The bytes of `key`'s current version; nil when the document is absent or deleted.
+    static func currentContent(of key: DocumentKey, in repository: Repository) throws -> Data? {
+        guard let current = try documentVersions(of: key, in: repository).current else { return nil }
+        return try contents(of: current, in: repository)
+    }
+}

@@ -1,0 +1,79 @@
+import Synchronization
+
+/// A wait in a test that did not get what it waited for: what was awaited and what had come by then.
+public struct WaitFailed: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// The first `count` elements of `sequence` that satisfy `isWanted`, waiting at most `limit` for them.
+///
+/// Throws `WaitFailed`, naming `what` and the elements seen so far, when the
+/// deadline passes or the sequence ends first, so a missing event fails the
+/// test with a message instead of hanging the suite. The deadline holds even
+/// for a sequence that ignores cancellation: its iteration is abandoned, not awaited.
+public func firstElements<S: AsyncSequence & Sendable>(
+    _ count: Int, of sequence: S, where isWanted: @escaping @Sendable (S.Element) -> Bool = { _ in true },
+    within limit: Duration = .seconds(5), waitingFor what: String
+) async throws -> [S.Element] where S.Element: Sendable {
+    let wait = BoundedWait<S.Element>(count: count)
+    var tasks: [Task<Void, Never>] = []
+    let (elements, ending) = await withCheckedContinuation { continuation in
+        wait.start(continuation)
+        tasks.append(Task {
+            do {
+                for try await element in sequence where isWanted(element) {
+                    if wait.add(element) { return }
+                }
+                wait.end("the sequence ended")
+            } catch {
+                wait.end("the sequence failed (\(error))")
+            }
+        })
+        tasks.append(Task {
+            try? await Task.sleep(for: limit)
+            wait.end("the deadline of \(limit) passed")
+        })
+    }
+    tasks.forEach { $0.cancel() }
+    guard let ending else { return elements }
+    throw WaitFailed(description: "\(ending) while waiting for \(what): \(elements.count) of \(count) came: \(elements)")
+}
+
+/// What one `firstElements(_:of:)` call shares between its collecting task and its timer: whichever ends the wait first wins.
+private final class BoundedWait<Element: Sendable>: Sendable {
+    private struct State {
+        var elements: [Element] = []
+        var continuation: CheckedContinuation<([Element], String?), Never>?
+    }
+
+    private let count: Int
+    private let state = Mutex(State())
+
+    init(count: Int) { self.count = count }
+
+    func start(_ continuation: CheckedContinuation<([Element], String?), Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Adds `element`; true when the wait is over, with it or before it.
+    func add(_ element: Element) -> Bool {
+        let (continuation, elements) = state.withLock { state -> (CheckedContinuation<([Element], String?), Never>?, [Element]) in
+            guard state.continuation != nil else { return (nil, []) }
+            state.elements.append(element)
+            guard state.elements.count >= count else { return (nil, []) }
+            defer { state.continuation = nil }
+            return (state.continuation, state.elements)
+        }
+        continuation?.resume(returning: (elements, nil))
+        return state.withLock { $0.continuation == nil }
+    }
+
+    /// Ends the wait, unless it is already over, with `reason` as the failure.
+    func end(_ reason: String) {
+        let (continuation, elements) = state.withLock { state in
+            defer { state.continuation = nil }
+            return (state.continuation, state.elements)
+        }
+        continuation?.resume(returning: (elements, reason))
+    }
+}

@@ -30,8 +30,7 @@ struct RecordCollection {
     init(_ side: ConflictSet.Side, key: DocumentKey) throws(TruceError) {
         let data = side.content ?? Data()
         func malformed(_ reason: String) -> TruceError { .malformedContent(key, version: side.version.id, reason: reason) }
-        let fileExtension = key.rawValue.split(separator: ".").last?.lowercased()
-        lines = fileExtension == "jsonl" || fileExtension == "ndjson"
+        lines = ["jsonl", "ndjson"].contains(key.fileExtension)
         trailingNewline = data.last == 0x0A
         pretty = !lines && data.drop { $0 == 0x20 || $0 == 0x0A }.reversed().drop { $0 == 0x20 || $0 == 0x0A }.contains(0x0A)
         var objects: [[String: Any]] = []

@@ -18,8 +18,7 @@ struct DriverCommand {
 
     init(key: DocumentKey, markerSize: Int, baseLabel: String, currentLabel: String, otherLabel: String) {
         self.markerSize = markerSize
-        let segment = key.rawValue.split(separator: "/").last ?? ""
-        let fileExtension = segment.contains(".") ? segment.split(separator: ".").last.map(String.init) ?? "" : ""
+        let fileExtension = key.fileExtension
         // Drivers pick a language by extension (mergiraf does); nothing else of the key reaches the shell.
         let plain = (1...16).contains(fileExtension.count) && fileExtension.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
         pathName = plain ? "document.\(fileExtension)" : "document"

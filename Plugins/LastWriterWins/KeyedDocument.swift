@@ -20,7 +20,7 @@ struct KeyedDocument {
 
     /// The kind a key's documents are: `.json` and `.plist` by extension, else by what `sample` starts with.
     static func kind(of key: DocumentKey, sample: Data) -> Kind {
-        switch key.rawValue.split(separator: ".").last?.lowercased() {
+        switch key.fileExtension {
         case "json": return .json
         case "plist": return .propertyList
         default:

@@ -5,6 +5,17 @@ int truce_git_enable_fsync_gitdir(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
 }
 
+int truce_git_search_no_outside_config(void) {
+    const git_config_level_t levels[] = {
+        GIT_CONFIG_LEVEL_PROGRAMDATA, GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG, GIT_CONFIG_LEVEL_GLOBAL,
+    };
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        int error = git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, levels[i], "");
+        if (error < 0) return error;
+    }
+    return 0;
+}
+
 int truce_git_enable_strict_object_creation(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
 }

@@ -19,12 +19,16 @@ struct Invocation {
 
     var wantsJSON: Bool { arguments.has("--json") }
 
-    /// The store directory: `--store`, then `$TRUCE_STORE`, then `./.truce`.
-    var storePath: String {
-        arguments.value("--store") ?? ProcessInfo.processInfo.environment["TRUCE_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".truce"
+    /// The store directory: `--store`, then `$TRUCE_STORE`, then `./.truce`; an empty `--store` is bad usage.
+    func storePath() throws -> String {
+        if let given = arguments.value("--store") {
+            guard !given.isEmpty else { throw UsageError("--store needs a directory, not an empty name") }
+            return given
+        }
+        return ProcessInfo.processInfo.environment["TRUCE_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".truce"
     }
 
-    func openStore() throws -> DocumentStore { try DocumentStore.open(at: storePath) }
+    func openStore() throws -> DocumentStore { try DocumentStore.open(at: storePath()) }
 
     /// The one positional a command requires, named for the usage error.
     func positional(_ index: Int, _ name: String) throws -> String {
@@ -47,7 +51,13 @@ protocol Command {
     static var synopsis: String { get }
     static var summary: String { get }
     static var options: [Option] { get }
+    /// The positionals that are file names, which may be any bytes (see `Arguments`).
+    static var pathPositionals: Set<Int> { get }
     static func run(_ invocation: Invocation) throws -> ExitCode
+}
+
+extension Command {
+    static var pathPositionals: Set<Int> { [] }
 }
 
 enum CommandLineTool {
@@ -63,27 +73,34 @@ enum CommandLineTool {
 
     /// Runs `truce` with `words` (without the program name) and returns the exit code.
     static func run(_ words: [String], output: Output = .standard) -> ExitCode {
+        run(bytes: words.map { Array($0.utf8) }, output: output)
+    }
+
+    /// Runs `truce` with the words exactly as the system passed them, which need not be UTF-8.
+    static func run(bytes words: [[UInt8]], output: Output = .standard) -> ExitCode {
         var words = words
+        func text(_ word: [UInt8]) -> String { String(decoding: word, as: UTF8.self) }
         // Global options before the command are handed to the command, so `truce --store S save …` works.
-        var global: [String] = []
-        while let first = words.first, first.hasPrefix("--store") || first == "--json" {
+        var global: [[UInt8]] = []
+        while let first = words.first.map(text), first.hasPrefix("--store") || first == "--json" {
             global.append(words.removeFirst())
             if first == "--store", let value = words.first { global.append(value); words.removeFirst() }
         }
-        guard let name = words.first else {
+        guard let name = words.first.map(text) else {
             output.out(HelpCommand.overview)
             // Bad usage like any other: scripts reading stderr get the one line every error gives.
             output.error("missing COMMAND; see 'truce help'")
             return .badInput
         }
-        if name == "--help" || name == "-h" { return run(["help"] + words.dropFirst(), output: output) }
+        if name == "--help" || name == "-h" { return run(bytes: [Array("help".utf8)] + words.dropFirst(), output: output) }
         if name == "--version" { output.out("truce 0.1.0"); return .success }
         guard let command = commands.first(where: { $0.name == name }) else {
             output.error("unknown command '\(name)'; see 'truce help'")
             return .badInput
         }
         do {
-            let arguments = try Arguments.parse(global + words.dropFirst(), options: command.options + [.store, .help], command: name)
+            let arguments = try Arguments.parse(global + words.dropFirst(), options: command.options + [.store, .help],
+                                                pathPositionals: command.pathPositionals, command: name)
             if arguments.has("--help") {
                 output.out(HelpCommand.help(for: command))
                 return .success

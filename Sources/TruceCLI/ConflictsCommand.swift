@@ -58,7 +58,9 @@ struct ConflictsCommand: Command {
         guard let text else { return [atPath ? "    (absent)" : "    (deleted)"] }
         if ConflictAnalysis.looksBinary(text) { return ["    (binary, \(text.count) bytes)"] }
         if text.isEmpty { return ["    (no lines)"] }
-        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map { "    | " + $0 }
+        // At the byte '\n': `String.split` would keep "\r\n", one Character, inside a line.
+        var lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { "    | " + String(decoding: $0, as: UTF8.self) }
         if text.last == UInt8(ascii: "\n") { lines.removeLast() } else { lines.append("    (no newline at end)") }
         return lines
     }

@@ -8,7 +8,7 @@ struct InitCommand: Command {
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
-        let store = try DocumentStore.create(at: invocation.storePath)
+        let store = try DocumentStore.create(at: invocation.storePath())
         if invocation.wantsJSON {
             try invocation.output.json(["store": store.path])
         } else {

@@ -16,6 +16,8 @@ struct MergeFileCommand: Command {
         .flag("-p", "--stdout", help: "accepted as git takes it; the result is always printed, no file is changed"),
     ]
 
+    static let pathPositionals: Set<Int> = [0, 1, 2]
+
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 3)
         let paths = try [invocation.positional(0, "CURRENT"), invocation.positional(1, "BASE"), invocation.positional(2, "OTHER")]
@@ -37,7 +39,7 @@ struct MergeFileCommand: Command {
         }
 
         // Unlike `save`, '-' is a file name here, as in `git merge-file`.
-        let contents = try paths.map(readFile)
+        let contents = try (0..<3).map { try readFile(bytes: invocation.arguments.path(at: $0)!) }
         for (path, content) in zip(paths, contents) where TextMerge.isBinary(content) {
             throw InputError("cannot merge '\(path)': it is a binary file")
         }

@@ -9,7 +9,7 @@ struct ResolveCommand: Command {
         .value("--resolver", help: "use this resolver (and its fallbacks) instead of the one config picks"),
         .flag("--dry-run", help: "say what would happen and write nothing"),
         .value("--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH, HUNK an id or a JSON Pointer path (repeatable)"),
-        .value("--content", help: "the whole resolved document, from FILE or - for standard input"),
+        .path("--content", help: "the whole resolved document, from FILE or - for standard input"),
         .flag("--delete", help: "settle the conflict as a deletion"),
         .flag("--all", help: "settle every document in conflict, written together as one pack"),
         .device, .json,
@@ -26,7 +26,7 @@ struct ResolveCommand: Command {
             throw UsageError("--resolver and --dry-run choose an automatic resolution; a person's answer needs neither")
         }
         let answers = try arguments.all("--take").map(parseTake)
-        let content = try arguments.value("--content").map(SaveCommand.readInput)
+        let content = try arguments.path("--content").map(SaveCommand.readInput)
         let store = try invocation.openStore()
         let device = invocation.device()
 
@@ -64,20 +64,22 @@ struct ResolveCommand: Command {
             results = try store.resolveAll(registry: .standard, resolverName: resolverName, device: invocation.device())
         }
         var needsPerson = false
-        var reports: [String: ResolveReport] = [:]
+        // A list, not an object keyed by document: JSON tools compare member names by canonical equivalence,
+        // which would fold NFC and NFD spellings of a key, two documents, into one.
+        var reports: [ResolveReport] = []
         for (key, result) in results.sorted(by: { $0.key < $1.key }) {
             switch result {
             case .resolved(let version, let resolver, let state):
-                reports[key.rawValue] = ResolveReport(outcome: "resolved", resolver: resolver, version: version, state: state)
+                reports.append(ResolveReport(document: key, outcome: "resolved", resolver: resolver, version: version, state: state))
                 if !invocation.wantsJSON { invocation.output.out("resolved \(key) with \(resolver): \(version.id.hex)") }
             case .wouldResolve(let content, let resolver):
-                reports[key.rawValue] = ResolveReport(outcome: "wouldResolve", resolver: resolver)
+                reports.append(ResolveReport(document: key, outcome: "wouldResolve", resolver: resolver))
                 if !invocation.wantsJSON {
                     invocation.output.out("dry run: \(resolver) would resolve \(key) into \(content.map { "\($0.count) bytes" } ?? "a deletion")")
                 }
             case .needsPerson(let points, let resolver, let reasons):
                 needsPerson = true
-                reports[key.rawValue] = ResolveReport(outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points)
+                reports.append(ResolveReport(document: key, outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
                 if !invocation.wantsJSON { invocation.output.out("\(key): needs a person (\(points.count) conflict points); see 'truce conflicts \(key)'") }
             }
         }
@@ -126,16 +128,18 @@ struct ResolveCommand: Command {
     ///
     /// A JSON Pointer may itself hold `=`, so the split is at the first `=` whose remainder is a choice.
     static func parseTake(_ text: String) throws -> (String, HunkAnswer) {
-        let splits = text.indices.filter { text[$0] == "=" }
+        // Split by bytes, at the first '=' that leaves a valid choice: a JSON Pointer path may hold '=' itself.
+        let bytes = Array(text.utf8)
+        let splits = bytes.indices.filter { bytes[$0] == UInt8(ascii: "=") }
         guard let first = splits.first else { throw UsageError("--take needs HUNK=CHOICE, got '\(text)'") }
         let equals = splits.first { index in
-            let rest = String(text[text.index(after: index)...])
+            let rest = String(decoding: bytes[(index + 1)...], as: UTF8.self)
             return rest.hasPrefix("file:") || HunkAnswer(choice: rest) != nil
         } ?? first
-        let hunk = String(text[..<equals])
-        let choice = String(text[text.index(after: equals)...])
+        let hunk = String(decoding: bytes[..<equals], as: UTF8.self)
+        let choice = String(decoding: bytes[(equals + 1)...], as: UTF8.self)
         if choice.hasPrefix("file:") {
-            return (hunk, .text(try SaveCommand.readInput(String(choice.dropFirst(5)))))
+            return (hunk, .text(try SaveCommand.readInput(Array(choice.dropFirst(5).utf8))))
         }
         guard let answer = HunkAnswer(choice: choice) else {
             throw UsageError("unknown choice '\(choice)' for \(hunk); use ours, theirs, base, both, a version id or file:PATH")
@@ -145,6 +149,8 @@ struct ResolveCommand: Command {
 }
 
 struct ResolveReport: Encodable {
+    /// Set in `resolve --all`'s list, which reports many documents.
+    var document: DocumentKey? = nil
     let outcome: String
     let resolver: String
     var version: Version? = nil

@@ -6,11 +6,12 @@ struct SaveCommand: Command {
     static let synopsis = "truce save DOC [FILE|-] [--device NAME] [--base VERSION] [--date ISO8601]"
     static let summary = "write a version of DOC from FILE (or standard input) and print its id"
     static let options: [Option] = [.device, .base, .date, .json]
+    static let pathPositionals: Set<Int> = [1]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 2)
         let key = try invocation.key()
-        let content = try readInput(invocation.arguments.positionals.dropFirst().first ?? "-")
+        let content = try readInput(invocation.arguments.path(at: 1) ?? Array("-".utf8))
         let (device, date) = try (invocation.device(), invocation.date())
         let store = try invocation.openStore()
         let base = try invocation.arguments.value("--base").map { try store.version($0, of: key).id }
@@ -32,9 +33,9 @@ struct SaveCommand: Command {
     }
 
     /// Reads a whole file, or standard input for '-'.
-    static func readInput(_ path: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        return try readFile(path)
+    static func readInput(_ path: [UInt8]) throws -> Data {
+        if path == Array("-".utf8) { return FileHandle.standardInput.readDataToEndOfFile() }
+        return try readFile(bytes: path)
     }
 }
 

@@ -24,6 +24,8 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
     case alreadyDeleted(DocumentKey, version: VersionID)
     /// A date that is not ISO 8601.
     case invalidDate(String)
+    /// A version date git cannot store exactly (see `Signature.representableDates`).
+    case dateOutOfRange(Date)
     /// The store's config or attributes say something Truce cannot use.
     case invalidConfiguration(String)
     /// No resolver of that name is registered or defined as an external driver.
@@ -75,6 +77,9 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
         case .documentNotFound(let key): "no document \(Self.quoted(key.rawValue)) in this store"
         case .alreadyDeleted(let key, let version): "\(Self.quoted(key.rawValue)) is already deleted in version \(version.short)"
         case .invalidDate(let text): "invalid date \(Self.quoted(text)): expected ISO 8601 such as 2026-11-30T20:15:00Z"
+        case .dateOutOfRange(let date):
+            "date \(ISO8601.format(date)) is outside what git stores exactly: \(ISO8601.format(Signature.representableDates.lowerBound)) "
+                + "to \(ISO8601.format(Signature.representableDates.upperBound))"
         case .invalidConfiguration(let what): "invalid configuration: \(what)"
         case .unknownResolver(let name, let source): "unknown resolver \(Self.quoted(name)) (\(source))"
         case .invalidAnswer(let what): what

@@ -23,7 +23,13 @@ struct BadInputTests {
         Row(words: ["save", "line\nbreak", "$FILE"], status: 2, message: "invalid document key 'line\\nbreak'"),
         Row(words: ["save", String(repeating: "k", count: 1025), "$FILE"], status: 2, message: "1025 bytes long"),
         Row(words: ["save", ".git/config", "$FILE"], status: 2, message: "'.git' segment"),
+        Row(words: ["save", ".gi\u{200C}t/config", "$FILE"], status: 2, message: "how HFS+ or NTFS may spell '.git'"),
+        Row(words: ["save", "GIT~1", "$FILE"], status: 2, message: "how HFS+ or NTFS may spell '.git'"),
+        Row(words: ["save", "sub/.gitmodules", "$FILE"], status: 2, message: "may spell '.gitmodules'"),
         Row(words: ["save", "a.txt", "$FILE", "--date", "yesterday"], status: 2, message: "invalid date 'yesterday'"),
+        Row(words: ["save", "a.txt", "$FILE", "--date", "1900-01-01T00:00:00Z"], status: 2,
+            message: "date 1900-01-01T00:00:00Z is outside what git stores exactly: 1970-01-01T00:00:00Z to 2106-02-07T06:28:15Z"),
+        Row(words: ["delete", "a.txt", "--date", "2106-02-07T06:28:16Z"], status: 2, message: "outside what git stores exactly"),
         Row(words: ["save", "a.txt", "/nonexistent/file"], status: 2, message: "cannot read '/nonexistent/file': no such file"),
         Row(words: ["save", "a.txt", "$DIR"], status: 2, message: "it is a directory"),
         Row(words: ["save", "a.txt", "$FILE", "--base", "0123456789abcdef0123456789abcdef01234567"], status: 2, message: "no version"),
@@ -56,6 +62,7 @@ struct BadInputTests {
         Row(words: ["export", "$DIR"], status: 2, message: "it is not empty"),
         Row(words: ["export", "$FILE"], status: 2, message: "it is a file, not a folder"),
         Row(words: ["export", "$DIR/new", "--version-at", "later"], status: 2, message: "invalid date 'later'"),
+        Row(words: ["status", "--store", ""], status: 2, message: "--store needs a directory, not an empty name"),
     ]
 
     @Test(arguments: rows)

@@ -166,4 +166,15 @@ struct ConflictsCommandTests {
     static func lines(_ text: String, start: Int, count: Int) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().dropFirst(start - 1).prefix(count).map { $0 + "\n" }.joined()
     }
+
+    @Test func crlfLinesAreQuotedOneByOneWithTheirCarriageReturnShown() throws {
+        let store = try CLIStore()
+        try store.saveConflict("crlf.txt", base: .text("a\r\nb\r\n"), heads: [("laptop", .text("A\r\nb\r\n")), ("phone", .text("Z\r\nb\r\n"))])
+        let result = try store.run("conflicts", "crlf.txt")
+        #expect(result.status == 0, "\(result.errorOutput)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("    | A\\x0D"), "\(lines)")
+        #expect(lines.contains("    | Z\\x0D"), "\(lines)")
+        #expect(!result.stdout.contains(0x0D))
+    }
 }

@@ -63,7 +63,7 @@ struct ResolverPluginCommandTests {
         let store = try conflict("a.md", base: "a\n", laptop: "b\n", phone: "c\n")
         let home = TemporaryDirectory("truce-home")
         let marker = home.file("ran")
-        // The global file also names an attributes file, so the test can see that truce did read it.
+        // The global file also names an attributes file routing to the driver: truce reads neither.
         let attributes = home.write(.text("*.md merge=evil\n"), to: "attributes")
         let global = home.write(.text("[core]\n\tattributesFile = \(attributes)\n[merge \"evil\"]\n\tdriver = touch \(marker) && cp %B %A\n"),
                                 to: ".gitconfig")
@@ -73,8 +73,8 @@ struct ResolverPluginCommandTests {
         let before = snapshot(ofStore: store.path)
 
         let explain = try truce(["explain", "a.md"], store: store.path, environment: environment)
-        #expect(explain.status == 2)
-        #expect(explain.errorLines == ["truce: unknown resolver 'evil' (merge=evil from an attributes file outside the store)"])
+        #expect(explain.status == 0, "\(explain.errorOutput)")
+        #expect(explain.output.contains("resolver: three-way (from default: no attributes line sets merge for this key)"), "\(explain.output)")
         let resolve = try truce(["resolve", "a.md", "--resolver", "evil"], store: store.path, environment: environment)
         #expect(resolve.status == 2)
         #expect(resolve.errorLines == ["truce: unknown resolver 'evil' (--resolver evil)"])
@@ -128,5 +128,28 @@ struct ResolverPluginCommandTests {
         let trailers = try git("-C", store.path, "log", "-1", "--format=%(trailers:key=Resolved-By,valueonly)%p", id).output
         #expect(trailers.hasPrefix("modify-wins\n"))
         #expect(trailers.split(separator: "\n").last?.split(separator: " ").count == 2)
+    }
+
+    @Test func aDriverThatPassesOnHeadsThatMergeCleanlyLeavesOnePointForAPerson() throws {
+        // The heads change different lines, so a line analysis alone finds nothing to decide.
+        let store = try conflict("a.md", base: "a\nb\nc\n", laptop: "A\nb\nc\n", phone: "a\nb\nC\n")
+        try setAttributes(store, "*.md merge=mine\n")
+        try setConfig(store, "merge.mine.driver", "exit 1")
+        let before = snapshot(ofStore: store.path)
+        let failed = try truce(["resolve", "a.md", "--json"], store: store.path)
+        #expect(failed.status == 1)
+        let report = try #require(JSONSerialization.jsonObject(with: failed.stdout) as? [String: Any])
+        #expect(report["outcome"] as? String == "needsPerson")
+        let points = try #require(report["points"] as? [[String: Any]])
+        #expect(points.count == 1, "a person is needed, so there is something to answer: \(points)")
+        #expect(points.first?["id"] as? String == "H1")
+        #expect(try store.run("resolve", "a.md").output.contains("a.md: 1 conflict point among 2 heads"))
+        #expect(try store.json("conflicts", "a.md")["points"].map { ($0 as? [Any])?.count } == 1)
+        #expect(snapshot(ofStore: store.path) == before)
+
+        let answered = try store.run("resolve", "a.md", "--take", "H1=both")
+        #expect(answered.status == 0, "\(answered.errorOutput)")
+        #expect(try store.run("cat", "a.md").output == "a\nb\nC\nA\nb\nc\n")
+        #expect(try git("-C", store.path, "fsck", "--strict").status == 0)
     }
 }

@@ -18,4 +18,8 @@ int truce_git_enable_strict_object_creation(int enabled);
  */
 int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, int priority);
 
+/** Makes libgit2 look for no config or attributes file outside the repository: no system, XDG, global or
+ *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */
+int truce_git_search_no_outside_config(void);
+
 #endif

@@ -62,6 +62,8 @@ final class Quarantine {
         try repository.withWalker(from: tips, hiding: hidden) { walker throws(GitError) in
             try check(git_packbuilder_insert_walk(builder, walker), "add checked versions to pack")
         }
+        // Every tip may be one this store has already: then there is nothing to write, not an empty pack.
+        guard git_packbuilder_object_count(builder) > 0 else { return }
         // libgit2 fsyncs the pack and its index (fsync is on for every store) before the caller publishes a ref.
         try check(git_packbuilder_write(builder, storeObjects + "/pack", 0, nil, nil), "write checked versions into the store")
     }

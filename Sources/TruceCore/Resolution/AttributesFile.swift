@@ -96,13 +96,13 @@ struct AttributesFile {
         var pattern = pattern
         if pattern.hasSuffix("/") { return false } // directories only; documents are files
         if !pattern.contains("/") {
-            let name = path.split(separator: "/").last.map(String.init) ?? path
+            let name = String(DocumentKey.segments(of: path).last ?? Substring(path))
             return fnmatch(pattern, name, 0) == 0
         }
         if pattern.hasPrefix("/") { pattern.removeFirst() }
         if pattern.hasPrefix("**/") {
             let rest = String(pattern.dropFirst(3))
-            let segments = path.split(separator: "/")
+            let segments = DocumentKey.segments(of: path)
             return segments.indices.contains { matches(pattern: "/" + rest, path: segments[$0...].joined(separator: "/")) }
         }
         // `**` spans directories; git's wildmatch does this, fnmatch without FNM_PATHNAME comes close.

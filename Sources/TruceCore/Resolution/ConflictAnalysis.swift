@@ -24,6 +24,9 @@ public struct ConflictAnalysis: Sendable {
     public let points: [ConflictPoint]
 
     /// Compares the heads of `conflict` line by line; binary content or a deletion makes one whole-document point.
+    ///
+    /// So do heads whose line changes do not overlap: they still differ (equal heads count as one), and when
+    /// this analysis is asked for, no resolver settled them, so a person has one point to decide, never zero.
     public init(_ conflict: ConflictSet, algorithm: DiffAlgorithm = .myers) throws(TruceError) {
         self.conflict = conflict
         let heads = conflict.heads
@@ -36,12 +39,19 @@ public struct ConflictAnalysis: Sendable {
             return
         }
         let base = conflict.base?.content ?? Data()
+        let lineRegions: [Region]
         do {
-            regions = try Self.regions(base: base, hasBase: conflict.base != nil, heads: heads, contents: contents, algorithm: algorithm)
+            lineRegions = try Self.regions(base: base, hasBase: conflict.base != nil, heads: heads, contents: contents, algorithm: algorithm)
         } catch {
             throw .storeFailure(error)
         }
-        points = regions.compactMap { if case .conflict(let point, _) = $0 { point } else { nil } }
+        let linePoints = lineRegions.compactMap { if case .conflict(let point, _) = $0 { point } else { nil } }
+        if linePoints.isEmpty {
+            let point = Self.wholeDocumentPoint(conflict)
+            (regions, points) = ([.conflict(point, texts: heads.map(\.content))], [point])
+        } else {
+            (regions, points) = (lineRegions, linePoints)
+        }
     }
 
     /// The document with every conflict point answered (nil: answered with a deletion).

@@ -7,8 +7,7 @@ import Foundation
 public enum OutputValidation {
     /// Why `content` is not a valid document for `key`, nil when it is (or when its kind is not checked).
     public static func problem(with content: Data, for key: DocumentKey) -> String? {
-        let fileExtension = key.rawValue.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        switch fileExtension {
+        switch key.fileExtension {
         case "json":
             return jsonProblem(content)
         case "jsonl", "ndjson":

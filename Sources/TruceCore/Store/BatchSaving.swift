@@ -31,6 +31,7 @@ extension DocumentStore {
     public func saveBatch(_ saves: [BatchSave]) throws(TruceError) -> [VersionID] {
         guard !saves.isEmpty else { return [] }
         let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
+        for save in saves { try Signature.checkRepresentable(save.date) }
         let ids = try withRepository { repository in
             let bulk = try BulkWriter(path: repository.path)
             var before: [DocumentKey: DocumentVersions] = [:]

@@ -199,12 +199,11 @@ enum ChangeJournal {
     }
 
     static func change(from entry: CommitRecord) -> Change? {
-        var fields: [String: String] = [:]
-        for line in entry.message.split(separator: "\n") {
-            guard let separator = line.range(of: ": ") else { continue }
-            fields[String(line[..<separator.lowerBound])] = String(line[separator.upperBound...])
+        var fields: [String: String] = [:] // trailer names are ASCII, so String equality is byte equality here
+        for line in MessageLines.split(entry.message) {
+            if let (name, value) = MessageLines.trailer(in: line) { fields[name] = value }
         }
-        guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = try? DocumentKey(keyText),
+        guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
               let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"] else { return nil }
         return Change(kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
     }

@@ -2,10 +2,17 @@ import Foundation
 
 /// The name of a document in a store, like `notes/todo.md`.
 ///
-/// Relative and `/`-separated, with no empty, `.`, `..` or `.git` segment, no
-/// NUL or other control character, at most 1024 bytes of UTF-8. A key is
-/// never put into a reference name as it is: refs use its hash
-/// (see `ReferenceLayout`), so any valid key is safe whatever it holds.
+/// Relative and `/`-separated, with no empty, `.` or `..` segment and no
+/// segment git treats as `.git`, `.gitmodules` or `.gitattributes` in any
+/// spelling (see `GitReservedNames`), no NUL or other control character, at
+/// most 1024 bytes of UTF-8. A key is never put into a reference name as it
+/// is: refs use its hash (see `ReferenceLayout`), so any valid key is safe
+/// whatever it holds.
+///
+/// Keys are bytes, as paths are to git: two keys are equal only when their
+/// UTF-8 is, so `café` in NFC and in NFD are two documents. Segments split at
+/// the byte `/`, never at grapheme boundaries (a `/` followed by a combining
+/// mark is still a separator).
 public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The key as the user wrote it.
     public let rawValue: String
@@ -16,6 +23,13 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
     /// Validates `rawValue`; throws `TruceError.invalidKey` saying which rule it breaks.
     public init(_ rawValue: String) throws(TruceError) {
         if let reason = Self.problem(with: rawValue) { throw .invalidKey(rawValue, reason: reason) }
+        self.rawValue = rawValue
+    }
+
+    /// A key read back from a store: the rules of its shape apply, not the list of reserved git spellings,
+    /// which grew after some stores were written; an old journal entry must not make the whole journal unreadable.
+    init?(stored rawValue: String) {
+        guard Self.problem(with: rawValue, checkingReservedNames: false) == nil else { return nil }
         self.rawValue = rawValue
     }
 
@@ -37,33 +51,50 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
 
     public static func < (lhs: DocumentKey, rhs: DocumentKey) -> Bool { lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8) }
 
-    // By bytes, not String's canonical equivalence: `café` in NFC and in NFD are two documents, as they are two files.
+    /// Equal when the UTF-8 bytes are, not by Unicode canonical equivalence as `String` compares.
     public static func == (lhs: DocumentKey, rhs: DocumentKey) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
 
     public func hash(into hasher: inout Hasher) {
         for byte in rawValue.utf8 { hasher.combine(byte) }
     }
 
+    /// True when `text`'s UTF-8 bytes are this key's.
+    public func hasBytes(of text: String) -> Bool { rawValue.utf8.elementsEqual(text.utf8) }
+
     /// The segments between slashes.
-    var segments: [Substring] { rawValue.split(separator: "/", omittingEmptySubsequences: false) }
+    var segments: [Substring] { Self.segments(of: rawValue) }
+
+    /// The last segment: the file name.
+    public var lastSegment: Substring { segments.last ?? Substring(rawValue) }
+
+    /// The file name's extension after its last `.`, lowercased in ASCII; empty when the name has no `.`.
+    public var fileExtension: String {
+        let name = lastSegment.utf8
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")) else { return "" }
+        return String(decoding: name[name.index(after: dot)...].map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// `text` split at each byte `/`: unlike `String.split`, a `/` that a combining mark follows still splits.
+    static func segments(of text: String) -> [Substring] { text.pieces(separatedBy: UInt8(ascii: "/")) }
 
     /// Why `text` is not a valid key, or nil when it is one.
-    static func problem(with text: String) -> String? {
+    static func problem(with text: String, checkingReservedNames: Bool = true) -> String? {
         let bytes = text.utf8
         if bytes.isEmpty { return "it is empty" }
         if bytes.count > maximumLength { return "it is \(bytes.count) bytes long; the limit is \(maximumLength)" }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) }) {
             return "it contains a NUL or control character"
         }
-        if text.hasPrefix("/") { return "it is absolute; keys are relative to the store" }
-        if text.hasSuffix("/") { return "it ends with '/'" }
-        for segment in text.split(separator: "/", omittingEmptySubsequences: false) {
-            switch segment {
-            case "": return "it has an empty segment ('//')"
-            case ".": return "it has a '.' segment"
-            case "..": return "it has a '..' segment"
-            case _ where segment.lowercased() == ".git": return "it has a '.git' segment, which git forbids in trees"
-            default: continue
+        if bytes.first == UInt8(ascii: "/") { return "it is absolute; keys are relative to the store" }
+        if bytes.last == UInt8(ascii: "/") { return "it ends with '/'" }
+        for segment in segments(of: text) {
+            if segment.utf8.isEmpty { return "it has an empty segment ('//')" }
+            if segment.utf8.elementsEqual(".".utf8) { return "it has a '.' segment" }
+            if segment.utf8.elementsEqual("..".utf8) { return "it has a '..' segment" }
+            if checkingReservedNames, let reserved = GitReservedNames.reservedName(of: segment) {
+                return reserved == ".git" && segment.utf8.count == 4
+                    ? "it has a '.git' segment, which git forbids in trees"
+                    : "its segment \(TruceError.quoted(String(segment))) is how HFS+ or NTFS may spell '\(reserved)', which git refuses in trees"
             }
         }
         return nil

@@ -85,7 +85,7 @@ extension DocumentStore {
         guard let message = VersionMessage(parsing: commit.message) else {
             throw TruceError.versionOfAnotherDocument(id, requested: key, actual: "no document (not a Truce version)")
         }
-        guard message.key == key.rawValue else {
+        guard key.hasBytes(of: message.key) else {
             throw TruceError.versionOfAnotherDocument(id, requested: key, actual: message.key)
         }
         let isDeletion = try repository.entry(at: key.rawValue, inTree: commit.tree) == nil

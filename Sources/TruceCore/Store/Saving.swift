@@ -20,6 +20,7 @@ extension DocumentStore {
 
     private func write(_ content: Data?, to key: DocumentKey, device: String, base: VersionID?, date: Date) throws(TruceError) -> Version {
         let author = try Self.authorName(device)
+        try Signature.checkRepresentable(date)
         let version = try withRepository { repository in
             let before = try Self.documentVersions(of: key, in: repository)
             let parent: Version?
@@ -135,12 +136,24 @@ extension DocumentStore {
         if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw .invalidDeviceName(device, reason: "it contains a control character")
         }
-        if trimmed.contains("<") || trimmed.contains(">") { throw .invalidDeviceName(device, reason: "git forbids '<' and '>' in author names") }
+        // By scalar: `String.contains` would miss a '<' that a combining mark follows (one grapheme).
+        if trimmed.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" }) { throw .invalidDeviceName(device, reason: "git forbids '<' and '>' in author names") }
         return trimmed
     }
 }
 
 extension Signature {
+    /// The dates libgit2 writes exactly: it prints a signature's time as an unsigned 32-bit number of seconds,
+    /// so an earlier or later date would wrap (1900 would be stored as 2036 and win "current").
+    static let representableDates = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: TimeInterval(UInt32.max))
+
+    /// `date`, when git can store it exactly; a clear error otherwise.
+    static func checkRepresentable(_ date: Date) throws(TruceError) {
+        // Stored to the second, rounded down, as `init(device:date:)` does.
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds >= 0, seconds <= Double(UInt32.max) else { throw .dateOutOfRange(date) }
+    }
+
     /// The author line of a device: its name, a made-up address git requires (`laptop@truce`), the date to the second in UTC.
     init(device: String, date: Date) {
         let slug = device.lowercased().unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()

@@ -5,7 +5,7 @@
 ///     Document: notes/todo.md
 ///     Device: laptop
 struct VersionMessage: Equatable {
-    enum Kind: String { case save = "Save", delete = "Delete", resolve = "Resolve", reopen = "Reopen" }
+    enum Kind: String, CaseIterable { case save = "Save", delete = "Delete", resolve = "Resolve", reopen = "Reopen" }
 
     var kind: Kind
     var key: String
@@ -27,17 +27,21 @@ struct VersionMessage: Equatable {
 
     /// Reads a message Truce wrote; nil for any other commit.
     init?(parsing message: String) {
-        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let title = lines.first, let kind = Kind(rawValue: String(title.prefix { $0 != " " })) else { return nil }
+        let lines = MessageLines.split(message)
+        guard let title = lines.first,
+              let kind = Kind.allCases.first(where: { $0.rawValue.utf8.elementsEqual(MessageLines.firstWord(of: title).utf8) }) else { return nil }
         var key: String?, device: String?, resolvedBy: String?, resolves: [VersionID] = [], reopens: VersionID?, restores: VersionID?
-        // Trailers are the last paragraph; keys may contain ": ", so split at the first one only.
         for line in lines.dropFirst() {
-            if let value = Self.value(of: "Document", in: line) { key = value }
-            else if let value = Self.value(of: "Device", in: line) { device = value }
-            else if let value = Self.value(of: "Resolved-By", in: line) { resolvedBy = value }
-            else if let value = Self.value(of: "Resolves", in: line), let id = VersionID(hex: value) { resolves.append(id) }
-            else if let value = Self.value(of: "Reopens", in: line) { reopens = VersionID(hex: value) }
-            else if let value = Self.value(of: "Restores", in: line) { restores = VersionID(hex: value) }
+            guard let (name, value) = MessageLines.trailer(in: line) else { continue }
+            switch name {
+            case "Document": key = value
+            case "Device": device = value
+            case "Resolved-By": resolvedBy = value
+            case "Resolves": if let id = VersionID(hex: value) { resolves.append(id) }
+            case "Reopens": reopens = VersionID(hex: value)
+            case "Restores": restores = VersionID(hex: value)
+            default: continue
+            }
         }
         guard let key, let device else { return nil }
         self.init(kind: kind, key: key, device: device, resolvedBy: resolvedBy, resolves: resolves, reopens: reopens, restores: restores)
@@ -53,10 +57,35 @@ struct VersionMessage: Equatable {
         self.reopens = reopens
         self.restores = restores
     }
+}
 
-    private static func value(of trailer: String, in line: Substring) -> String? {
-        let prefix = trailer + ": "
-        guard line.hasPrefix(prefix) else { return nil }
-        return String(line.dropFirst(prefix.count))
+/// Commit messages read as git reads them: lines end at the byte `\n`, a trailer's name ends at the first `: `.
+///
+/// Never by `Character`: a key may start with a combining mark or a joiner,
+/// which `String` glues to the space before it, so `hasPrefix("Document: ")`
+/// and `split(separator: " ")` would miss the boundary.
+enum MessageLines {
+    /// The lines of `message`, split at each byte `\n`.
+    static func split(_ message: String) -> [Substring] { message.pieces(separatedBy: UInt8(ascii: "\n")) }
+
+    /// The bytes of `line` before its first space.
+    static func firstWord(of line: Substring) -> Substring {
+        Substring(line.utf8.prefix { $0 != UInt8(ascii: " ") })
+    }
+
+    /// The name and value of a `Name: value` line, split at the first `: ` (keys may hold `: ` themselves); the name is ASCII.
+    static func trailer(in line: Substring) -> (name: String, value: String)? {
+        let bytes = line.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let next = bytes.index(after: index)
+            if bytes[index] == UInt8(ascii: ":"), next < bytes.endIndex, bytes[next] == UInt8(ascii: " ") {
+                let name = bytes[bytes.startIndex..<index]
+                guard !name.isEmpty, name.allSatisfy({ $0 < 0x80 }) else { return nil }
+                return (String(Substring(name)), String(Substring(bytes[bytes.index(after: next)...])))
+            }
+            index = next
+        }
+        return nil
     }
 }

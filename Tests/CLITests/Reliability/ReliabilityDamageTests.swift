@@ -63,10 +63,19 @@ import TestSupport
         let directory = TemporaryDirectory("truce-damage")
         let (store, acknowledged) = try Self.populatedStore(in: directory, documents: Reliability.size(ci: 4, heavy: 20), random: &random)
         let replica = try Reliability.makeStore(in: directory, named: "replica")
-        let loose = try FileManager.default.subpathsOfDirectory(atPath: store + "/objects").filter { $0.count == 41 && $0.dropFirst(2).first == "/" }
+        func looseObjects() throws -> [String] {
+            try FileManager.default.subpathsOfDirectory(atPath: store + "/objects").filter { $0.count == 41 && $0.dropFirst(2).first == "/" }.sorted()
+        }
         let keys = Array(acknowledged.keys).sorted()
         for iteration in 0..<Reliability.size(ci: 12, heavy: 100) {
-            let relative = random.pick(loose), object = relative.replacingOccurrences(of: "/", with: "")
+            // A prune of an earlier iteration may have packed every loose object: a save makes new ones.
+            var loose = try looseObjects()
+            if loose.isEmpty {
+                #expect(try truce(["save", random.pick(keys), "-"], store: store, input: .text("again \(iteration)\n")).status == 0)
+                loose = try looseObjects()
+            }
+            let relative = try #require(loose.isEmpty ? nil : random.pick(loose), "no loose object to damage")
+            let object = relative.replacingOccurrences(of: "/", with: "")
             let file = store + "/objects/" + relative
             let whole = try Data(contentsOf: URL(fileURLWithPath: file))
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)

@@ -61,8 +61,10 @@ enum CraftedHead: String, CaseIterable {
     case zeroPaddedDate, badTimeZone, notAVersion, badParent
     /// An author libgit2 cannot even parse.
     case unparseableAuthor
+    /// A valid version whose author name holds terminal escapes and a bell: adopted, and escaped wherever it is shown.
+    case controlCharacterAuthor
 
-    var isGood: Bool { self == .canonical }
+    var isGood: Bool { self == .canonical || self == .controlCharacterAuthor }
 
     /// Crafts a head of this kind for a document named after `name`, makes it a head there, and returns its key and id.
     func craft(_ name: String, in hostile: HostileStore) throws -> (key: String, head: String) {
@@ -87,6 +89,8 @@ enum CraftedHead: String, CaseIterable {
             let parent = try hostile.commit(tree: try hostile.tree([("40000", ".git", dotGit), ("100644", key, evil)]), key: key)
             commit = try hostile.commit(tree: canonical, parents: [parent], key: key)
         case .unparseableAuthor: commit = try hostile.commit(tree: canonical, key: key, author: "evil evil@truce 1700000000 +0000")
+        case .controlCharacterAuthor:
+            commit = try hostile.commit(tree: canonical, key: key, author: "\u{1B}[31mEVIL\u{1B}[0m\u{07} <evil@truce> 1700000000 +0000")
         }
         try hostile.publish(commit, as: key)
         return (key, commit)

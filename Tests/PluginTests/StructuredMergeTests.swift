@@ -32,8 +32,9 @@ struct StructuredMergeTests {
         StructuredCase(rule: "a member added on one side and one removed on the other are both kept",
                        base: #"{"a": 1, "b": 2, "c": 3}"#, ours: #"{"a": 1, "c": 3}"#, theirs: #"{"a": 1, "b": 2, "n": 9, "c": 3}"#,
                        expected: .merged(#"{"a": 1, "n": 9, "c": 3}"#)),
+        // Byte-identical heads are no conflict at all (they count as one head); these differ only in layout.
         StructuredCase(rule: "the same change on both sides is no conflict",
-                       base: #"{"a": 1, "b": [1, 2]}"#, ours: #"{"a": 5, "b": [1, 2, 3]}"#, theirs: #"{"a": 5, "b": [1, 2, 3]}"#,
+                       base: #"{"a": 1, "b": [1, 2]}"#, ours: #"{"a": 5, "b": [1, 2, 3]}"#, theirs: #"{"a":5,"b":[1,2,3]}"#,
                        expected: .merged(#"{"a": 5, "b": [1, 2, 3]}"#)),
         StructuredCase(rule: "the same scalar changed differently is a conflict at its path",
                        base: #"{"editor": {"theme": "light"}}"#, ours: #"{"editor": {"theme": "dark"}}"#,

@@ -123,6 +123,12 @@ import TestSupport
             for (key, head) in good {
                 let versions = try truce(["versions", key, "--json"], store: local)
                 #expect(versions.status == 0 && versions.output.contains(head), "seed \(seed) round \(round): good head of \(key) not adopted")
+                // Whatever names arrive by sync, text output for people carries no raw control character.
+                for command in [["versions", key], ["log", key], ["changes"]] {
+                    let shown = try truce(command, store: local).stdout
+                    #expect(!shown.contains { $0 < 0x20 && $0 != 0x0A && $0 != 0x09 } && !shown.contains(0x7F),
+                            "seed \(seed) round \(round): \(command.joined(separator: " ")) printed a raw control character")
+                }
             }
             let problems = try Reliability.fsckProblems(local)
             #expect(problems == [], "seed \(seed) round \(round): \(problems)")

@@ -12,6 +12,8 @@ public struct SyncReport: Sendable, Codable {
     public var resolved: [DocumentKey] = []
     /// With `resolving`: the documents that still need a person.
     public var needsPerson: [DocumentKey] = []
+    /// Objects and bytes received and sent, and documents adopted.
+    public var traffic = SyncTraffic()
 }
 
 extension DocumentStore {
@@ -31,8 +33,10 @@ extension DocumentStore {
     /// Resolutions are a function of the heads they settle, so when the other
     /// replica resolves the same conflict it writes the same commit: resolving
     /// after every sync converges. What needs a person is left as it is and
-    /// reported in `needsPerson`.
-    public func sync(with remote: String, resolving registry: ResolverRegistry?, device: String) throws(TruceError) -> SyncReport {
+    /// reported in `needsPerson`. `progress` hears the running traffic, for a progress line.
+    public func sync(with remote: String, resolving registry: ResolverRegistry?, device: String,
+                     progress: (@Sendable (SyncTraffic) -> Void)? = nil) throws(TruceError) -> SyncReport {
+        let meter = TrafficMeter(progress: progress)
         let localPath = Self.localPath(of: remote)
         var remoteStore: DocumentStore?
         if let localPath {
@@ -40,34 +44,36 @@ extension DocumentStore {
                 throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)")
             }
         }
-        let received = try receive(from: remote)
-        var sent = try send(to: remote, store: remoteStore)
+        let received = try receive(from: remote, transfer: meter.received)
+        meter.adopted(Set(received.map(\.key)).count)
+        var sent = try send(to: remote, store: remoteStore, meter: meter)
         var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
         if let registry {
             for (key, result) in try resolveAll(registry: registry, device: device).sorted(by: { $0.key < $1.key }) {
                 if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
             }
-            if !resolved.isEmpty { sent += try send(to: remote, store: remoteStore) }
+            if !resolved.isEmpty { sent += try send(to: remote, store: remoteStore, meter: meter) }
         }
         var report = SyncReport(received: received, sent: sent, inConflict: try documentsInConflict().map(\.key))
-        (report.resolved, report.needsPerson) = (resolved, needsPerson)
+        (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, meter.traffic)
         return report
     }
 
     /// Gives the other side our versions: a store Truce can open takes them the way we took its (so its journal
     /// and events see them); any other remote gets a push.
-    private func send(to remote: String, store remoteStore: DocumentStore?) throws(TruceError) -> Int {
-        if let remoteStore { return try remoteStore.receive(from: path).count }
-        return try pushHeads(to: remote)
+    private func send(to remote: String, store remoteStore: DocumentStore?, meter: TrafficMeter) throws(TruceError) -> Int {
+        defer { meter.sendFinished() }
+        if let remoteStore { return try remoteStore.receive(from: path, transfer: meter.sending).count }
+        return try pushHeads(to: remote, transfer: meter.sending)
     }
 
     /// Fetches the other store's heads and makes those this store lacks local heads; returns the new versions.
-    func receive(from remote: String) throws(TruceError) -> [Change] {
+    func receive(from remote: String, transfer: ((TransferCounts) -> Void)? = nil) throws(TruceError) -> [Change] {
         var events: [DocumentStateChange] = []
         let received = try withRepository { repository in
             let advertised: [(name: String, target: ObjectID)]
             do {
-                advertised = try repository.fetch(from: remote, refsMatching: ReferenceLayout.allHeads)
+                advertised = try repository.fetch(from: remote, refsMatching: ReferenceLayout.allHeads, progress: transfer)
             } catch let error as GitError {
                 throw TruceError.invalidRemote(remote, reason: error.message)
             }
@@ -105,12 +111,13 @@ extension DocumentStore {
         return received
     }
 
-    /// Pushes every head of this store to a remote Truce cannot open itself (ssh, https).
-    private func pushHeads(to remote: String) throws(TruceError) -> Int {
+    /// Pushes every head of this store to a remote Truce cannot open itself (git://, ssh, https); returns the heads it lacked.
+    private func pushHeads(to remote: String, transfer: @escaping (TransferCounts) -> Void) throws(TruceError) -> Int {
         try withRepository { repository in
             let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.name)
-            do { try repository.push(heads, to: remote) } catch let error as GitError { throw TruceError.invalidRemote(remote, reason: error.message) }
-            return heads.count
+            do { return try repository.push(heads, to: remote, progress: transfer) } catch let error as GitError {
+                throw TruceError.invalidRemote(remote, reason: error.message)
+            }
         }
     }
 

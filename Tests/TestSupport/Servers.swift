@@ -1,10 +1,15 @@
 import Foundation
 
 /// A server (or agent) the test started, stopped by its pid when the value goes or `stop` is called.
+///
+/// Started with posix_spawn, not Foundation's Process: sshd closes every inherited descriptor at start, which
+/// Foundation takes for an exit and answers with a blocking wait4 that stalls every other child's bookkeeping.
 public final class ServerProcess: @unchecked Sendable {
     public let name: String
-    private let process: Process
+    public let pid: pid_t
     private let log: String
+    private let lock = NSLock()
+    private var exited = false
 
     /// Starts `executable`; fails with the Debian package to install when it is missing.
     public init(_ name: String, executable: String, package: String, arguments: [String], environment: [String: String] = [:],
@@ -14,36 +19,61 @@ public final class ServerProcess: @unchecked Sendable {
         }
         self.name = name
         self.log = log
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        (process.standardOutput, process.standardError) = (handle, handle)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        // A test thread may block signals, and a spawned child inherits the mask: without this SIGTERM would not stop it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        for signal in [SIGTERM, SIGPIPE, SIGINT] { sigaddset(&signals, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let code = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        guard code == 0 else { throw ServerError("cannot start \(executable): errno \(code)") }
+        pid = child
     }
 
-    public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    /// True until the process exited (and was reaped here).
+    public var isRunning: Bool {
+        lock.withLock {
+            if exited { return false }
+            var status: Int32 = 0
+            // ECHILD: something else (Foundation's child bookkeeping) reaped it first.
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno == ECHILD) { exited = true }
+            return !exited
+        }
+    }
+
     /// What the server printed so far, for failure messages.
     public var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
     /// SIGTERM, then SIGKILL if it is still there after a few seconds.
     public func stop() {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         kill(pid, SIGTERM)
-        if !waitUntil(seconds: 5, { !self.process.isRunning }) { kill(pid, SIGKILL) }
-        _ = waitUntil(seconds: 5) { !self.process.isRunning }
+        if !waitUntil(seconds: 5, { !self.isRunning }) { kill(pid, SIGKILL) }
+        _ = waitUntil(seconds: 5) { !self.isRunning }
     }
 
     deinit { stop() }
 
     /// Waits until something accepts connections on 127.0.0.1:`port`; throws with the server's output when it does not.
     public func waitForPort(_ port: Int, seconds: Double = 20) throws {
-        let ready = waitUntil(seconds: seconds) { !self.process.isRunning || canConnect(port: port) }
-        guard ready, process.isRunning else {
+        let ready = waitUntil(seconds: seconds) { !self.isRunning || canConnect(port: port) }
+        guard ready, isRunning else {
             throw ServerError("\(name) did not listen on 127.0.0.1:\(port) within \(seconds) s: \(output)")
         }
     }

@@ -25,6 +25,7 @@ import TestSupport
 
         let pulled = try truce(["sync", url, "--json"], store: phone.path, environment: env)
         try #require(pulled.status == 0, "phone sync failed: \(pulled.errorOutput)", sourceLocation: sourceLocation)
+        #expect(pulled.errorLines.isEmpty, "no progress line when stderr is not a terminal: \(pulled.errorOutput)", sourceLocation: sourceLocation)
         let pulledReport = try #require(JSONSerialization.jsonObject(with: pulled.stdout) as? [String: Any])
         #expect((pulledReport["received"] as? [Any])?.count == 1, sourceLocation: sourceLocation)
         #expect((pulledReport["traffic"] as? [String: Int])?["documentsAdopted"] == 1, sourceLocation: sourceLocation)
@@ -64,6 +65,20 @@ import TestSupport
         let daemon = try GitDaemon()
         try expectConvergence(through: daemon.makeHub(), environment: environment())
         #expect(try git("-C", daemon.root + "/hub.git", "fsck", "--strict").status == 0)
+    }
+
+    @Test func syncOnATerminalShowsAProgressLine() throws {
+        let daemon = try GitDaemon()
+        let url = try daemon.makeHub()
+        let laptop = try CLIStore(), phone = try CLIStore()
+        try laptop.save("notes/a.md", "one\n")
+        #expect(try truce(["sync", url], store: laptop.path, environment: environment()).status == 0)
+        // script(1) gives the sync a terminal; its stderr then carries the progress line.
+        let command = [truceExecutable, "--store", phone.path, "sync", url].map { "'\($0)'" }.joined(separator: " ")
+        let result = try runTool("/usr/bin/script", package: "bsdutils", ["-qec", command, "/dev/null"], environment: environment())
+        #expect(result.output.contains("truce: received 4 objects"), "a commit, two trees and a blob: \(result.output.debugDescription)")
+        #expect(result.output.contains("1 document(s) adopted"), "terminal output: \(result.output.debugDescription)")
+        #expect(try phone.run("cat", "notes/a.md").output == "one\n")
     }
 
     @Test func hubDownIsOneLine() throws {

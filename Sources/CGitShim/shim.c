@@ -19,3 +19,7 @@ int truce_git_search_no_outside_config(void) {
 int truce_git_enable_strict_object_creation(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
 }
+
+int truce_git_set_ssl_cert_file(const char *file) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, NULL);
+}

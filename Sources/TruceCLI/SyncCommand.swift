@@ -1,3 +1,4 @@
+import Foundation
 import Truce
 
 struct SyncCommand: Command {
@@ -12,7 +13,12 @@ struct SyncCommand: Command {
         try invocation.rejectExtraPositionals(beyond: 1)
         let remote = try invocation.positional(0, "REMOTE")
         let resolving = invocation.arguments.has("--resolve")
-        let report = try invocation.openStore().sync(with: remote, resolving: resolving ? .standard : nil, device: invocation.device())
+        let store = try invocation.openStore()
+        let progress = ProgressLine(output: invocation.output)
+        // A progress line only on a terminal: scripts and pipes get the summary alone.
+        let report = try store.sync(with: remote, resolving: resolving ? .standard : nil, device: invocation.device(),
+                                    progress: progress.map { line in { @Sendable traffic in line.show(traffic) } })
+        progress?.finish()
         // With --resolve, what still needs a person is exit 1, as for `resolve --all`.
         let status: ExitCode = resolving && !report.needsPerson.isEmpty ? .needsPerson : .success
         if invocation.wantsJSON {
@@ -26,5 +32,49 @@ struct SyncCommand: Command {
         for head in report.refused { invocation.output.error("refused head \(head.version) from \(remote): \(head.reason)") }
         for head in report.refusedByRemote { invocation.output.error("\(remote) refused head \(head.version): \(head.reason)") }
         return report.refused.isEmpty && report.refusedByRemote.isEmpty ? status : .storeFailure
+    }
+}
+
+/// The sync's running traffic on one terminal line, redrawn at most ten times a second.
+final class ProgressLine: @unchecked Sendable {
+    private let output: Output
+    private let lock = NSLock()
+    private var last = SyncTraffic(), lastDrawn = Date.distantPast
+
+    /// A progress line when stderr is a terminal, nil otherwise.
+    init?(output: Output) {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        self.output = output
+    }
+
+    func show(_ traffic: SyncTraffic) {
+        lock.withLock {
+            last = traffic
+            guard Date().timeIntervalSince(lastDrawn) >= 0.1 else { return }
+            draw()
+        }
+    }
+
+    /// Draws the final counts and ends the line.
+    func finish() {
+        lock.withLock {
+            draw()
+            output.writeError(Data("\n".utf8))
+        }
+    }
+
+    private func draw() {
+        lastDrawn = Date()
+        output.progress(Self.describe(last))
+    }
+
+    static func describe(_ traffic: SyncTraffic) -> String {
+        "received \(traffic.receivedObjects) objects (\(bytes(traffic.receivedBytes))), "
+            + "sent \(traffic.sentObjects) objects (\(bytes(traffic.sentBytes))), \(traffic.documentsAdopted) document(s) adopted"
+    }
+
+    private static func bytes(_ count: Int) -> String {
+        count < 1024 ? "\(count) B" : count < 1024 * 1024 ? String(format: "%.1f KiB", Double(count) / 1024)
+            : String(format: "%.1f MiB", Double(count) / 1024 / 1024)
     }
 }

@@ -63,7 +63,10 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
         }
     }
 
-    public var errorDescription: String? {
+    /// The message for people; a URL in it never shows its password (`https://user@host/x`, not `user:secret@`).
+    public var errorDescription: String? { RemoteURL.redactingPasswords(in: unredactedDescription) }
+
+    private var unredactedDescription: String {
         switch self {
         case .invalidKey(let key, let reason): "invalid document key \(Self.quoted(key)): \(reason)"
         case .invalidDeviceName(let name, let reason): "invalid device name \(Self.quoted(name)): \(reason)"

@@ -22,4 +22,7 @@ int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, int 
  *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */
 int truce_git_search_no_outside_config(void);
 
+/** Makes libgit2 trust the CA certificates in `file` (PEM) for https, in place of the system bundle (GIT_OPT_SET_SSL_CERT_LOCATIONS). */
+int truce_git_set_ssl_cert_file(const char *file);
+
 #endif

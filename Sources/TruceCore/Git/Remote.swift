@@ -1,68 +1,190 @@
+import CGitShim
 import CLibgit2
 import Foundation
+
+/// Objects and bytes a transfer moved so far, as libgit2 reports them.
+struct TransferCounts: Sendable, Equatable {
+    var objects = 0
+    var bytes = 0
+}
 
 extension Repository {
     /// Downloads every object the remote's refs matching `pattern` need, and returns those refs as the remote advertised them.
     ///
     /// No local reference is written: the caller decides which advertised
     /// refs become local ones. Works for any transport libgit2 has: a local
-    /// path, `file://`, ssh and https.
-    func fetch(from url: String, refsMatching pattern: String) throws(GitError) -> [(name: String, target: ObjectID)] {
-        var remote: OpaquePointer?
-        try check(git_remote_create_anonymous(&remote, handle, url), "open remote \(url)")
-        defer { git_remote_free(remote) }
-        var callbacks = git_remote_callbacks()
-        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "prepare remote callbacks")
-        try check(git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil), "connect to \(url)")
-        defer { git_remote_disconnect(remote) }
+    /// path, `file://`, git://, ssh and http(s), with credentials from
+    /// `CredentialSupplier`. `progress` hears the objects and bytes received.
+    func fetch(from url: String, refsMatching pattern: String,
+               progress: ((TransferCounts) -> Void)? = nil) throws(GitError) -> [(name: String, target: ObjectID)] {
+        let session = TransferSession(url: url, progress: progress)
+        return try session.run { () throws(GitError) in
+            let remote = try session.openRemote(in: handle)
+            defer { git_remote_free(remote) }
+            var callbacks = try session.callbacks()
+            try session.check(git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil), "connect to")
+            defer { git_remote_disconnect(remote) }
 
-        var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
-        var count = 0
-        try check(git_remote_ls(&heads, &count, remote), "list the references of \(url)")
-        var advertised: [(String, ObjectID)] = []
-        for index in 0..<count {
-            guard let head = heads?[index]?.pointee else { continue }
-            let name = String(cString: head.name)
-            if fnmatch(pattern, name, 0) == 0 { advertised.append((name, ObjectID(head.oid))) }
+            var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
+            var count = 0
+            try session.check(git_remote_ls(&heads, &count, remote), "list the references of")
+            var advertised: [(String, ObjectID)] = []
+            for index in 0..<count {
+                guard let head = heads?[index]?.pointee else { continue }
+                let name = String(cString: head.name)
+                if fnmatch(pattern, name, 0) == 0 { advertised.append((name, ObjectID(head.oid))) }
+            }
+            guard !advertised.isEmpty else { return [] }
+            var options = git_fetch_options()
+            try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "prepare fetch")
+            options.callbacks = callbacks
+            options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
+            options.update_fetchhead = 0
+            // A refspec needs a destination, but only update_tips would write it, and it is never called.
+            try withStringArray(["\(pattern):\(pattern)"]) { refspecs throws(GitError) in
+                try session.check(git_remote_download(remote, refspecs, &options), "download from")
+            }
+            return advertised
         }
-        guard !advertised.isEmpty else { return [] }
-        var options = git_fetch_options()
-        try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "prepare fetch")
-        options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
-        options.update_fetchhead = 0
-        // A refspec needs a destination, but only update_tips would write it, and it is never called.
-        try withStringArray(["\(pattern):\(pattern)"]) { refspecs throws(GitError) in
-            try check(git_remote_download(remote, refspecs, &options), "download from \(url)")
-        }
-        return advertised
     }
 
     /// Sends `references` (local names, pushed under the same names) and the objects they need to `url`.
-    func push(_ references: [String], to url: String) throws(GitError) {
-        guard !references.isEmpty else { return }
+    ///
+    /// Returns how many of them the remote did not already have at that value;
+    /// `progress` hears the objects and bytes sent.
+    @discardableResult
+    func push(_ references: [String], to url: String, progress: ((TransferCounts) -> Void)? = nil) throws(GitError) -> Int {
+        guard !references.isEmpty else { return 0 }
+        let session = TransferSession(url: url, progress: progress)
+        try session.run { () throws(GitError) in
+            let remote = try session.openRemote(in: handle)
+            defer { git_remote_free(remote) }
+            var options = git_push_options()
+            try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "prepare push")
+            options.callbacks = try session.callbacks()
+            try withStringArray(references.map { "\($0):\($0)" }) { refspecs throws(GitError) in
+                try session.check(git_remote_push(remote, refspecs, &options), "push to")
+            }
+        }
+        if let first = session.refused.first {
+            throw GitError(operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: -1, errorClass: 0,
+                           message: "the remote refused \(session.refused.count) reference(s), first \(first)")
+        }
+        return session.updatedReferences
+    }
+}
+
+/// The state libgit2's callbacks share during one fetch or push: credentials, refused refs and counts.
+///
+/// libgit2 hands every callback the same payload pointer; it points at this
+/// object, which `run` keeps alive until the remote is freed.
+private final class TransferSession {
+    let url: String
+    let credentials: CredentialSupplier
+    let progress: ((TransferCounts) -> Void)?
+    /// `name: reason` for every ref the remote refused; git_remote_push succeeds even then.
+    var refused: [String] = []
+    /// Refs the push changed on the remote (it lacked them or had another value).
+    var updatedReferences = 0
+
+    init(url: String, progress: ((TransferCounts) -> Void)?) {
+        self.url = url
+        credentials = CredentialSupplier(url: url)
+        self.progress = progress
+    }
+
+    var payload: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    static func from(_ payload: UnsafeMutableRawPointer?) -> TransferSession? {
+        payload.map { Unmanaged<TransferSession>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Runs `body` with this session alive throughout, then tells the credential helper how it went.
+    func run<Value>(_ body: () throws(GitError) -> Value) throws(GitError) -> Value {
+        let outcome: Result<Value, GitError> = withExtendedLifetime(self) {
+            do throws(GitError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        switch outcome {
+        case .success: credentials.transferSucceeded()
+        case .failure(let error): credentials.transferFailed(error)
+        }
+        return try outcome.get()
+    }
+
+    func openRemote(in repository: OpaquePointer) throws(GitError) -> OpaquePointer? {
+        try Self.trustCertificatesFromEnvironment()
         var remote: OpaquePointer?
-        try check(git_remote_create_anonymous(&remote, handle, url), "open remote \(url)")
-        defer { git_remote_free(remote) }
-        var options = git_push_options()
-        try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "prepare push")
-        // git_remote_push succeeds even when the remote refuses a ref; only this callback hears of it.
-        var rejected: [String] = []
-        options.callbacks.push_update_reference = { name, status, payload in
-            if let name, let status, let payload {
-                payload.assumingMemoryBound(to: [String].self).pointee.append("\(String(cString: name)): \(String(cString: status))")
+        try check(git_remote_create_anonymous(&remote, repository, url), "open remote")
+        return remote
+    }
+
+    /// Throws a `GitError` for a failed call, in words that say what to do and never with a password.
+    func check(_ code: Int32, _ operation: String) throws(GitError) {
+        guard code < 0 else { return }
+        let error = GitError.last("\(operation) \(RemoteURL.redactingPasswords(in: url))", code: code)
+        var message = RemoteURL.redactingPasswords(in: error.message)
+        if code == GIT_ECERTIFICATE.rawValue { message = certificateAdvice(libgit2Message: message) }
+        throw GitError(operation: error.operation, code: code, errorClass: error.errorClass, message: message)
+    }
+
+    private func certificateAdvice(libgit2Message: String) -> String {
+        let parsed = RemoteURL(url)
+        let host = parsed?.host ?? "the server"
+        if parsed?.scheme == "ssh" || parsed == nil {
+            let port = parsed?.port.map { "-p \($0) " } ?? ""
+            return "the ssh host key of \(parsed?.hostAndPort ?? host) is not in ~/.ssh/known_hosts; after checking its fingerprint, "
+                + "trust it with: ssh-keyscan \(port)\(host) >> ~/.ssh/known_hosts"
+        }
+        return "the TLS certificate of \(parsed?.hostAndPort ?? host) is not trusted (\(libgit2Message)); "
+            + "to trust your own CA, set GIT_SSL_CAINFO to its PEM file"
+    }
+
+    /// libgit2's callbacks for this transfer, all pointing back at this session.
+    func callbacks() throws(GitError) -> git_remote_callbacks {
+        var callbacks = git_remote_callbacks()
+        try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "prepare remote callbacks for")
+        callbacks.payload = payload
+        callbacks.credentials = { out, _, usernameFromURL, allowed, payload in
+            guard let out, let session = TransferSession.from(payload) else { return GIT_PASSTHROUGH.rawValue }
+            return session.credentials.next(out, usernameFromURL: usernameFromURL.map { String(cString: $0) }, allowed: allowed)
+        }
+        callbacks.transfer_progress = { stats, payload in
+            if let stats, let session = TransferSession.from(payload) {
+                session.progress?(TransferCounts(objects: Int(stats.pointee.received_objects), bytes: stats.pointee.received_bytes))
             }
             return 0
         }
-        try withUnsafeMutablePointer(to: &rejected) { sink throws(GitError) in
-            options.callbacks.payload = UnsafeMutableRawPointer(sink)
-            try withStringArray(references.map { "\($0):\($0)" }) { refspecs throws(GitError) in
-                try check(git_remote_push(remote, refspecs, &options), "push to \(url)")
+        callbacks.push_transfer_progress = { current, _, bytes, payload in
+            TransferSession.from(payload)?.progress?(TransferCounts(objects: Int(current), bytes: bytes))
+            return 0
+        }
+        callbacks.push_negotiation = { updates, count, payload in
+            guard let session = TransferSession.from(payload), let updates else { return 0 }
+            session.updatedReferences = (0..<count).filter { index in
+                guard let update = updates[index]?.pointee else { return false }
+                return ObjectID(update.src) != ObjectID(update.dst)
+            }.count
+            return 0
+        }
+        callbacks.push_update_reference = { name, status, payload in
+            if let name, let status, let session = TransferSession.from(payload) {
+                session.refused.append("\(String(cString: name)): \(String(cString: status))")
             }
+            return 0
         }
-        if let first = rejected.first {
-            throw GitError(operation: "push to \(url)", code: -1, errorClass: 0,
-                           message: "the remote refused \(rejected.count) reference(s), first \(first)")
-        }
+        return callbacks
+    }
+
+    /// git's `GIT_SSL_CAINFO`: a PEM file of CAs to trust for https instead of the system bundle. Read once per process.
+    private static let certificateSetup: GitError? = {
+        guard let file = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !file.isEmpty else { return nil }
+        Libgit2.ensureInitialized()
+        let code = file.withCString { truce_git_set_ssl_cert_file($0) }
+        return code < 0 ? GitError.last("trust the certificates in GIT_SSL_CAINFO=\(file)", code: code) : nil
+    }()
+
+    private static func trustCertificatesFromEnvironment() throws(GitError) {
+        if let error = certificateSetup { throw error }
     }
 }
 

@@ -17,7 +17,8 @@ extension DocumentStore {
     /// A head is refused when any commit of the history it brings fails the
     /// checks of `incomingProblem`; the others are adopted as if it had not
     /// been advertised. Nothing of a refused head stays in the store.
-    static func fetchChecked(from remote: String, into repository: Repository, refused: inout [RefusedHead]) throws -> [String: [ObjectID]] {
+    static func fetchChecked(from remote: String, into repository: Repository, refused: inout [RefusedHead],
+                             progress: ((TransferCounts) -> Void)? = nil) throws -> [String: [ObjectID]] {
         let quarantine = try Quarantine(of: repository)
         let incoming = quarantine.repository
         let advertised: [(name: String, target: ObjectID)]
@@ -25,7 +26,7 @@ extension DocumentStore {
             if let path = localPath(of: remote) {
                 advertised = try quarantine.borrowObjects(of: path, refsMatching: ReferenceLayout.allHeads)
             } else {
-                advertised = try incoming.fetch(from: remote, refsMatching: ReferenceLayout.allHeads)
+                advertised = try incoming.fetch(from: remote, refsMatching: ReferenceLayout.allHeads, progress: progress)
             }
         } catch {
             throw TruceError.invalidRemote(remote, reason: error.message)

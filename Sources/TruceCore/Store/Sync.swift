@@ -16,6 +16,8 @@ public struct SyncReport: Sendable, Codable {
     public var resolved: [DocumentKey] = []
     /// With `resolving`: the documents that still need a person.
     public var needsPerson: [DocumentKey] = []
+    /// Objects and bytes received and sent, and documents adopted.
+    public var traffic = SyncTraffic()
 }
 
 extension DocumentStore {
@@ -35,8 +37,10 @@ extension DocumentStore {
     /// Resolutions are a function of the heads they settle, so when the other
     /// replica resolves the same conflict it writes the same commit: resolving
     /// after every sync converges. What needs a person is left as it is and
-    /// reported in `needsPerson`.
-    public func sync(with remote: String, resolving registry: ResolverRegistry?, device: String) throws(TruceError) -> SyncReport {
+    /// reported in `needsPerson`. `progress` hears the running traffic, for a progress line.
+    public func sync(with remote: String, resolving registry: ResolverRegistry?, device: String,
+                     progress: (@Sendable (SyncTraffic) -> Void)? = nil) throws(TruceError) -> SyncReport {
+        let meter = TrafficMeter(progress: progress)
         let localPath = Self.localPath(of: remote)
         var remoteStore: DocumentStore?
         if let localPath {
@@ -44,31 +48,34 @@ extension DocumentStore {
                 throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)")
             }
         }
-        let ours = try receive(from: remote)
-        var (sent, refusedThere) = try send(to: remote, store: remoteStore)
+        let ours = try receive(from: remote, transfer: meter.received)
+        meter.adopted(Set(ours.received.map(\.key)).count)
+        var (sent, refusedThere) = try send(to: remote, store: remoteStore, meter: meter)
         var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
         if let registry {
             for (key, result) in try resolveAll(registry: registry, device: device).sorted(by: { $0.key < $1.key }) {
                 if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
             }
             if !resolved.isEmpty {
-                let again = try send(to: remote, store: remoteStore)
+                let again = try send(to: remote, store: remoteStore, meter: meter)
                 sent += again.sent
                 refusedThere += again.refused
             }
         }
         var report = SyncReport(received: ours.received, sent: sent, inConflict: try documentsInConflict().map(\.key), refused: ours.refused,
                                 refusedByRemote: refusedThere)
-        (report.resolved, report.needsPerson) = (resolved, needsPerson)
+        (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, meter.traffic)
         return report
     }
 
     /// Gives the other side our versions: a store Truce can open takes them the way we took its (so its journal
     /// and events see them, and it checks them as we check its); any other remote gets a push.
-    private func send(to remote: String, store remoteStore: DocumentStore?) throws(TruceError) -> (sent: Int, refused: [RefusedHead]) {
-        guard let remoteStore else { return (try pushHeads(to: remote), []) }
+    private func send(to remote: String, store remoteStore: DocumentStore?, meter: TrafficMeter) throws(TruceError)
+        -> (sent: Int, refused: [RefusedHead]) {
+        defer { meter.sendFinished() }
+        guard let remoteStore else { return (try pushHeads(to: remote, transfer: meter.sending), []) }
         do {
-            let theirs = try remoteStore.receive(from: path)
+            let theirs = try remoteStore.receive(from: path, transfer: meter.sending)
             return (theirs.received.count, theirs.refused)
         } catch .versionOfAnotherDocument(let id, let key, let actual) {
             throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
@@ -77,11 +84,12 @@ extension DocumentStore {
 
     /// Fetches the other store's heads and makes those this store lacks, and that pass the checks, local heads;
     /// returns the new versions and the heads refused.
-    func receive(from remote: String) throws(TruceError) -> (received: [Change], refused: [RefusedHead]) {
+    func receive(from remote: String, transfer: ((TransferCounts) -> Void)? = nil) throws(TruceError)
+        -> (received: [Change], refused: [RefusedHead]) {
         let received = try withRepository { repository -> (received: [Change], refused: [RefusedHead]) in
             // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
             var refused: [RefusedHead] = []
-            let byDirectory = try Self.fetchChecked(from: remote, into: repository, refused: &refused)
+            let byDirectory = try Self.fetchChecked(from: remote, into: repository, refused: &refused, progress: transfer)
             var received: [Change] = []
             for (directory, advertisedHeads) in byDirectory.sorted(by: { $0.key < $1.key }) {
                 // Each head on its own: a version placed in another document's directory is refused, and it does not
@@ -119,12 +127,13 @@ extension DocumentStore {
         return received
     }
 
-    /// Pushes every head of this store to a remote Truce cannot open itself (ssh, https).
-    private func pushHeads(to remote: String) throws(TruceError) -> Int {
+    /// Pushes every head of this store to a remote Truce cannot open itself (git://, ssh, https); returns the heads it lacked.
+    private func pushHeads(to remote: String, transfer: @escaping (TransferCounts) -> Void) throws(TruceError) -> Int {
         try withRepository { repository in
             let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.name)
-            do { try repository.push(heads, to: remote) } catch let error as GitError { throw TruceError.invalidRemote(remote, reason: error.message) }
-            return heads.count
+            do { return try repository.push(heads, to: remote, progress: transfer) } catch let error as GitError {
+                throw TruceError.invalidRemote(remote, reason: error.message)
+            }
         }
     }
 

@@ -140,6 +140,19 @@ struct ReplicaConvergenceTests {
     }
 }
 
+extension ReplicaConvergenceTests {
+    @Test func aNewVersionOfTheRoutingIsReadByAStoreThatAlreadyReadTheOldOne() throws {
+        let test = try TestStore()
+        try test.store.save(Data("*.md merge=overwrite-with-current\n".utf8), to: ".truce/attributes", device: "laptop")
+        #expect(try test.store.resolverChoice(for: "a.md", registry: .standard).chain == ["overwrite-with-current"])
+        try test.store.save(Data("*.md merge=union\n".utf8), to: ".truce/attributes", device: "phone")
+        try test.store.save(Data("[resolver \"union\"]\n\tfallback = list-conflicts\n".utf8), to: ".truce/config", device: "phone")
+        #expect(try test.store.resolverChoice(for: "a.md", registry: .standard).chain == ["union", "list-conflicts"])
+        try test.store.delete(".truce/attributes", device: "phone")
+        #expect(try test.store.resolverChoice(for: "a.md", registry: .standard).chain == ["three-way"])
+    }
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -62,7 +62,7 @@ extension ConflictSet {
 extension DocumentStore {
     /// The store's delete-conflict policy: `truce.deleteConflict` in its own config, modify-wins when unset.
     public func deleteConflictPolicy() throws(TruceError) -> DeleteConflictPolicy {
-        try DeleteConflictPolicy(localConfig: try withRepository { try Self.routedConfig($0) })
+        try DeleteConflictPolicy(localConfig: try withRepository { try routedConfig($0) })
     }
 
     /// The conflict a person decides: under modify-wins with several edited heads only those, otherwise every head.

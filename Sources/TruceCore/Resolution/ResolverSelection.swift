@@ -30,7 +30,7 @@ extension DocumentStore {
     public func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChoice {
         let (localAttribute, localConfig, attributesPath, routing) = try withRepository { repository in
             (try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
-             repository.gitDirectory + "info/attributes", try Routing.read(in: repository))
+             repository.gitDirectory + "info/attributes", try self.routing(in: repository))
         }
         // The synced routing decides first, so every replica picks alike; the local files fill in what it leaves open.
         let config = localConfig.merging(routing.config) { $1 }
@@ -98,8 +98,8 @@ extension DocumentStore {
     }
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
-    static func routedConfig(_ repository: Repository) throws -> [String: String] {
-        try localConfig(repository).merging(Routing.read(in: repository).config) { $1 }
+    func routedConfig(_ repository: Repository) throws -> [String: String] {
+        try Self.localConfig(repository).merging(routing(in: repository).config) { $1 }
     }
 
     /// The store's own config file as name → last value (names as libgit2 gives them).

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Both are read from their current version, so every replica that has the
 /// same versions decides alike.
-struct Routing {
+struct Routing: Sendable {
     static let attributesKey: DocumentKey = ".truce/attributes"
     static let configKey: DocumentKey = ".truce/config"
 
@@ -29,10 +29,15 @@ struct Routing {
 
     /// Reads both documents' current versions; a missing or deleted one routes nothing.
     static func read(in repository: Repository) throws -> Routing {
-        let attributes = try DocumentStore.currentContent(of: attributesKey, in: repository)
+        try read(attributes: DocumentStore.documentVersions(of: attributesKey, in: repository).current,
+                 config: DocumentStore.documentVersions(of: configKey, in: repository).current, in: repository)
+    }
+
+    static func read(attributes attributesVersion: Version?, config configVersion: Version?, in repository: Repository) throws -> Routing {
+        let attributes = try attributesVersion.flatMap { try DocumentStore.contents(of: $0, in: repository) }
             .map { data throws(TruceError) in try AttributesFile(data, name: attributesKey.rawValue) }
         var config: [String: String] = [:]
-        if let data = try DocumentStore.currentContent(of: configKey, in: repository) {
+        if let data = try configVersion.flatMap({ try DocumentStore.contents(of: $0, in: repository) }) {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("truce-routing-\(UUID().uuidString).config")
             try data.write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
@@ -47,9 +52,16 @@ struct Routing {
 }
 
 extension DocumentStore {
-    /// The bytes of `key`'s current version; nil when the document is absent or deleted.
-    static func currentContent(of key: DocumentKey, in repository: Repository) throws -> Data? {
-        guard let current = try documentVersions(of: key, in: repository).current else { return nil }
-        return try contents(of: current, in: repository)
+    /// The synced routing, parsed again only when a routing document has a new current version.
+    ///
+    /// `resolveAll` asks once per document; reading the two heads directories is cheap, parsing is not.
+    func routing(in repository: Repository) throws -> Routing {
+        let attributes = try Self.documentVersions(of: Routing.attributesKey, in: repository).current
+        let config = try Self.documentVersions(of: Routing.configKey, in: repository).current
+        let versions = [attributes?.id, config?.id]
+        if let cached = routingCache.withLock({ $0 }), cached.versions == versions { return cached.routing }
+        let routing = try Routing.read(attributes: attributes, config: config, in: repository)
+        routingCache.withLock { $0 = (versions, routing) }
+        return routing
     }
 }

@@ -11,6 +11,8 @@ public final class DocumentStore: Sendable {
     public let path: String
     private let repository: Mutex<Repository>
     let eventHub = EventHub()
+    /// The synced routing as last read, with the routing documents' current versions it was read from.
+    let routingCache = Mutex<(versions: [VersionID?], routing: Routing)?>(nil)
 
     /// The marker that tells a Truce store from any other bare repository.
     static let formatConfigName = "truce.version"

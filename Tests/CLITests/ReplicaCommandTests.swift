@@ -93,12 +93,37 @@ struct ReplicaCommandTests {
         #expect(snapshot(ofStore: store.path) == before)
     }
 
-    @Test func syncWithAPlainGitRepositoryIsRefused() throws {
+    @Test func syncWithAGitWorkingTreeIsRefused() throws {
         let store = try CLIStore()
+        try store.save("a.txt", "x\n")
         let directory = TemporaryDirectory()
-        #expect(try git("init", "-q", "--bare", directory.file("plain.git")).status == 0)
-        let result = try store.run("sync", directory.file("plain.git"))
+        #expect(try git("init", "-q", directory.file("worktree")).status == 0)
+        let before = snapshot(ofStore: store.path)
+        let result = try store.run("sync", directory.file("worktree"))
         #expect(result.status == 2)
-        #expect(result.errorLines.first?.contains("is not a Truce store") == true)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.contains("is neither a Truce store nor a bare git repository") == true, "\(result.errorOutput)")
+        #expect(snapshot(ofStore: store.path) == before)
+    }
+
+    @Test func aPlainBareRepositoryIsAHubThatHoldsOneRefPerReplica() throws {
+        let laptop = try CLIStore(), phone = try CLIStore()
+        let directory = TemporaryDirectory()
+        let hub = directory.file("hub.git")
+        #expect(try git("init", "-q", "--bare", hub).status == 0)
+        for index in 0..<5 { try laptop.save("notes/\(index).md", "laptop \(index)\n") }
+        #expect(try laptop.run("sync", hub).status == 0)
+        let phoneSync = try phone.run("sync", hub)
+        #expect(phoneSync.status == 0)
+        #expect(phoneSync.output.hasPrefix("received 5 version(s)"), "\(phoneSync.output)")
+        try phone.save("notes/phone.md", "phone\n")
+        #expect(try phone.run("sync", hub).status == 0)
+        #expect(try laptop.run("sync", hub).output.hasPrefix("received 1 version(s)"))
+        #expect(try laptop.run("cat", "notes/phone.md").output == "phone\n")
+        // One manifest ref per replica, whatever the number of documents; git itself finds the store whole.
+        let refs = try git("-C", hub, "for-each-ref", "--format=%(refname)").output.split(separator: "\n")
+        #expect(refs.count == 2, "\(refs)")
+        #expect(refs.allSatisfy { $0.hasPrefix("refs/truce/replicas/") })
+        #expect(try git("-C", hub, "fsck", "--strict", "--no-dangling").output.isEmpty)
     }
 }

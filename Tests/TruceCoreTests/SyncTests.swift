@@ -120,13 +120,13 @@ struct SyncTests {
         #expect(try String(contentsOfFile: local.path + "/info/attributes", encoding: .utf8) == attributes)
     }
 
-    @Test func aRemoteThatIsMissingOrNotAStoreIsRefusedAndChangesNothing() throws {
+    @Test func aRemoteThatIsMissingOrNeitherAStoreNorABareRepositoryIsRefusedAndChangesNothing() throws {
         let local = try TestStore()
         try local.store.save(.text("x\n"), to: "a.txt", device: "local")
         let directory = TemporaryDirectory()
-        #expect(try git("init", "-q", "--bare", directory.file("plain.git")).status == 0)
         let before = snapshot(ofStore: local.path)
-        for remote in [directory.file("missing"), directory.file("plain.git"), "file://" + directory.file("missing"), directory.path] {
+        #expect(try git("init", "-q", directory.file("worktree")).status == 0)
+        for remote in [directory.file("missing"), directory.file("worktree"), "file://" + directory.file("missing"), directory.path] {
             #expect {
                 try local.store.sync(with: remote)
             } throws: { error in

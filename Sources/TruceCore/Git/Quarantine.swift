@@ -2,33 +2,37 @@ import CGitShim
 import CLibgit2
 import Foundation
 
-/// A second handle on a repository whose fetched objects land in a directory of their own until they are checked.
+/// A scratch repository inside the store's object database, where fetched objects wait until they are checked.
 ///
-/// git's receive-pack quarantine, for libgit2's fetch: a pack backend on
-/// `objects/tmp_truce_incoming_<pid>_<uuid>` sits above the store's own, so
-/// the downloaded pack goes there, while reads through `repository` see it
-/// and the whole store. Only `admit` copies objects into the store; the rest
-/// go with the directory. A sync killed halfway leaves the directory, which
-/// prune removes with the other temporary files.
+/// git's receive-pack quarantine, for libgit2's fetch: a bare repository at
+/// `objects/tmp_truce_incoming_<pid>_<uuid>` that reads the store's objects
+/// as an alternate, so the downloaded pack lands in its own directory while
+/// reads through `repository` see it and the whole store. Its only references
+/// are the ones given to it: libgit2 builds its "have" lines from every
+/// reference of the fetching repository, newest first, and stops at the
+/// first that the server knows, so offering the replica manifests (and not
+/// thousands of heads with unrelated histories) lets the server find the
+/// common history at once. Only `admit` copies objects into the store; the
+/// rest go with the directory. A sync killed halfway leaves the directory,
+/// which prune removes with the other temporary files.
 final class Quarantine {
     /// The handle to fetch and check through.
     let repository: Repository
     private let directory: String
     private let storeObjects: String
 
-    init(of store: Repository) throws(GitError) {
+    init(of store: Repository, offering references: [(name: String, target: ObjectID)] = []) throws(GitError) {
         storeObjects = store.gitDirectory + "objects"
         directory = storeObjects + "/tmp_truce_incoming_\(getpid())_\(UUID().uuidString)"
-        do {
-            try FileManager.default.createDirectory(atPath: directory + "/pack", withIntermediateDirectories: true)
-        } catch {
-            throw GitError(operation: "create \(directory)", code: -1, errorClass: 0, message: error.localizedDescription)
+        repository = try Repository.createBare(at: directory)
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repository.handle), "open object database")
+        defer { git_odb_free(odb) }
+        try check(git_odb_add_disk_alternate(odb, storeObjects), "read the objects of \(store.path)")
+        try check(truce_odb_add_loose_object_guard(odb, storeObjects, 4), "guard the loose objects of \(store.path)")
+        for reference in references {
+            try repository.updateReference(reference.name, to: reference.target, expecting: nil, message: "truce: offer in negotiation")
         }
-        repository = try Repository.openBare(at: store.path)
-        var backend: UnsafeMutablePointer<git_odb_backend>?
-        try check(git_odb_backend_pack(&backend, directory), "open quarantine \(directory)")
-        // Above every other backend: the first one that takes packs receives the fetch.
-        try repository.attach(backend, priority: 100, "quarantine \(directory)")
     }
 
     deinit { discard() }
@@ -49,7 +53,7 @@ final class Quarantine {
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
         try check(git_odb_add_disk_alternate(odb, objects), "read the objects of \(path)")
-        try check(truce_odb_add_loose_object_guard(odb, objects, 4), "guard the loose objects of \(path)")
+        try check(truce_odb_add_loose_object_guard(odb, objects, 5), "guard the loose objects of \(path)")
         return references
     }
 

@@ -9,13 +9,14 @@ struct TransferCounts: Sendable, Equatable {
 }
 
 extension Repository {
-    /// Downloads every object the remote's refs matching `pattern` need, and returns those refs as the remote advertised them.
+    /// Returns the remote's refs matching `pattern` as it advertised them, after downloading every object the ones
+    /// `wanting` picks from them need.
     ///
     /// No local reference is written: the caller decides which advertised
     /// refs become local ones. Works for any transport libgit2 has: a local
     /// path, `file://`, git://, ssh and http(s), with credentials from
     /// `CredentialSupplier`. `progress` hears the objects and bytes received.
-    func fetch(from url: String, refsMatching pattern: String,
+    func fetch(from url: String, refsMatching pattern: String, wanting: ([(name: String, target: ObjectID)]) throws(GitError) -> [String],
                progress: ((TransferCounts) -> Void)? = nil) throws(GitError) -> [(name: String, target: ObjectID)] {
         let session = TransferSession(url: url, progress: progress)
         return try session.run { () throws(GitError) in
@@ -34,27 +35,28 @@ extension Repository {
                 let name = String(cString: head.name)
                 if fnmatch(pattern, name, 0) == 0 { advertised.append((name, ObjectID(head.oid))) }
             }
-            guard !advertised.isEmpty else { return [] }
+            let wanted = try wanting(advertised)
+            guard !wanted.isEmpty else { return advertised }
             var options = git_fetch_options()
             try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "prepare fetch")
             options.callbacks = callbacks
             options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
             options.update_fetchhead = 0
             // A refspec needs a destination, but only update_tips would write it, and it is never called.
-            try withStringArray(["\(pattern):\(pattern)"]) { refspecs throws(GitError) in
+            try withStringArray(wanted.map { "\($0):\($0)" }) { refspecs throws(GitError) in
                 try session.check(git_remote_download(remote, refspecs, &options), "download from")
             }
             return advertised
         }
     }
 
-    /// Sends `references` (local names, pushed under the same names) and the objects they need to `url`.
+    /// Updates the remote's refs as git's `refspecs` say (`+src:dst` forced, `:dst` deletes), sending the objects they need.
     ///
-    /// Returns how many of them the remote did not already have at that value;
+    /// Returns how many refs the remote did not already have at that value;
     /// `progress` hears the objects and bytes sent.
     @discardableResult
-    func push(_ references: [String], to url: String, progress: ((TransferCounts) -> Void)? = nil) throws(GitError) -> Int {
-        guard !references.isEmpty else { return 0 }
+    func push(refspecs: [String], to url: String, progress: ((TransferCounts) -> Void)? = nil) throws(GitError) -> Int {
+        guard !refspecs.isEmpty else { return 0 }
         let session = TransferSession(url: url, progress: progress)
         try session.run { () throws(GitError) in
             let remote = try session.openRemote(in: handle)
@@ -62,8 +64,8 @@ extension Repository {
             var options = git_push_options()
             try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)), "prepare push")
             options.callbacks = try session.callbacks()
-            try withStringArray(references.map { "\($0):\($0)" }) { refspecs throws(GitError) in
-                try session.check(git_remote_push(remote, refspecs, &options), "push to")
+            try withStringArray(refspecs) { array throws(GitError) in
+                try session.check(git_remote_push(remote, array, &options), "push to")
             }
         }
         if let first = session.refused.first {

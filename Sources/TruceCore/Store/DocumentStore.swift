@@ -33,6 +33,8 @@ public final class DocumentStore: Sendable {
             try repository.setConfig("core.logAllRefUpdates", to: "always")
             // Acknowledged saves must survive power loss.
             try repository.setConfig("core.fsyncObjectFiles", to: "true")
+            // Names this replica's manifest on the hubs it syncs with.
+            try repository.setConfig(replicaConfigName, to: newReplicaID())
             try writeAttributesTemplate(in: repository.gitDirectory)
             // Written last: a store whose creation was interrupted is not mistaken for a whole one.
             try repository.setConfig(formatConfigName, to: "1")

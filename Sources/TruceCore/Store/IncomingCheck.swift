@@ -10,71 +10,154 @@ public struct RefusedHead: Sendable, Codable, Equatable {
     public let reason: String
 }
 
+/// What one fetch brought, checked: the heads to adopt by document directory, and the manifests to remember.
+struct IncomingHeads {
+    /// Accepted heads, by the head directory of their document.
+    var byDirectory: [String: [ObjectID]] = [:]
+    /// Manifests of other replicas whose every listed head was accepted: `name` moves from `seen` to `target` once adopted.
+    var manifests: [(name: String, target: ObjectID, seen: ObjectID?)] = []
+    /// Head refs of a hub (not a Truce store) from before manifests, accepted: a push deletes them once this replica's
+    /// manifest lists them.
+    var legacyReferences: [String] = []
+    /// Every ref under `refs/truce/` the other side advertised.
+    var advertised: [String: ObjectID] = [:]
+}
+
 extension DocumentStore {
-    /// Fetches the other store's heads into a quarantine, checks what each brings, admits the good ones' objects
-    /// into this store, and returns them by head directory; the bad ones go into `refused`.
+    /// Fetches what the other side's replica manifests list and this store lacks into a quarantine, checks each head
+    /// and the history it brings, admits the good ones' objects into this store, and returns them; the bad ones go
+    /// into `refused`.
     ///
     /// A head is refused when any commit of the history it brings fails the
     /// checks of `incomingProblem`; the others are adopted as if it had not
-    /// been advertised. Nothing of a refused head stays in the store.
-    static func fetchChecked(from remote: String, into repository: Repository, refused: inout [RefusedHead],
-                             progress: ((TransferCounts) -> Void)? = nil) throws -> [String: [ObjectID]] {
-        let quarantine = try Quarantine(of: repository)
+    /// been listed. Nothing of a refused head stays in the store. Head refs
+    /// (`refs/truce/heads/…`) are read too: a Truce store's own heads, or
+    /// those a hub holds from before manifests. Without `readingManifests`
+    /// only head refs are read: a store's heads hold all it took from manifests.
+    static func fetchChecked(from remote: String, into repository: Repository, readingManifests: Bool, refused: inout [RefusedHead],
+                             progress: ((TransferCounts) -> Void)? = nil) throws -> IncomingHeads {
+        let replica = try existingReplicaID(in: repository)
+        let known = try repository.references(matching: ReplicaManifest.glob)
+        let knownTargets = Dictionary(known.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
+        let quarantine = try Quarantine(of: repository, offering: known)
         let incoming = quarantine.repository
         let advertised: [(name: String, target: ObjectID)]
         do throws(GitError) {
             if let path = localPath(of: remote) {
-                advertised = try quarantine.borrowObjects(of: path, refsMatching: ReferenceLayout.allHeads)
+                advertised = try quarantine.borrowObjects(of: path, refsMatching: "refs/truce/*")
             } else {
-                advertised = try incoming.fetch(from: remote, refsMatching: ReferenceLayout.allHeads, progress: progress)
+                advertised = try incoming.fetch(from: remote, refsMatching: "refs/truce/*", wanting: { advertised throws(GitError) in
+                    var wanted: [String] = []
+                    for reference in advertised {
+                        let isListing = (readingManifests && reference.name.hasPrefix(ReplicaManifest.root)) || reference.name.hasPrefix(ReferenceLayout.headsRoot)
+                        if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
+                    }
+                    return wanted
+                }, progress: progress)
             }
         } catch {
             throw TruceError.invalidRemote(remote, reason: error.message)
         }
-        var accepted: [String: [ObjectID]] = [:]
-        var admitted: [ObjectID] = [], hidden: [ObjectID] = []
-        for reference in advertised {
-            if let problem = headProblemOrError(reference, into: repository, from: incoming) {
-                refused.append(RefusedHead(version: reference.target, reference: reference.name, reason: problem))
+        var result = IncomingHeads()
+        result.advertised = Dictionary(advertised.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
+        // A Truce store's head refs are its own; a hub's are what replicas pushed before manifests, and go once adopted.
+        let isTruceStore = result.advertised.keys.contains(ChangeJournal.reference)
+        // Each head listed once, with the ref that listed it first and, for a pre-manifest head ref, the directory its name gives.
+        var candidates: [(id: ObjectID, reference: String, legacy: Bool)] = []
+        var listings: [(name: String, target: ObjectID, seen: ObjectID?, heads: [ObjectID])] = []
+        for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
+            guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
+                refused.append(RefusedHead(version: reference.target, reference: reference.name,
+                                           reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
                 continue
             }
-            let directory = ReferenceLayout.headsDirectory(ofReference: reference.name, target: reference.target)!
-            accepted[directory, default: []].append(reference.target)
-            admitted.append(reference.target)
-            hidden += try headReferences(ofDirectory: directory, in: repository)
-        }
-        try quarantine.admit(admitted, hiding: hidden)
-        return accepted
-    }
-
-    /// `headProblem`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
-    private static func headProblemOrError(_ reference: (name: String, target: ObjectID), into repository: Repository,
-                                           from incoming: Repository) -> String? {
-        do {
-            return try headProblem(reference, into: repository, from: incoming)
-        } catch let error as TruceError {
-            return error.errorDescription ?? "\(error)"
-        } catch {
-            return "\(error)"
-        }
-    }
-
-    /// What is wrong with a head another store advertised and the history it brings, nil when nothing.
-    private static func headProblem(_ reference: (name: String, target: ObjectID), into repository: Repository, from incoming: Repository) throws -> String? {
-        guard let directory = ReferenceLayout.headsDirectory(ofReference: reference.name, target: reference.target) else {
-            return "it is not a head reference Truce writes (refs/truce/heads/<2 hex>/<38 hex>/<its version id>)"
-        }
-        guard let message = VersionMessage(parsing: try incoming.readCommit(reference.target).message) else { return "it is not a Truce version" }
-        let key = try DocumentKey(message.key)
-        guard ReferenceLayout.headsDirectory(of: key) == directory else {
-            return "it names \(TruceError.quoted(key.rawValue)), whose heads live elsewhere"
-        }
-        for id in try incoming.walk(from: [reference.target], hiding: try headReferences(ofDirectory: directory, in: repository)) {
-            if let problem = try incomingProblem(of: id, key: key, in: incoming) {
-                return id == reference.target ? "it \(problem)" : "its history does: version \(id.short) \(problem)"
+            // Our own manifest comes back as we pushed it; one we never wrote means a copy of this store syncs as the
+            // same replica, and its heads are adopted like anyone's (its manifest is not kept: ours has that name).
+            let isOurs = other == replica
+            if isOurs, try repository.containsCommit(reference.target) { continue }
+            let seen = isOurs ? nil : knownTargets[reference.name]
+            guard reference.target != seen else { continue }
+            guard try incoming.containsCommit(reference.target) else {
+                refused.append(RefusedHead(version: reference.target, reference: reference.name, reason: "its manifest did not arrive"))
+                continue
+            }
+            if let seen, try isNewer(seen, than: reference.target, in: incoming) { continue } // we hold a later one, from elsewhere
+            switch try ReplicaManifest.headsListed(from: reference.target, after: seen, replica: other, in: incoming) {
+            case .failure(let problem):
+                refused.append(RefusedHead(version: reference.target, reference: reference.name, reason: "its manifest chain is damaged: \(problem.reason)"))
+            case .success(let listed):
+                candidates += listed.heads.map { ($0, reference.name, false) }
+                if !isOurs { listings.append((reference.name, reference.target, seen, listed.heads)) }
             }
         }
-        return nil
+        for reference in advertised where reference.name.hasPrefix(ReferenceLayout.headsRoot) {
+            candidates.append((reference.target, reference.name, true))
+        }
+        var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
+        var admitted: [ObjectID] = [], hidden: [ObjectID] = known.map(\.target)
+        for candidate in candidates where !accepted.contains(candidate.id) || candidate.legacy {
+            if rejected.contains(candidate.id) { continue }
+            switch headCheckOrError(candidate, into: repository, from: incoming) {
+            case .failure(let problem):
+                refused.append(RefusedHead(version: candidate.id, reference: candidate.reference, reason: problem.reason))
+                rejected.insert(candidate.id)
+            case .success(let directory):
+                if candidate.legacy, !isTruceStore { result.legacyReferences.append(candidate.reference) }
+                guard accepted.insert(candidate.id).inserted else { continue }
+                result.byDirectory[directory, default: []].append(candidate.id)
+                admitted.append(candidate.id)
+                hidden += try headReferences(ofDirectory: directory, in: repository)
+            }
+        }
+        for listing in listings where listing.heads.allSatisfy(accepted.contains) {
+            result.manifests.append((listing.name, listing.target, listing.seen))
+            admitted.append(listing.target)
+        }
+        try quarantine.admit(admitted, hiding: hidden)
+        return result
+    }
+
+    /// True when manifest `first` comes after `second` in its replica's sequence.
+    private static func isNewer(_ first: ObjectID, than second: ObjectID, in repository: Repository) throws -> Bool {
+        let sequence = { (id: ObjectID) throws -> Int in ReplicaManifest.header(parsing: try repository.readCommit(id).message)?.sequence ?? 0 }
+        return try sequence(first) > sequence(second)
+    }
+
+    /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
+    private static func headCheckOrError(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
+                                         from incoming: Repository) -> Result<String, ReplicaManifest.ManifestProblem> {
+        do {
+            return try headCheck(candidate, into: repository, from: incoming)
+        } catch let error as TruceError {
+            return .failure(.init(error.errorDescription ?? "\(error)"))
+        } catch {
+            return .failure(.init("\(error)"))
+        }
+    }
+
+    /// The head directory of a head another store listed, or what is wrong with it and the history it brings.
+    ///
+    /// A commit this store already holds was checked when it arrived (or written here): only its document is read.
+    private static func headCheck(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
+                                  from incoming: Repository) throws -> Result<String, ReplicaManifest.ManifestProblem> {
+        let id = candidate.id
+        guard try incoming.containsCommit(id) else { return .failure(.init("it is not a commit")) }
+        guard let message = VersionMessage(parsing: try incoming.readCommit(id).message) else { return .failure(.init("it is not a Truce version")) }
+        let key = try DocumentKey(message.key)
+        let directory = ReferenceLayout.headsDirectory(of: key)
+        if candidate.legacy {
+            guard let named = ReferenceLayout.headsDirectory(ofReference: candidate.reference, target: id) else {
+                return .failure(.init("it is not a head reference Truce writes (refs/truce/heads/<2 hex>/<38 hex>/<its version id>)"))
+            }
+            guard named == directory else { return .failure(.init("it names \(TruceError.quoted(key.rawValue)), whose heads live elsewhere")) }
+        }
+        if try repository.containsCommit(id) { return .success(directory) }
+        for commit in try incoming.walk(from: [id], hiding: try headReferences(ofDirectory: directory, in: repository)) {
+            if let problem = try incomingProblem(of: commit, key: key, in: incoming) {
+                return .failure(.init(commit == id ? "it \(problem)" : "its history does: version \(commit.short) \(problem)"))
+            }
+        }
+        return .success(directory)
     }
 
     /// The targets of the head references in one document's directory.

@@ -45,19 +45,24 @@ extension DocumentStore {
         var remoteStore: DocumentStore?
         if let localPath {
             do { remoteStore = try DocumentStore.open(at: localPath) } catch {
-                throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)")
+                if case .storeNotFound = error { throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)") }
+                // A plain bare repository at a path is a hub like any other.
+                guard (try? Repository.openBare(at: localPath)) != nil else {
+                    throw .invalidRemote(remote, reason: "it is neither a Truce store nor a bare git repository")
+                }
             }
         }
         let ours = try receive(from: remote, transfer: meter.received)
         meter.adopted(Set(ours.received.map(\.key)).count)
-        var (sent, refusedThere) = try send(to: remote, store: remoteStore, meter: meter)
+        var hub = ours.hub
+        var (sent, refusedThere) = try send(to: remote, store: remoteStore, hub: &hub, meter: meter)
         var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
         if let registry {
             for (key, result) in try resolveAll(registry: registry, device: device).sorted(by: { $0.key < $1.key }) {
                 if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
             }
             if !resolved.isEmpty {
-                let again = try send(to: remote, store: remoteStore, meter: meter)
+                let again = try send(to: remote, store: remoteStore, hub: &hub, meter: meter)
                 sent += again.sent
                 refusedThere += again.refused
             }
@@ -68,41 +73,76 @@ extension DocumentStore {
         return report
     }
 
-    /// Gives the other side our versions: a store Truce can open takes them the way we took its (so its journal
-    /// and events see them, and it checks them as we check its); any other remote gets a push.
-    private func send(to remote: String, store remoteStore: DocumentStore?, meter: TrafficMeter) throws(TruceError)
+    /// What a hub advertised and what of it this replica adopted: what the next push must change there.
+    struct HubState {
+        var advertised: [String: ObjectID]
+        var legacyReferences: [String]
+    }
+
+    /// Gives the other side our versions: our manifest, brought up to date, and what it lists that the other side lacks.
+    ///
+    /// A store Truce can open takes them the way we took its (so its journal
+    /// and events see them, and it checks them as we check its); any other
+    /// remote gets a push of our manifest, which also deletes the head refs
+    /// of a hub from before manifests once our manifest lists their versions.
+    private func send(to remote: String, store remoteStore: DocumentStore?, hub: inout HubState, meter: TrafficMeter) throws(TruceError)
         -> (sent: Int, refused: [RefusedHead]) {
         defer { meter.sendFinished() }
-        guard let remoteStore else { return (try pushHeads(to: remote, transfer: meter.sending), []) }
+        guard let remoteStore else {
+            let (name, manifest, refspecs, lacking) = try withRepository { repository in
+                let name = ReplicaManifest.reference(of: try Self.replicaID(in: repository))
+                let manifest = try Self.publishOwnManifest(in: repository)
+                var refspecs = manifest == nil || hub.advertised[name] == manifest ? [] : ["+\(name):\(name)"]
+                refspecs += hub.legacyReferences.map { ":" + $0 }
+                let lacking = try manifest.map { try Self.versionsLacking($0, at: hub, in: repository) } ?? 0
+                return (name, manifest, refspecs, refspecs.isEmpty ? 0 : lacking)
+            }
+            do {
+                _ = try withRepository { repository in try repository.push(refspecs: refspecs, to: remote, progress: meter.sending) }
+            } catch .storeFailure(let error) {
+                throw .invalidRemote(remote, reason: error.message)
+            }
+            hub.advertised[name] = manifest
+            hub.legacyReferences = []
+            return (lacking, [])
+        }
         do {
-            let theirs = try remoteStore.receive(from: path, transfer: meter.sending)
+            let theirs = try remoteStore.receive(from: path, readingManifests: false, transfer: meter.sending)
             return (theirs.received.count, theirs.refused)
         } catch .versionOfAnotherDocument(let id, let key, let actual) {
             throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
         }
     }
 
-    /// Fetches the other store's heads and makes those this store lacks, and that pass the checks, local heads;
-    /// returns the new versions and the heads refused.
-    func receive(from remote: String, transfer: ((TransferCounts) -> Void)? = nil) throws(TruceError)
-        -> (received: [Change], refused: [RefusedHead]) {
-        let received = try withRepository { repository -> (received: [Change], refused: [RefusedHead]) in
+    /// How many versions `manifest` reaches that nothing the hub advertised (and this store holds) reaches.
+    private static func versionsLacking(_ manifest: ObjectID, at hub: HubState, in repository: Repository) throws -> Int {
+        let known = try hub.advertised.values.filter { try repository.containsCommit($0) }
+        return try repository.walk(from: [manifest], hiding: known).filter { id in
+            ReplicaManifest.header(parsing: try repository.readCommit(id).message) == nil
+        }.count
+    }
+
+    /// Fetches what the other side's manifests list and this store lacks, makes those heads that pass the checks local
+    /// heads, and remembers the manifests read; returns the new versions, the heads refused and what the hub advertised.
+    func receive(from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil) throws(TruceError)
+        -> (received: [Change], refused: [RefusedHead], hub: HubState) {
+        let received = try withRepository { repository -> (received: [Change], refused: [RefusedHead], hub: HubState) in
             // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
             var refused: [RefusedHead] = []
-            let byDirectory = try Self.fetchChecked(from: remote, into: repository, refused: &refused, progress: transfer)
+            let incoming = try Self.fetchChecked(from: remote, into: repository, readingManifests: readingManifests,
+                                                  refused: &refused, progress: transfer)
             var received: [Change] = []
-            for (directory, advertisedHeads) in byDirectory.sorted(by: { $0.key < $1.key }) {
+            for (directory, listedHeads) in incoming.byDirectory.sorted(by: { $0.key < $1.key }) {
                 // Each head on its own: a version placed in another document's directory is refused, and it does not
                 // take the real heads beside it down with it.
-                let placed = try advertisedHeads.compactMap { id -> (key: DocumentKey, id: VersionID)? in
+                let placed = try listedHeads.compactMap { id -> (key: DocumentKey, id: VersionID)? in
                     guard let key = try Self.documentKey(of: id, in: repository), ReferenceLayout.headsDirectory(of: key) == directory else { return nil }
                     return (key, id)
                 }
                 guard let key = placed.first?.key else { continue }
-                let incoming = placed.map(\.id)
                 let before = try Self.documentVersions(of: key, in: repository)
                 let localHeads = before.heads.map(\.id)
-                let new = try incoming.filter { id in
+                let new = try Self.independentHeads(placed.map(\.id), in: repository).filter { id in
                     try !localHeads.contains { try $0 == id || repository.isDescendant($0, of: id) }
                 }
                 guard !new.isEmpty else { continue }
@@ -118,23 +158,19 @@ extension DocumentStore {
                 for id in new {
                     try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
                 }
-                Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
                 received += changes
             }
-            return (received, refused)
+            // One journal append for the whole sync, not one per document: each append is a ref update.
+            try? ChangeJournal.append(received, in: repository)
+            for key in Set(received.map(\.key)) { _ = try? ConflictIndex.update(key, in: repository) }
+            // Only now: a sync killed before this point reads the same manifests again next time.
+            for manifest in incoming.manifests {
+                try? repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")
+            }
+            return (received, refused, HubState(advertised: incoming.advertised, legacyReferences: incoming.legacyReferences))
         }
         deliverEvents()
         return received
-    }
-
-    /// Pushes every head of this store to a remote Truce cannot open itself (git://, ssh, https); returns the heads it lacked.
-    private func pushHeads(to remote: String, transfer: @escaping (TransferCounts) -> Void) throws(TruceError) -> Int {
-        try withRepository { repository in
-            let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.name)
-            do { return try repository.push(heads, to: remote, progress: transfer) } catch let error as GitError {
-                throw TruceError.invalidRemote(remote, reason: error.message)
-            }
-        }
     }
 
     /// The journal entry for a version: a save, a deletion or a resolution by its author.

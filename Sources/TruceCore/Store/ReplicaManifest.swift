@@ -1,0 +1,182 @@
+import Foundation
+
+/// A replica's heads as git history a hub can hold: how sync learns what changed without listing every head.
+///
+/// Each replica keeps one reference, `refs/truce/replicas/<replica id>`, on
+/// every hub it syncs with, so a hub advertises one ref per replica whatever
+/// the store holds. It points at a chain of manifest commits with an empty
+/// tree: the first parent is the replica's previous manifest, the others are
+/// the heads of the documents that changed since. A snapshot lists every head
+/// and has no previous manifest; one is written when the chain since the last
+/// one lists more heads than that snapshot did, so a new replica reads at
+/// most about twice the store's heads. Because the heads are parents, git
+/// reaches and transfers them like any history, and the chain gives git's
+/// negotiation common history to find: only new objects travel. A reader
+/// learns what is new by walking back to the manifest it saw last.
+enum ReplicaManifest {
+    static let root = "refs/truce/replicas/"
+    static let glob = root + "*"
+
+    /// What a manifest commit records beside its parents.
+    struct Header: Equatable {
+        let replica: String
+        /// One more than the previous manifest's: which of two manifests of a replica is newer.
+        let sequence: Int
+        /// The change-journal entry this manifest covers: the next one lists the documents changed after it.
+        let journal: ObjectID?
+        let isSnapshot: Bool
+        /// Heads listed since the last snapshot, this manifest's included.
+        let listedSinceSnapshot: Int
+        /// Heads the last snapshot listed.
+        let snapshotHeads: Int
+    }
+
+    static func reference(of replica: String) -> String { root + replica }
+
+    /// The replica a manifest reference names, nil unless the name is `refs/truce/replicas/<32 lowercase hex>`.
+    static func replica(ofReference name: String) -> String? {
+        guard name.hasPrefix(root) else { return nil }
+        let id = String(name.dropFirst(root.count))
+        return isReplicaID(id) ? id : nil
+    }
+
+    static func isReplicaID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    static func message(_ header: Header) -> String {
+        """
+        truce: heads of replica \(header.replica)
+
+        Replica: \(header.replica)
+        Sequence: \(header.sequence)
+        Journal: \(header.journal?.hex ?? "none")
+        Snapshot: \(header.isSnapshot ? "yes" : "no")
+        Listed: \(header.listedSinceSnapshot)
+        Snapshot-Heads: \(header.snapshotHeads)
+
+        """
+    }
+
+    /// The header of a manifest commit's message; nil when it is not one.
+    static func header(parsing message: String) -> Header? {
+        var fields: [String: String] = [:] // trailer names are ASCII, so String equality is byte equality here
+        for line in MessageLines.split(message) {
+            if let (name, value) = MessageLines.trailer(in: line) { fields[name] = value }
+        }
+        guard let replica = fields["Replica"], isReplicaID(replica), let sequence = fields["Sequence"].flatMap({ Int($0) }),
+              let journalText = fields["Journal"], let snapshot = fields["Snapshot"], snapshot == "yes" || snapshot == "no",
+              let listed = fields["Listed"].flatMap({ Int($0) }), let snapshotHeads = fields["Snapshot-Heads"].flatMap({ Int($0) }) else { return nil }
+        let journal = journalText == "none" ? nil : ObjectID(hex: journalText)
+        guard journalText == "none" || journal != nil else { return nil }
+        return Header(replica: replica, sequence: sequence, journal: journal, isSnapshot: snapshot == "yes",
+                      listedSinceSnapshot: listed, snapshotHeads: snapshotHeads)
+    }
+
+    /// The heads the chain from `tip` lists after `seen` (back to a snapshot when `seen` is not on it), in the order listed;
+    /// fails with a reason when a commit of the chain is not a manifest of `replica`.
+    static func headsListed(from tip: ObjectID, after seen: ObjectID?, replica: String, in repository: Repository) throws
+        -> Result<(heads: [ObjectID], manifests: Int), ManifestProblem> {
+        var heads: [ObjectID] = []
+        var current: ObjectID? = tip
+        var manifests = 0
+        while let id = current, id != seen {
+            guard let raw = try repository.rawCommit(id) else { return .failure(ManifestProblem("\(id.short) is not a commit")) }
+            if let problem = commitHeaderProblem(raw) { return .failure(ManifestProblem("\(id.short) is a commit git fsck refuses: \(problem)")) }
+            let commit = try repository.readCommit(id)
+            guard let header = header(parsing: commit.message), header.replica == replica else {
+                return .failure(ManifestProblem("\(id.short) is not a manifest of replica \(replica)"))
+            }
+            manifests += 1
+            if header.isSnapshot {
+                heads += commit.parents
+                break
+            }
+            guard let previous = commit.parents.first else { return .failure(ManifestProblem("\(id.short) lists heads but no previous manifest")) }
+            heads += commit.parents.dropFirst()
+            current = previous
+        }
+        return .success((heads, manifests))
+    }
+
+    /// Why a replica's manifest chain was refused.
+    struct ManifestProblem: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+}
+
+extension DocumentStore {
+    /// This store's replica id (`truce.replica` in its config), made on first use: a store made before manifests has none.
+    static func replicaID(in repository: Repository) throws -> String {
+        if let id = try existingReplicaID(in: repository) { return id }
+        try repository.setConfig(replicaConfigName, to: newReplicaID())
+        // Two processes may make one at once; both then use whichever the config kept.
+        return try replicaID(in: repository)
+    }
+
+    static func existingReplicaID(in repository: Repository) throws -> String? {
+        try repository.configEntries().last(where: { $0.isLocal && $0.name == replicaConfigName }).map(\.value).flatMap {
+            ReplicaManifest.isReplicaID($0) ? $0 : nil
+        }
+    }
+
+    static let replicaConfigName = "truce.replica"
+
+    static func newReplicaID() -> String { UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
+
+    /// Brings this replica's manifest up to date with its heads and returns it; writes nothing when the journal has not
+    /// moved since the last one, and returns nil for a store without heads and without a manifest.
+    ///
+    /// The documents to list are those the change journal records after the
+    /// entry the last manifest covered, so the work follows the changes. A
+    /// store without a manifest (a new one, or one made before manifests) gets a snapshot.
+    @discardableResult
+    static func publishOwnManifest(in repository: Repository) throws -> ObjectID? {
+        let replica = try replicaID(in: repository)
+        let name = ReplicaManifest.reference(of: replica)
+        for _ in 0..<20 {
+            let previous = try repository.reference(name)
+            let header = try previous.flatMap { ReplicaManifest.header(parsing: try repository.readCommit($0).message) }
+            let journal = try repository.reference(ChangeJournal.reference)
+            if let previous, let header, header.journal == journal { return previous }
+            var changedKeys: Set<DocumentKey>?
+            if let header, let journal, let changes = try ChangeJournal.changes(from: journal, after: header.journal, in: repository) {
+                changedKeys = Set(changes.map(\.key))
+            }
+            var heads: [ObjectID]
+            if let changedKeys {
+                heads = try changedKeys.flatMap { try headReferences(of: $0, in: repository).map(\.target) }
+            } else {
+                heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)
+            }
+            heads = Array(Set(heads)).sorted()
+            if previous == nil, changedKeys == nil, heads.isEmpty { return nil }
+            let listed = (header?.listedSinceSnapshot ?? 0) + heads.count
+            let isSnapshot: Bool
+            if let header, changedKeys != nil, previous != nil {
+                isSnapshot = listed > max(header.snapshotHeads, 1000)
+            } else {
+                isSnapshot = true
+            }
+            if isSnapshot, changedKeys != nil {
+                heads = Array(Set(try repository.references(matching: ReferenceLayout.allHeads).map(\.target))).sorted()
+            }
+            let next = ReplicaManifest.Header(
+                replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: isSnapshot,
+                listedSinceSnapshot: isSnapshot ? heads.count : listed, snapshotHeads: isSnapshot ? heads.count : header!.snapshotHeads)
+            let signature = Signature(name: "truce", email: replica + "@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
+            let manifest = try repository.writeCommit(tree: repository.writeTree([]), parents: isSnapshot ? heads : [previous!] + heads,
+                                                      author: signature, committer: signature, message: ReplicaManifest.message(next))
+            do {
+                try withLockRetries(on: name, in: repository) {
+                    try repository.updateReference(name, to: manifest, expecting: previous, message: "truce: manifest \(next.sequence)")
+                }
+                return manifest
+            } catch let error as GitError where error.isConcurrentModification {
+                continue // another writer published one meanwhile: build on it
+            }
+        }
+        throw TruceError.busy("this replica's manifest kept moving while writing it")
+    }
+}

@@ -8,8 +8,8 @@ import Foundation
 /// tree: the first parent is the replica's previous manifest, the others are
 /// the heads of the documents that changed since. A snapshot lists every head
 /// and has no previous manifest; one is written when the chain since the last
-/// one lists more heads than that snapshot did, so a new replica reads at
-/// most about twice the store's heads. Because the heads are parents, git
+/// one lists four times the heads that snapshot did, so a replica that reads
+/// the chain from scratch reads at most about five times the store's heads. Because the heads are parents, git
 /// reaches and transfers them like any history, and the chain gives git's
 /// negotiation common history to find: only new objects travel. A reader
 /// learns what is new by walking back to the manifest it saw last.
@@ -25,7 +25,7 @@ enum ReplicaManifest {
         /// The change-journal entry this manifest covers: the next one lists the documents changed after it.
         let journal: ObjectID?
         let isSnapshot: Bool
-        /// Heads listed since the last snapshot, this manifest's included.
+        /// Heads the manifests after the last snapshot listed, this one's included.
         let listedSinceSnapshot: Int
         /// Heads the last snapshot listed.
         let snapshotHeads: Int
@@ -153,9 +153,11 @@ extension DocumentStore {
             heads = Array(Set(heads)).sorted()
             if previous == nil, changedKeys == nil, heads.isEmpty { return nil }
             let listed = (header?.listedSinceSnapshot ?? 0) + heads.count
+            // A new snapshot once the chain since the last one lists several times what it did: a replica that reads the
+            // chain from scratch then reads a few times the store's heads, and snapshots cost a few heads per change.
             let isSnapshot: Bool
             if let header, changedKeys != nil, previous != nil {
-                isSnapshot = listed > max(header.snapshotHeads, 1000)
+                isSnapshot = listed > 4 * max(header.snapshotHeads, 1000)
             } else {
                 isSnapshot = true
             }
@@ -164,7 +166,7 @@ extension DocumentStore {
             }
             let next = ReplicaManifest.Header(
                 replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: isSnapshot,
-                listedSinceSnapshot: isSnapshot ? heads.count : listed, snapshotHeads: isSnapshot ? heads.count : header!.snapshotHeads)
+                listedSinceSnapshot: isSnapshot ? 0 : listed, snapshotHeads: isSnapshot ? heads.count : header!.snapshotHeads)
             let signature = Signature(name: "truce", email: replica + "@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
             let manifest = try repository.writeCommit(tree: repository.writeTree([]), parents: isSnapshot ? heads : [previous!] + heads,
                                                       author: signature, committer: signature, message: ReplicaManifest.message(next))

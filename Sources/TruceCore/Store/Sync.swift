@@ -90,7 +90,9 @@ extension DocumentStore {
             // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
             var refused: [RefusedHead] = []
             let byDirectory = try Self.fetchChecked(from: remote, into: repository, refused: &refused, progress: transfer)
-            var received: [Change] = []
+            let syncLock = try Self.lockForAdopting(in: repository)
+            defer { syncLock.release() }
+            var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID])] = []
             for (directory, advertisedHeads) in byDirectory.sorted(by: { $0.key < $1.key }) {
                 // Each head on its own: a version placed in another document's directory is refused, and it does not
                 // take the real heads beside it down with it.
@@ -115,11 +117,13 @@ extension DocumentStore {
                 } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {
                     throw TruceError.invalidRemote(remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
                 }
-                for id in new {
-                    try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
-                }
-                Self.recordPublished(key, in: repository) { try ChangeJournal.append(changes, in: repository) }
+                adopted.append((key, new))
                 received += changes
+            }
+            try Self.publishJournaled(received, in: repository) {
+                for (key, heads) in adopted {
+                    for id in heads { try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository) }
+                }
             }
             return (received, refused)
         }

@@ -28,6 +28,9 @@ extension DocumentStore {
             } else {
                 advertised = try incoming.fetch(from: remote, refsMatching: ReferenceLayout.allHeads, progress: progress)
             }
+        } catch where error.message.contains(repository.gitDirectory) {
+            // libgit2 names the file it failed to write: a file of this store (a full disk, say) is this store failing.
+            throw TruceError.storeFailure(error)
         } catch {
             throw TruceError.invalidRemote(remote, reason: error.message)
         }

@@ -79,6 +79,9 @@ extension DocumentStore {
             return (theirs.received.count, theirs.refused)
         } catch .versionOfAnotherDocument(let id, let key, let actual) {
             throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
+        } catch .storeFailure(let error) {
+            // Its files, not ours, failed (a store we may not write, its disk full): name it, as a refused push would.
+            throw .invalidRemote(remote, reason: "it cannot take our versions: \(error.description)")
         }
     }
 
@@ -136,7 +139,8 @@ extension DocumentStore {
         try withRepository { repository in
             let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.name)
             do { return try repository.push(heads, to: remote, progress: transfer) } catch let error as GitError {
-                throw TruceError.invalidRemote(remote, reason: error.message)
+                // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
+                throw TruceError.invalidRemote(remote, reason: "it refused our push: " + error.message)
             }
         }
     }

@@ -87,14 +87,14 @@ struct JournalIntent {
         return JournalIntent(path: path, onto: onto, versions: versions)
     }
 
-    /// Every intent a sync left, oldest file first; a file that does not parse (cut short by a crash before its fsync) is removed.
+    /// Every intent a sync left, oldest file first; one not yet renamed into place, or that does not parse, is removed.
     static func leftovers(in repository: Repository) -> [JournalIntent] {
         let directory = SyncLock.directory(in: repository)
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("journal-") }
         return names.compactMap { name -> (JournalIntent, Date)? in
             let path = directory + name
-            guard let intent = read(path) else {
-                // Written and fsynced before any head is published: one that does not parse guards no head.
+            guard !name.hasSuffix(".tmp"), let intent = read(path) else {
+                // Renamed into place only once whole and fsynced, before any head is published: such a file guards no head.
                 unlink(path)
                 return nil
             }

@@ -17,19 +17,19 @@ extension GitHubServer {
     }
 }
 
-/// `git daemon --enable=receive-pack` on 127.0.0.1: the git:// transport.
+/// `git daemon --enable=receive-pack` on 127.0.0.1: the git:// transport; without `allowingPush`, a daemon that only serves fetches.
 public final class GitDaemon: GitHubServer, @unchecked Sendable {
     public let directory = TemporaryDirectory("truce-daemon")
     public var root: String { directory.file("repos") }
     public let server: ServerProcess
     public let port: Int
 
-    public init() throws {
+    public init(allowingPush: Bool = true) throws {
         let root = directory.file("repos"), log = directory.file("daemon.log")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         (server, port) = try startOnFreePort { port in
             try ServerProcess("git daemon", executable: "/usr/lib/git-core/git-daemon", package: "git", arguments: [
-                "--reuseaddr", "--enable=receive-pack", "--export-all", "--base-path=\(root)", "--listen=127.0.0.1", "--port=\(port)", root,
+                "--reuseaddr", allowingPush ? "--enable=receive-pack" : "--forbid-override=receive-pack", "--export-all", "--base-path=\(root)", "--listen=127.0.0.1", "--port=\(port)", root,
             ], log: log)
         }
     }

@@ -21,9 +21,12 @@ final class Quarantine {
     private let directory: String
     private let storeObjects: String
 
-    init(of store: Repository, offering references: [(name: String, target: ObjectID)] = []) throws(GitError) {
+    /// With `outgoing`, the scratch repository lives in the system's temporary directory instead: what it holds
+    /// is only ever pushed, and a process killed while pushing then leaves the store exactly as it was.
+    init(of store: Repository, offering references: [(name: String, target: ObjectID)] = [], outgoing: Bool = false) throws(GitError) {
         storeObjects = store.gitDirectory + "objects"
-        directory = storeObjects + "/tmp_truce_incoming_\(getpid())_\(UUID().uuidString)"
+        let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
+        directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
         repository = try Repository.createBare(at: directory)
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.handle), "open object database")

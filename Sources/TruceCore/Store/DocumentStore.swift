@@ -36,6 +36,8 @@ public final class DocumentStore: Sendable {
             // Names this replica's manifest on the hubs it syncs with.
             try repository.setConfig(replicaConfigName, to: newReplicaID())
             try writeAttributesTemplate(in: repository.gitDirectory)
+            // Now rather than at the first sync, so that a sync that adopts nothing leaves the store as it was.
+            try SyncLock.prepare(in: repository)
             // Written last: a store whose creation was interrupted is not mistaken for a whole one.
             try repository.setConfig(formatConfigName, to: "1")
         } catch let error as GitError {

@@ -55,6 +55,9 @@ extension DocumentStore {
                     return wanted
                 }, progress: progress)
             }
+        } catch where error.message.contains(repository.gitDirectory) {
+            // libgit2 names the file it failed to write: a file of this store (a full disk, say) is this store failing.
+            throw TruceError.storeFailure(error)
         } catch {
             throw TruceError.invalidRemote(remote, reason: error.message)
         }

@@ -125,60 +125,68 @@ extension DocumentStore {
 
     static func newReplicaID() -> String { UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") }
 
-    /// Brings this replica's manifest up to date with its heads and returns it; writes nothing when the journal has not
-    /// moved since the last one, and returns nil for a store without heads and without a manifest.
+    /// The manifest this replica would publish now; nil for a store without heads and without a manifest.
     ///
     /// The documents to list are those the change journal records after the
     /// entry the last manifest covered, so the work follows the changes. A
-    /// store without a manifest (a new one, or one made before manifests) gets a snapshot.
-    @discardableResult
-    static func publishOwnManifest(in repository: Repository) throws -> ObjectID? {
+    /// store without a manifest (a new one, or one made before manifests)
+    /// gets a snapshot. Nothing is written: a sync writes the manifest only
+    /// once the hub has taken it, so a refused push leaves this store as it was.
+    static func manifestPlan(in repository: Repository) throws -> ManifestPlan? {
         let replica = try replicaID(in: repository)
         let name = ReplicaManifest.reference(of: replica)
-        for _ in 0..<20 {
-            let previous = try repository.reference(name)
-            let header = try previous.flatMap { ReplicaManifest.header(parsing: try repository.readCommit($0).message) }
-            let journal = try repository.reference(ChangeJournal.reference)
-            if let previous, let header, header.journal == journal { return previous }
-            var changedKeys: Set<DocumentKey>?
-            if let header, let journal, let changes = try ChangeJournal.changes(from: journal, after: header.journal, in: repository) {
-                changedKeys = Set(changes.map(\.key))
-            }
-            var heads: [ObjectID]
-            if let changedKeys {
-                heads = try changedKeys.flatMap { try headReferences(of: $0, in: repository).map(\.target) }
-            } else {
-                heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)
-            }
-            heads = Array(Set(heads)).sorted()
-            if previous == nil, changedKeys == nil, heads.isEmpty { return nil }
-            let listed = (header?.listedSinceSnapshot ?? 0) + heads.count
-            // A new snapshot once the chain since the last one lists several times what it did: a replica that reads the
-            // chain from scratch then reads a few times the store's heads, and snapshots cost a few heads per change.
-            let isSnapshot: Bool
-            if let header, changedKeys != nil, previous != nil {
-                isSnapshot = listed > 4 * max(header.snapshotHeads, 1000)
-            } else {
-                isSnapshot = true
-            }
-            if isSnapshot, changedKeys != nil {
-                heads = Array(Set(try repository.references(matching: ReferenceLayout.allHeads).map(\.target))).sorted()
-            }
-            let next = ReplicaManifest.Header(
-                replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: isSnapshot,
-                listedSinceSnapshot: isSnapshot ? 0 : listed, snapshotHeads: isSnapshot ? heads.count : header!.snapshotHeads)
-            let signature = Signature(name: "truce", email: replica + "@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
-            let manifest = try repository.writeCommit(tree: repository.writeTree([]), parents: isSnapshot ? heads : [previous!] + heads,
-                                                      author: signature, committer: signature, message: ReplicaManifest.message(next))
-            do {
-                try withLockRetries(on: name, in: repository) {
-                    try repository.updateReference(name, to: manifest, expecting: previous, message: "truce: manifest \(next.sequence)")
-                }
-                return manifest
-            } catch let error as GitError where error.isConcurrentModification {
-                continue // another writer published one meanwhile: build on it
-            }
+        let previous = try repository.reference(name)
+        let header = try previous.flatMap { ReplicaManifest.header(parsing: try repository.readCommit($0).message) }
+        let journal = try repository.reference(ChangeJournal.reference)
+        if let previous, let header, header.journal == journal { return ManifestPlan(name: name, previous: previous, next: nil) }
+        var changedKeys: Set<DocumentKey>?
+        if let header, let journal, let changes = try ChangeJournal.changes(from: journal, after: header.journal, in: repository) {
+            changedKeys = Set(changes.map(\.key))
         }
-        throw TruceError.busy("this replica's manifest kept moving while writing it")
+        let allHeads = { () throws -> [ObjectID] in try repository.references(matching: ReferenceLayout.allHeads).map(\.target) }
+        var heads = try changedKeys.map { keys in try keys.flatMap { try headReferences(of: $0, in: repository).map(\.target) } } ?? allHeads()
+        heads = Array(Set(heads)).sorted()
+        if previous == nil, changedKeys == nil, heads.isEmpty { return nil }
+        let listed = (header?.listedSinceSnapshot ?? 0) + heads.count
+        // A new snapshot once the chain since the last one lists several times what it did: a replica that reads the
+        // chain from scratch then reads a few times the store's heads, and snapshots cost a few heads per change.
+        let isSnapshot: Bool
+        if let header, changedKeys != nil, previous != nil {
+            isSnapshot = listed > 4 * max(header.snapshotHeads, 1000)
+        } else {
+            isSnapshot = true
+        }
+        if isSnapshot, changedKeys != nil { heads = Array(Set(try allHeads())).sorted() }
+        let next = ReplicaManifest.Header(
+            replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: isSnapshot,
+            listedSinceSnapshot: isSnapshot ? 0 : listed, snapshotHeads: isSnapshot ? heads.count : header!.snapshotHeads)
+        let signature = Signature(name: "truce", email: replica + "@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
+        return ManifestPlan(name: name, previous: previous,
+                            next: (parents: isSnapshot ? heads : [previous!] + heads, header: next, signature: signature))
+    }
+}
+
+/// This replica's manifest as it stands, or the one to write next: its reference, the last one, and the new one's parts.
+struct ManifestPlan {
+    let name: String
+    let previous: ObjectID?
+    /// Nil when `previous` is up to date.
+    let next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?
+
+    /// Writes the new manifest's commit into `repository` (the same id wherever it is written) and returns it;
+    /// `previous` when there is no new one.
+    func write(in repository: Repository) throws -> ObjectID {
+        guard let next else { return previous! }
+        return try repository.writeCommit(tree: repository.writeTree([]), parents: next.parents, author: next.signature,
+                                          committer: next.signature, message: ReplicaManifest.message(next.header))
+    }
+
+    /// Writes the new manifest into the store and moves its reference there, unless another sync moved it meanwhile.
+    func publish(in repository: Repository) throws {
+        guard let next else { return }
+        let manifest = try write(in: repository)
+        try DocumentStore.withLockRetries(on: name, in: repository) {
+            try? repository.updateReference(name, to: manifest, expecting: previous, message: "truce: manifest \(next.header.sequence)")
+        }
     }
 }

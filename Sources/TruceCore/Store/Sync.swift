@@ -89,37 +89,47 @@ extension DocumentStore {
         -> (sent: Int, refused: [RefusedHead]) {
         defer { meter.sendFinished() }
         guard let remoteStore else {
-            let (name, manifest, refspecs, lacking) = try withRepository { repository in
-                let name = ReplicaManifest.reference(of: try Self.replicaID(in: repository))
-                let manifest = try Self.publishOwnManifest(in: repository)
-                var refspecs = manifest == nil || hub.advertised[name] == manifest ? [] : ["+\(name):\(name)"]
-                refspecs += hub.legacyReferences.map { ":" + $0 }
-                let lacking = try manifest.map { try Self.versionsLacking($0, at: hub, in: repository) } ?? 0
-                return (name, manifest, refspecs, refspecs.isEmpty ? 0 : lacking)
-            }
             do {
-                _ = try withRepository { repository in try repository.push(refspecs: refspecs, to: remote, progress: meter.sending) }
+                return (try withRepository { try Self.pushManifest(to: remote, hub: &hub, from: $0, progress: meter.sending) }, [])
             } catch .storeFailure(let error) {
-                throw .invalidRemote(remote, reason: error.message)
+                // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
+                throw .invalidRemote(remote, reason: "it refused our push: " + error.message)
             }
-            hub.advertised[name] = manifest
-            hub.legacyReferences = []
-            return (lacking, [])
         }
         do {
             let theirs = try remoteStore.receive(from: path, readingManifests: false, transfer: meter.sending)
             return (theirs.received.count, theirs.refused)
         } catch .versionOfAnotherDocument(let id, let key, let actual) {
             throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
+        } catch .storeFailure(let error) {
+            // Its files, not ours, failed (a store we may not write, its disk full): name it, as a refused push would.
+            throw .invalidRemote(remote, reason: "it cannot take our versions: \(error.description)")
         }
     }
 
-    /// How many versions `manifest` reaches that nothing the hub advertised (and this store holds) reaches.
-    private static func versionsLacking(_ manifest: ObjectID, at hub: HubState, in repository: Repository) throws -> Int {
-        let known = try hub.advertised.values.filter { try repository.containsCommit($0) }
-        return try repository.walk(from: [manifest], hiding: known).filter { id in
-            ReplicaManifest.header(parsing: try repository.readCommit(id).message) == nil
+    /// Pushes this replica's manifest, brought up to date, to a hub (and deletes the hub's head refs from before
+    /// manifests that it now lists); returns how many versions the hub lacked.
+    ///
+    /// The push goes from a scratch repository that holds the new manifest:
+    /// this store gets it only once the hub has taken it, so a refused or
+    /// killed push leaves the store as it was.
+    private static func pushManifest(to remote: String, hub: inout HubState, from repository: Repository,
+                                     progress: @escaping (TransferCounts) -> Void) throws -> Int {
+        guard let plan = try manifestPlan(in: repository) else { return 0 }
+        let scratch = try Quarantine(of: repository, outgoing: true)
+        let manifest = try plan.write(in: scratch.repository)
+        try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")
+        let refspecs = (hub.advertised[plan.name] == manifest ? [] : ["+\(plan.name):\(plan.name)"]) + hub.legacyReferences.map { ":" + $0 }
+        guard !refspecs.isEmpty else { return 0 }
+        let known = try hub.advertised.values.filter { try scratch.repository.containsCommit($0) }
+        let lacking = try scratch.repository.walk(from: [manifest], hiding: known).filter { id in
+            ReplicaManifest.header(parsing: try scratch.repository.readCommit(id).message) == nil
         }.count
+        try scratch.repository.push(refspecs: refspecs, to: remote, progress: progress)
+        try plan.publish(in: repository)
+        hub.advertised[plan.name] = manifest
+        hub.legacyReferences = []
+        return lacking
     }
 
     /// Fetches what the other side's manifests list and this store lacks, makes those heads that pass the checks local
@@ -131,7 +141,9 @@ extension DocumentStore {
             var refused: [RefusedHead] = []
             let incoming = try Self.fetchChecked(from: remote, into: repository, readingManifests: readingManifests,
                                                   refused: &refused, progress: transfer)
-            var received: [Change] = []
+            let syncLock = try Self.lockForAdopting(in: repository)
+            defer { syncLock.release() }
+            var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID])] = []
             for (directory, listedHeads) in incoming.byDirectory.sorted(by: { $0.key < $1.key }) {
                 // Each head on its own: a version placed in another document's directory is refused, and it does not
                 // take the real heads beside it down with it.
@@ -155,14 +167,15 @@ extension DocumentStore {
                 } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {
                     throw TruceError.invalidRemote(remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
                 }
-                for id in new {
-                    try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository)
-                }
+                adopted.append((key, new))
                 received += changes
             }
             // One journal append for the whole sync, not one per document: each append is a ref update.
-            try? ChangeJournal.append(received, in: repository)
-            for key in Set(received.map(\.key)) { _ = try? ConflictIndex.update(key, in: repository) }
+            try Self.publishJournaled(received, in: repository) {
+                for (key, heads) in adopted {
+                    for id in heads { try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository) }
+                }
+            }
             // Only now: a sync killed before this point reads the same manifests again next time.
             for manifest in incoming.manifests {
                 try? repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")

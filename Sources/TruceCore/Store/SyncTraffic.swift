@@ -22,12 +22,14 @@ final class TrafficMeter {
 
     func received(_ counts: TransferCounts) {
         (traffic.receivedObjects, traffic.receivedBytes) = (counts.objects, counts.bytes)
+        if counts.bytes > 0 { TestPause.at("sync-downloading") }
         progress?(traffic)
     }
 
     /// The running counts of the current send; a later send adds to what earlier ones sent.
     func sending(_ counts: TransferCounts) {
         (traffic.sentObjects, traffic.sentBytes) = (sentBefore.sentObjects + counts.objects, sentBefore.sentBytes + counts.bytes)
+        if counts.bytes > 0 { TestPause.at("sync-sending") }
         progress?(traffic)
     }
 

@@ -111,7 +111,7 @@ final class BackgroundProcess {
     /// When the process ended, noted as Foundation reaps it, so that a late `wait()` does not make a run look longer.
     private let ended = EndTime()
 
-    init(_ arguments: [String], store: String, input: Data = Data()) throws {
+    init(_ arguments: [String], store: String, input: Data = Data(), environment extra: [String: String] = [:]) throws {
         files = FileManager.default.temporaryDirectory.appendingPathComponent("truce-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         try input.write(to: files.appendingPathComponent("stdin"))
@@ -122,6 +122,7 @@ final class BackgroundProcess {
         environment.removeValue(forKey: "TRUCE_STORE")
         // A crash then ends the process at once with its message, instead of waiting on Swift's backtracer, which a kill can leave stuck.
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { $1 }
         process.environment = environment
         process.standardInput = try FileHandle(forReadingFrom: files.appendingPathComponent("stdin"))
         process.standardOutput = try FileHandle(forWritingTo: files.appendingPathComponent("stdout"))
@@ -152,6 +153,9 @@ final class BackgroundProcess {
 
     /// What it printed on stdout so far, while it runs.
     var outputSoFar: String { String(decoding: (try? Data(contentsOf: files.appendingPathComponent("stdout"))) ?? Data(), as: UTF8.self) }
+
+    /// What it printed on stderr so far, while it runs.
+    var errorOutputSoFar: String { String(decoding: (try? Data(contentsOf: files.appendingPathComponent("stderr"))) ?? Data(), as: UTF8.self) }
 
     /// Sends `number` (SIGTERM, SIGINT, …) to the process by its pid.
     func signal(_ number: Int32) { Foundation.kill(process.processIdentifier, number) }

@@ -120,12 +120,15 @@ enum ChangeJournal {
     static let reference = "refs/truce/journal"
 
     /// Appends `changes` in order, retrying when another writer appended first.
-    static func append(_ changes: [Change], in repository: Repository) throws {
+    ///
+    /// `via` names, for a version a sync received, the replica manifest that listed it: this replica's next
+    /// manifest lists that manifest instead of the version's document.
+    static func append(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository) throws {
         guard !changes.isEmpty else { return }
-        var prepared = try prepare(changes, in: repository)
+        var prepared = try prepare(changes, via: via, in: repository)
         for _ in 0..<50 {
             if try publish(prepared, in: repository) { return }
-            prepared = try prepare(changes, in: repository) // another writer appended meanwhile: chain onto its entry
+            prepared = try prepare(changes, via: via, in: repository) // another writer appended meanwhile: chain onto its entry
         }
         throw TruceError.busy("the change journal kept moving while appending")
     }
@@ -140,7 +143,8 @@ enum ChangeJournal {
     /// Writes the entries for `changes` chained onto the journal's current tip, without moving the journal.
     ///
     /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
-    static func prepare(_ changes: [Change], in repository: Repository, recording bulk: BulkWriter? = nil) throws -> Prepared {
+    static func prepare(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
+                        recording bulk: BulkWriter? = nil) throws -> Prepared {
         precondition(!changes.isEmpty, "a journal entry needs a change")
         let emptyTree = try repository.writeTree([])
         bulk?.record(emptyTree)
@@ -148,7 +152,7 @@ enum ChangeJournal {
         var parent = tip
         for change in changes {
             parent = try repository.writeCommit(tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
-                                                committer: Signature(device: change.author, date: Date()), message: message(for: change))
+                                                committer: Signature(device: change.author, date: Date()), message: message(for: change, via: via[change.version]))
             bulk?.record(parent!)
         }
         return Prepared(entry: parent!, onto: tip, count: changes.count)
@@ -171,7 +175,12 @@ enum ChangeJournal {
     ///
     /// Walks back from `tip`, so the cost follows the number of entries after `position`.
     static func changes(from tip: ObjectID, after position: ObjectID?, in repository: Repository) throws -> [Change]? {
-        var changes: [Change] = []
+        try entries(from: tip, after: position, in: repository)?.map(\.change)
+    }
+
+    /// `changes(from:after:in:)` with the manifest each received version came through (`Via:`).
+    static func entries(from tip: ObjectID, after position: ObjectID?, in repository: Repository) throws -> [(change: Change, via: ObjectID?)]? {
+        var entries: [(change: Change, via: ObjectID?)] = []
         var entry: ObjectID? = tip
         while let current = entry, current != position {
             let commit = try repository.readCommit(current)
@@ -179,14 +188,14 @@ enum ChangeJournal {
                 throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
                                                        message: "entry \(current) is not a change"))
             }
-            changes.append(change)
+            entries.append((change, via(from: commit)))
             entry = commit.parents.first
         }
         if entry == nil, position != nil { return nil }
-        return changes.reversed()
+        return entries.reversed()
     }
 
-    static func message(for change: Change) -> String {
+    static func message(for change: Change, via: ObjectID? = nil) -> String {
         """
         \(change.kind.rawValue) \(change.key.rawValue)
 
@@ -194,8 +203,15 @@ enum ChangeJournal {
         Document: \(change.key.rawValue)
         Version: \(change.version.hex)
         Device: \(change.author)
-
+        \(via.map { "Via: \($0.hex)\n" } ?? "")
         """
+    }
+
+    private static func via(from entry: CommitRecord) -> ObjectID? {
+        for line in MessageLines.split(entry.message) {
+            if let (name, value) = MessageLines.trailer(in: line), name == "Via" { return ObjectID(hex: value) }
+        }
+        return nil
     }
 
     static func change(from entry: CommitRecord) -> Change? {

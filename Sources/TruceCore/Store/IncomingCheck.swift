@@ -21,6 +21,8 @@ struct IncomingHeads {
     var legacyReferences: [String] = []
     /// Every ref under `refs/truce/` the other side advertised.
     var advertised: [String: ObjectID] = [:]
+    /// For each accepted head a manifest listed, that manifest (empty when anything was refused).
+    var via: [ObjectID: ObjectID] = [:]
 }
 
 extension DocumentStore {
@@ -65,37 +67,52 @@ extension DocumentStore {
         result.advertised = Dictionary(advertised.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
         // A Truce store's head refs are its own; a hub's are what replicas pushed before manifests, and go once adopted.
         let isTruceStore = result.advertised.keys.contains(ChangeJournal.reference)
-        // Each head listed once, with the ref that listed it first and, for a pre-manifest head ref, the directory its name gives.
+        // Each head with the ref that listed it and, for a pre-manifest head ref, the directory its name gives.
         var candidates: [(id: ObjectID, reference: String, legacy: Bool)] = []
-        var listings: [(name: String, target: ObjectID, seen: ObjectID?, heads: [ObjectID])] = []
+        // The manifest that listed each head first: what this replica's next manifest lists in its place.
+        var via: [ObjectID: ObjectID] = [:]
+        // The newest manifest read per replica, which its copy here moves to once everything is adopted.
+        var newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)] = [:]
+        var read = Set<ObjectID>(), manifestsRead: [ObjectID] = []
+        var pending: [(replica: String, target: ObjectID, name: String)] = []
         for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
             guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
                 refused.append(RefusedHead(version: reference.target, reference: reference.name,
                                            reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
                 continue
             }
+            pending.append((other, reference.target, reference.name))
+        }
+        while let item = pending.popLast() {
+            guard read.insert(item.target).inserted else { continue }
             // Our own manifest comes back as we pushed it; one we never wrote means a copy of this store syncs as the
             // same replica, and its heads are adopted like anyone's (its manifest is not kept: ours has that name).
-            let isOurs = other == replica
-            if isOurs, try repository.containsCommit(reference.target) { continue }
-            let seen = isOurs ? nil : knownTargets[reference.name]
-            guard reference.target != seen else { continue }
-            guard try incoming.containsCommit(reference.target) else {
-                refused.append(RefusedHead(version: reference.target, reference: reference.name, reason: "its manifest did not arrive"))
+            let isOurs = item.replica == replica
+            if isOurs, try repository.containsCommit(item.target) { continue }
+            let seen = isOurs ? nil : knownTargets[ReplicaManifest.reference(of: item.replica)]
+            guard item.target != seen else { continue }
+            guard try incoming.containsCommit(item.target) else {
+                refused.append(RefusedHead(version: item.target, reference: item.name, reason: "its manifest did not arrive"))
                 continue
             }
-            if let seen, try isNewer(seen, than: reference.target, in: incoming) { continue } // we hold a later one, from elsewhere
-            switch try ReplicaManifest.headsListed(from: reference.target, after: seen, replica: other, in: incoming) {
+            let sequence = try Self.sequence(of: item.target, in: incoming)
+            if let seen, try Self.sequence(of: seen, in: incoming) >= sequence { continue } // we hold a later one, from elsewhere
+            switch try ReplicaManifest.listing(from: item.target, after: seen, replica: item.replica, in: incoming) {
             case .failure(let problem):
-                refused.append(RefusedHead(version: reference.target, reference: reference.name, reason: "its manifest chain is damaged: \(problem.reason)"))
-            case .success(let listed):
-                candidates += listed.heads.map { ($0, reference.name, false) }
-                if !isOurs { listings.append((reference.name, reference.target, seen, listed.heads)) }
+                refused.append(RefusedHead(version: item.target, reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"))
+            case .success(let listing):
+                candidates += listing.heads.map { ($0, item.name, false) }
+                pending += listing.manifests.map { ($0.replica, $0.id, ReplicaManifest.reference(of: $0.replica)) }
+                guard !isOurs else { continue }
+                manifestsRead.append(item.target)
+                for head in listing.heads where via[head] == nil { via[head] = item.target }
+                if sequence > newest[item.replica]?.sequence ?? -1 { newest[item.replica] = (item.target, seen, sequence) }
             }
         }
         for reference in advertised where reference.name.hasPrefix(ReferenceLayout.headsRoot) {
             candidates.append((reference.target, reference.name, true))
         }
+        let refusedBefore = refused.count
         var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
         var admitted: [ObjectID] = [], hidden: [ObjectID] = known.map(\.target)
         for candidate in candidates where !accepted.contains(candidate.id) || candidate.legacy {
@@ -112,18 +129,21 @@ extension DocumentStore {
                 hidden += try headReferences(ofDirectory: directory, in: repository)
             }
         }
-        for listing in listings where listing.heads.allSatisfy(accepted.contains) {
-            result.manifests.append((listing.name, listing.target, listing.seen))
-            admitted.append(listing.target)
+        // Anything refused: no copy moves and nothing counts as listed by a manifest, so the next sync reads it all again.
+        if refused.count == refusedBefore, !refused.contains(where: { $0.reference.hasPrefix(ReplicaManifest.root) }) {
+            for (replica, manifest) in newest.sorted(by: { $0.key < $1.key }) {
+                result.manifests.append((ReplicaManifest.reference(of: replica), manifest.target, manifest.seen))
+            }
+            admitted += manifestsRead
+            result.via = via
         }
         try quarantine.admit(admitted, hiding: hidden)
         return result
     }
 
-    /// True when manifest `first` comes after `second` in its replica's sequence.
-    private static func isNewer(_ first: ObjectID, than second: ObjectID, in repository: Repository) throws -> Bool {
-        let sequence = { (id: ObjectID) throws -> Int in ReplicaManifest.header(parsing: try repository.readCommit(id).message)?.sequence ?? 0 }
-        return try sequence(first) > sequence(second)
+    /// A manifest's place in its replica's sequence (0 for a commit that is not one).
+    private static func sequence(of manifest: ObjectID, in repository: Repository) throws -> Int {
+        ReplicaManifest.header(parsing: try repository.readCommit(manifest).message)?.sequence ?? 0
     }
 
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.

@@ -6,13 +6,15 @@ import Foundation
 /// every hub it syncs with, so a hub advertises one ref per replica whatever
 /// the store holds. It points at a chain of manifest commits with an empty
 /// tree: the first parent is the replica's previous manifest, the others are
-/// the heads of the documents that changed since. A snapshot lists every head
-/// and has no previous manifest; one is written when the chain since the last
-/// one lists four times the heads that snapshot did, so a replica that reads
-/// the chain from scratch reads at most about five times the store's heads. Because the heads are parents, git
-/// reaches and transfers them like any history, and the chain gives git's
-/// negotiation common history to find: only new objects travel. A reader
-/// learns what is new by walking back to the manifest it saw last.
+/// the heads of the documents that changed here since, and the manifests of
+/// other replicas that received documents came through (so adopting a whole
+/// hub lists one commit). A snapshot has no previous manifest and lists every
+/// known replica's manifest and every head none of them lists; one is
+/// written when the chain since the last one lists four times what that
+/// snapshot did. Because the heads are parents, git reaches and transfers
+/// them like any history, and the chain gives git's negotiation common
+/// history to find: only new objects travel. A reader learns what is new by
+/// walking back to the manifest it saw last.
 enum ReplicaManifest {
     static let root = "refs/truce/replicas/"
     static let glob = root + "*"
@@ -73,13 +75,23 @@ enum ReplicaManifest {
                       listedSinceSnapshot: listed, snapshotHeads: snapshotHeads)
     }
 
-    /// The heads the chain from `tip` lists after `seen` (back to a snapshot when `seen` is not on it), in the order listed;
-    /// fails with a reason when a commit of the chain is not a manifest of `replica`.
-    static func headsListed(from tip: ObjectID, after seen: ObjectID?, replica: String, in repository: Repository) throws
-        -> Result<(heads: [ObjectID], manifests: Int), ManifestProblem> {
+    /// What a manifest chain lists: heads, and manifests of other replicas whose listings it takes over.
+    struct Listing {
         var heads: [ObjectID] = []
+        var manifests: [(replica: String, id: ObjectID)] = []
+    }
+
+    /// What the chain from `tip` lists after `seen` (back to a snapshot when `seen` is not on it), in the order listed;
+    /// fails with a reason when a commit of the chain is not a manifest of `replica`.
+    ///
+    /// A listed parent that is itself a manifest stands for everything its own
+    /// chain lists: a replica lists the manifests it adopted from instead of
+    /// the heads they brought, so a new replica's first manifest is one commit,
+    /// not one parent per document.
+    static func listing(from tip: ObjectID, after seen: ObjectID?, replica: String, in repository: Repository) throws
+        -> Result<Listing, ManifestProblem> {
+        var listing = Listing()
         var current: ObjectID? = tip
-        var manifests = 0
         while let id = current, id != seen {
             guard let raw = try repository.rawCommit(id) else { return .failure(ManifestProblem("\(id.short) is not a commit")) }
             if let problem = commitHeaderProblem(raw) { return .failure(ManifestProblem("\(id.short) is a commit git fsck refuses: \(problem)")) }
@@ -87,16 +99,31 @@ enum ReplicaManifest {
             guard let header = header(parsing: commit.message), header.replica == replica else {
                 return .failure(ManifestProblem("\(id.short) is not a manifest of replica \(replica)"))
             }
-            manifests += 1
-            if header.isSnapshot {
-                heads += commit.parents
-                break
+            let listed = header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()
+            for parent in listed {
+                if try repository.containsCommit(parent), let nested = Self.header(parsing: try repository.readCommit(parent).message) {
+                    listing.manifests.append((nested.replica, parent))
+                } else {
+                    listing.heads.append(parent)
+                }
             }
+            if header.isSnapshot { break }
             guard let previous = commit.parents.first else { return .failure(ManifestProblem("\(id.short) lists heads but no previous manifest")) }
-            heads += commit.parents.dropFirst()
             current = previous
         }
-        return .success((heads, manifests))
+        return .success(listing)
+    }
+
+    /// Every head the chains of `manifests` list, through the manifests they list in turn, back to their snapshots.
+    static func headsListed(byAll manifests: [ObjectID], in repository: Repository) throws -> Set<ObjectID> {
+        var heads = Set<ObjectID>(), visited = Set<ObjectID>(), pending = manifests
+        while let manifest = pending.popLast() {
+            guard visited.insert(manifest).inserted, let header = header(parsing: try repository.readCommit(manifest).message),
+                  case .success(let listing) = try listing(from: manifest, after: nil, replica: header.replica, in: repository) else { continue }
+            heads.formUnion(listing.heads)
+            pending += listing.manifests.map(\.id)
+        }
+        return heads
     }
 
     /// Why a replica's manifest chain was refused.
@@ -139,30 +166,38 @@ extension DocumentStore {
         let header = try previous.flatMap { ReplicaManifest.header(parsing: try repository.readCommit($0).message) }
         let journal = try repository.reference(ChangeJournal.reference)
         if let previous, let header, header.journal == journal { return ManifestPlan(name: name, previous: previous, next: nil) }
-        var changedKeys: Set<DocumentKey>?
-        if let header, let journal, let changes = try ChangeJournal.changes(from: journal, after: header.journal, in: repository) {
-            changedKeys = Set(changes.map(\.key))
+        // Documents changed here since the last manifest, and the manifests of other replicas received documents came through.
+        var changes: (keys: Set<DocumentKey>, manifests: Set<ObjectID>)?
+        if let header, let journal, let entries = try ChangeJournal.entries(from: journal, after: header.journal, in: repository) {
+            let manifests = try Set(entries.compactMap(\.via)).filter { try repository.containsCommit($0) }
+            changes = (Set(entries.filter { $0.via == nil || !manifests.contains($0.via!) }.map(\.change.key)), manifests)
         }
         let allHeads = { () throws -> [ObjectID] in try repository.references(matching: ReferenceLayout.allHeads).map(\.target) }
-        var heads = try changedKeys.map { keys in try keys.flatMap { try headReferences(of: $0, in: repository).map(\.target) } } ?? allHeads()
-        heads = Array(Set(heads)).sorted()
-        if previous == nil, changedKeys == nil, heads.isEmpty { return nil }
-        let listed = (header?.listedSinceSnapshot ?? 0) + heads.count
-        // A new snapshot once the chain since the last one lists several times what it did: a replica that reads the
-        // chain from scratch then reads a few times the store's heads, and snapshots cost a few heads per change.
-        let isSnapshot: Bool
-        if let header, changedKeys != nil, previous != nil {
-            isSnapshot = listed > 4 * max(header.snapshotHeads, 1000)
-        } else {
-            isSnapshot = true
+        if let header, let previous, let changes {
+            let heads = Array(Set(try changes.keys.flatMap { try headReferences(of: $0, in: repository).map(\.target) })).sorted()
+            let listed = header.listedSinceSnapshot + heads.count + changes.manifests.count
+            // A new snapshot once the chain since the last one lists several times what it did: a replica that reads the
+            // chain from scratch then reads a few times the store's heads, and snapshots cost a few heads per change.
+            if listed <= 4 * max(header.snapshotHeads, 100) {
+                let next = ReplicaManifest.Header(replica: replica, sequence: header.sequence + 1, journal: journal, isSnapshot: false,
+                                                  listedSinceSnapshot: listed, snapshotHeads: header.snapshotHeads)
+                return ManifestPlan(name: name, previous: previous,
+                                    next: ([previous] + heads + changes.manifests.sorted(), next, signature(of: replica)))
+            }
         }
-        if isSnapshot, changedKeys != nil { heads = Array(Set(try allHeads())).sorted() }
-        let next = ReplicaManifest.Header(
-            replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: isSnapshot,
-            listedSinceSnapshot: isSnapshot ? 0 : listed, snapshotHeads: isSnapshot ? heads.count : header!.snapshotHeads)
-        let signature = Signature(name: "truce", email: replica + "@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
-        return ManifestPlan(name: name, previous: previous,
-                            next: (parents: isSnapshot ? heads : [previous!] + heads, header: next, signature: signature))
+        // A snapshot: the manifests of the other replicas known here, and every head none of them lists.
+        let copies = try repository.references(matching: ReplicaManifest.glob).filter { $0.name != name }.map(\.target).sorted()
+        let covered = try ReplicaManifest.headsListed(byAll: copies, in: repository)
+        let heads = try allHeads()
+        let unlisted = Array(Set(heads).subtracting(covered)).sorted()
+        if previous == nil, unlisted.isEmpty, copies.isEmpty { return nil }
+        let next = ReplicaManifest.Header(replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
+                                          listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
+        return ManifestPlan(name: name, previous: previous, next: (unlisted + copies, next, signature(of: replica)))
+    }
+
+    private static func signature(of replica: String) -> Signature {
+        Signature(name: "truce", email: replica + "@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
     }
 }
 

@@ -144,6 +144,7 @@ extension DocumentStore {
             let syncLock = try Self.lockForAdopting(in: repository)
             defer { syncLock.release() }
             var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID])] = []
+            var via: [VersionID: ObjectID] = [:]
             for (directory, listedHeads) in incoming.byDirectory.sorted(by: { $0.key < $1.key }) {
                 // Each head on its own: a version placed in another document's directory is refused, and it does not
                 // take the real heads beside it down with it.
@@ -169,9 +170,12 @@ extension DocumentStore {
                 }
                 adopted.append((key, new))
                 received += changes
+                if let manifest = new.lazy.compactMap({ incoming.via[$0] }).first {
+                    for change in changes { via[change.version] = manifest }
+                }
             }
             // One journal append for the whole sync, not one per document: each append is a ref update.
-            try Self.publishJournaled(received, in: repository) {
+            try Self.publishJournaled(received, via: via, in: repository) {
                 for (key, heads) in adopted {
                     for id in heads { try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository) }
                 }

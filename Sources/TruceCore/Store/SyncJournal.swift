@@ -168,7 +168,8 @@ extension DocumentStore {
     /// (or failing) in between is completed by the next one. Hold the
     /// `SyncLock`. The heads are published by then, so a failure to journal
     /// is not an error the caller should retry: the intent stays for the next sync.
-    static func publishJournaled(_ changes: [Change], in repository: Repository, publish: () throws -> Void) throws {
+    static func publishJournaled(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
+                                 publish: () throws -> Void) throws {
         guard !changes.isEmpty else { return try publish() }
         let intent = try JournalIntent.record(changes.map(\.version), in: repository)
         do { try publish() } catch {
@@ -177,7 +178,7 @@ extension DocumentStore {
             throw error
         }
         TestPause.at("sync-published")
-        let journaled = try? recordChanges(changes, intent: intent, in: repository)
+        let journaled = try? recordChanges(changes, via: via, intent: intent, in: repository)
         for key in Set(changes.map(\.key)) { _ = try? ConflictIndex.update(key, in: repository) }
         if journaled != nil { intent.remove() }
     }
@@ -201,9 +202,10 @@ extension DocumentStore {
     }
 
     /// Appends the `changes` the journal does not record since `intent` was written (prune may have journaled some).
-    private static func recordChanges(_ changes: [Change], intent: JournalIntent, in repository: Repository) throws {
+    private static func recordChanges(_ changes: [Change], via: [VersionID: ObjectID] = [:], intent: JournalIntent,
+                                      in repository: Repository) throws {
         let journaled = try intent.journaledSinceWritten(in: repository)
-        try ChangeJournal.append(changes.filter { !journaled.contains($0.version) }, in: repository)
+        try ChangeJournal.append(changes.filter { !journaled.contains($0.version) }, via: via, in: repository)
     }
 }
 

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import TruceCore
+
+/// Sync through replica manifests, against a git daemon on 127.0.0.1 and plain bare repositories: what a hub holds,
+/// what travels, and that nothing is lost on the way.
+@Suite struct ManifestSyncTests {
+    let daemon: GitDaemon
+
+    init() throws { daemon = try GitDaemon() }
+
+    private func hubRefs(_ url: String) throws -> [String] {
+        let name = String(url.split(separator: "/").last!)
+        return try git("-C", daemon.root + "/" + name, "for-each-ref", "--format=%(refname)").output.split(separator: "\n").map(String.init)
+    }
+
+    private func expectHubFsckClean(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let name = String(url.split(separator: "/").last!)
+        let fsck = try git("-C", daemon.root + "/" + name, "fsck", "--strict", "--no-dangling")
+        #expect(fsck.status == 0 && fsck.output.isEmpty, "\(fsck.output) \(fsck.errorOutput)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aHubAdvertisesOneRefPerReplicaHoweverManyVersionsAndSyncs() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore(), phone = try TestStore()
+        for round in 0..<4 {
+            for index in 0..<5 { try laptop.store.save(.text("laptop \(round) \(index)\n"), to: DocumentKey("notes/\(index).md"), device: "laptop") }
+            try phone.store.save(.text("phone \(round)\n"), to: "phone.md", device: "phone")
+            _ = try laptop.store.sync(with: hub)
+            _ = try phone.store.sync(with: hub)
+        }
+        _ = try laptop.store.sync(with: hub)
+        let refs = try hubRefs(hub)
+        #expect(refs.count == 2 && refs.allSatisfy { $0.hasPrefix(ReplicaManifest.root) }, "\(refs)")
+        for index in 0..<5 { #expect(try phone.store.contents(of: DocumentKey("notes/\(index).md")) == .text("laptop 3 \(index)\n")) }
+        #expect(try laptop.store.contents(of: "phone.md") == .text("phone 3\n"))
+        try expectHubFsckClean(hub)
+    }
+
+    @Test func aSyncThatBringsNothingMovesNoObjectsAndWritesNothing() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore(), phone = try TestStore()
+        try laptop.store.save(.text("one\n"), to: "a.md", device: "laptop")
+        _ = try laptop.store.sync(with: hub)
+        _ = try phone.store.sync(with: hub)
+        _ = try laptop.store.sync(with: hub)
+        let laptopBefore = snapshot(ofStore: laptop.path), phoneBefore = snapshot(ofStore: phone.path)
+        for store in [laptop, phone] {
+            let report = try store.store.sync(with: hub)
+            #expect(report.received.isEmpty && report.sent == 0)
+            #expect(report.traffic.receivedObjects == 0 && report.traffic.sentObjects == 0, "\(report.traffic)")
+        }
+        #expect(snapshot(ofStore: laptop.path) == laptopBefore)
+        #expect(snapshot(ofStore: phone.path) == phoneBefore)
+    }
+
+    @Test func oneNewVersionOfALongHistoryBringsAHandfulOfObjects() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore(), phone = try TestStore()
+        for index in 0..<60 { try laptop.store.save(.text("version \(index)\n"), to: "notes/long.md", device: "laptop") }
+        for index in 0..<30 { try laptop.store.save(.text("other \(index)\n"), to: DocumentKey("other/\(index).md"), device: "laptop") }
+        _ = try laptop.store.sync(with: hub)
+        _ = try phone.store.sync(with: hub)
+        _ = try laptop.store.sync(with: hub)
+        try laptop.store.save(.text("version 60\n"), to: "notes/long.md", device: "laptop")
+        let sent = try laptop.store.sync(with: hub)
+        #expect(sent.sent == 1)
+        let report = try phone.store.sync(with: hub)
+        #expect(report.received.map(\.key) == ["notes/long.md"])
+        // The version's commit, its two trees and blob, and the laptop's manifest commit: not the 60 versions before.
+        #expect(report.traffic.receivedObjects <= 6, "\(report.traffic)")
+        #expect(sent.traffic.sentObjects <= 6, "\(sent.traffic)")
+        #expect(try phone.store.contents(of: "notes/long.md") == .text("version 60\n"))
+    }
+
+    @Test func aNewReplicasFirstManifestListsTheManifestItAdoptedFromNotEveryHead() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore(), phone = try TestStore()
+        for index in 0..<40 { try laptop.store.save(.text("\(index)\n"), to: DocumentKey("d/\(index).md"), device: "laptop") }
+        _ = try laptop.store.sync(with: hub)
+        #expect(try phone.store.sync(with: hub).received.count == 40)
+        let phoneManifest = try #require(try phone.git("for-each-ref", "--format=%(objectname)",
+                                                        ReplicaManifest.reference(of: replicaID(of: phone))).split(separator: "\n").first)
+        let parents = try phone.git("rev-list", "--parents", "-n", "1", String(phoneManifest)).split(separator: " ").dropFirst()
+        let laptopManifest = try laptop.git("rev-parse", ReplicaManifest.reference(of: replicaID(of: laptop))).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(parents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } == [laptopManifest])
+        // The laptop reads that one commit and adopts nothing.
+        let back = try laptop.store.sync(with: hub)
+        #expect(back.received.isEmpty)
+        #expect(back.traffic.receivedObjects <= 2, "\(back.traffic)")
+    }
+
+    private func replicaID(of store: TestStore) throws -> String {
+        try store.git("config", "truce.replica").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func versionsTravelOnThroughAReplicaThatSyncsWithTwoHubs() throws {
+        let first = try daemon.makeHub("first.git"), second = try daemon.makeHub("second.git")
+        let laptop = try TestStore(), tablet = try TestStore(), phone = try TestStore()
+        try laptop.store.save(.text("from the laptop\n"), to: "a.md", device: "laptop")
+        _ = try laptop.store.sync(with: first)
+        _ = try tablet.store.sync(with: first)
+        _ = try tablet.store.sync(with: second)
+        #expect(try phone.store.sync(with: second).received.map(\.key) == ["a.md"])
+        try phone.store.save(.text("from the phone\n"), to: "b.md", device: "phone")
+        _ = try phone.store.sync(with: second)
+        _ = try tablet.store.sync(with: second)
+        _ = try tablet.store.sync(with: first)
+        #expect(try laptop.store.sync(with: first).received.map(\.key) == ["b.md"])
+        #expect(try laptop.store.contents(of: "b.md") == .text("from the phone\n"))
+    }
+
+    @Test func aReplicaOfflineWhileOthersSnapshotCatchesUpAndLosesNothing() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore(), phone = try TestStore(), away = try TestStore()
+        try away.store.save(.text("written before leaving\n"), to: "away.md", device: "away")
+        _ = try away.store.sync(with: hub)
+        // Enough rounds that the laptop's chain passes its snapshot threshold and starts again from a snapshot.
+        for round in 0..<7 {
+            _ = try laptop.store.saveBatch((0..<150).map {
+                BatchSave(key: try DocumentKey("bulk/\($0).md"), content: Data("round \(round) \($0)\n".utf8), device: "laptop")
+            })
+            _ = try laptop.store.sync(with: hub)
+            _ = try phone.store.sync(with: hub)
+        }
+        // Every manifest the ref pointed at, from its reflog: a snapshot starts the chain again, so the chain alone shows the last.
+        let snapshots = try laptop.git("log", "-g", "--format=%B", ReplicaManifest.reference(of: replicaID(of: laptop)))
+            .components(separatedBy: "Snapshot: yes").count - 1
+        #expect(snapshots >= 2, "the laptop's chain never restarted from a snapshot")
+        try away.store.save(.text("written while away\n"), to: "away.md", device: "away")
+        let report = try away.store.sync(with: hub)
+        #expect(Set(report.received.map(\.key)).count == 150)
+        _ = try laptop.store.sync(with: hub)
+        for store in [laptop, phone, away] {
+            #expect(try store.store.contents(of: "bulk/7.md") == .text("round 6 7\n"))
+        }
+        #expect(try laptop.store.contents(of: "away.md") == .text("written while away\n"))
+        try expectHubFsckClean(hub)
+    }
+
+    @Test func aHubWithOneRefPerVersionIsAdoptedAndCleared() throws {
+        let hub = try daemon.makeHub()
+        let hubPath = daemon.root + "/hub.git"
+        let old = try TestStore(), laptop = try TestStore()
+        try old.store.save(.text("from before manifests\n"), to: "old.md", device: "old")
+        try old.store.save(.text("also\n"), to: "notes/also.md", device: "old")
+        // What a Truce from before manifests left on its hub: every head ref pushed as it is.
+        #expect(try git("-C", old.path, "push", "-q", hubPath, "refs/truce/heads/*:refs/truce/heads/*").status == 0)
+        let report = try laptop.store.sync(with: hub)
+        #expect(Set(report.received.map(\.key)) == ["old.md", "notes/also.md"])
+        let refs = try hubRefs(hub)
+        #expect(refs.count == 1 && refs[0].hasPrefix(ReplicaManifest.root), "\(refs)")
+        let phone = try TestStore()
+        #expect(Set(try phone.store.sync(with: hub).received.map(\.key)) == ["old.md", "notes/also.md"])
+        try expectHubFsckClean(hub)
+    }
+
+    @Test func aManifestChainHoldingANonManifestIsRefusedByNameAndTheRestAdopted() throws {
+        let hub = try daemon.makeHub()
+        let hubPath = daemon.root + "/hub.git"
+        let laptop = try TestStore(), phone = try TestStore()
+        try laptop.store.save(.text("good\n"), to: "good.md", device: "laptop")
+        _ = try laptop.store.sync(with: hub)
+        // A "manifest" for another replica that is an ordinary commit.
+        let tree = try git("-C", hubPath, "mktree").output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = try git(["-C", hubPath, "commit-tree", tree], input: .text("not a manifest\n")).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let forgedRef = ReplicaManifest.root + String(repeating: "ab", count: 16)
+        #expect(try git("-C", hubPath, "update-ref", forgedRef, forged).status == 0)
+        let report = try phone.store.sync(with: hub)
+        #expect(report.received.map(\.key) == ["good.md"])
+        #expect(report.refused.map(\.reference) == [forgedRef], "\(report.refused)")
+        #expect(report.refused.first?.reason.contains("not a manifest") == true, "\(report.refused)")
+        #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+}

@@ -35,6 +35,22 @@ enum ReplicaManifest {
 
     static func reference(of replica: String) -> String { root + replica }
 
+    /// The most parents a manifest commit has: more are grouped into part commits of at most this many.
+    ///
+    /// libgit2's history walks keep their queue as a list sorted by date, so
+    /// one commit with 10,000 parents costs every walk that meets it (every
+    /// fetch's negotiation, every push) time that grows with the square of that.
+    static let fanOut = 64
+
+    static func partMessage(of replica: String) -> String {
+        "truce: part of a manifest of replica \(replica)\n\nReplica: \(replica)\nPart: yes\n"
+    }
+
+    /// True for a commit message of a part that a manifest of `replica` lists.
+    static func isPart(_ message: String, of replica: String) -> Bool {
+        Array(message.utf8) == Array(partMessage(of: replica).utf8)
+    }
+
     /// The replica a manifest reference names, nil unless the name is `refs/truce/replicas/<32 lowercase hex>`.
     static func replica(ofReference name: String) -> String? {
         guard name.hasPrefix(root) else { return nil }
@@ -99,9 +115,12 @@ enum ReplicaManifest {
             guard let header = header(parsing: commit.message), header.replica == replica else {
                 return .failure(ManifestProblem("\(id.short) is not a manifest of replica \(replica)"))
             }
-            let listed = header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()
-            for parent in listed {
-                if try repository.containsCommit(parent), let nested = Self.header(parsing: try repository.readCommit(parent).message) {
+            var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
+            while let parent = listed.popLast() {
+                let message = try repository.containsCommit(parent) ? try repository.readCommit(parent).message : ""
+                if isPart(message, of: replica) {
+                    listed += try repository.readCommit(parent).parents.reversed()
+                } else if let nested = Self.header(parsing: message) {
                     listing.manifests.append((nested.replica, parent))
                 } else {
                     listing.heads.append(parent)
@@ -212,7 +231,18 @@ struct ManifestPlan {
     /// `previous` when there is no new one.
     func write(in repository: Repository) throws -> ObjectID {
         guard let next else { return previous! }
-        return try repository.writeCommit(tree: repository.writeTree([]), parents: next.parents, author: next.signature,
+        let tree = try repository.writeTree([])
+        let fixed = next.header.isSnapshot ? [] : [next.parents[0]]
+        var listed = Array(next.parents.dropFirst(fixed.count))
+        // Grouped into parts until the manifest itself has at most `fanOut` parents; the same bytes give the same ids everywhere.
+        while fixed.count + listed.count > ReplicaManifest.fanOut {
+            listed = try stride(from: 0, to: listed.count, by: ReplicaManifest.fanOut).map { start in
+                try repository.writeCommit(tree: tree, parents: Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)]),
+                                           author: next.signature, committer: next.signature,
+                                           message: ReplicaManifest.partMessage(of: next.header.replica))
+            }
+        }
+        return try repository.writeCommit(tree: tree, parents: fixed + listed, author: next.signature,
                                           committer: next.signature, message: ReplicaManifest.message(next.header))
     }
 

@@ -123,7 +123,7 @@ extension DocumentStore {
         guard !refspecs.isEmpty else { return 0 }
         let known = try hub.advertised.values.filter { try scratch.repository.containsCommit($0) }
         let lacking = try scratch.repository.walk(from: [manifest], hiding: known).filter { id in
-            ReplicaManifest.header(parsing: try scratch.repository.readCommit(id).message) == nil
+            VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil
         }.count
         try scratch.repository.push(refspecs: refspecs, to: remote, progress: progress)
         try plan.publish(in: repository)

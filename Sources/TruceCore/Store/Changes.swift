@@ -125,10 +125,18 @@ enum ChangeJournal {
     /// manifest lists that manifest instead of the version's document.
     static func append(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository) throws {
         guard !changes.isEmpty else { return }
-        var prepared = try prepare(changes, via: via, in: repository)
         for _ in 0..<50 {
+            // Many entries go into one pack, one fsync, instead of one fsynced loose object each.
+            let prepared: Prepared
+            if changes.count > 16 {
+                let bulk = try BulkWriter(path: repository.path)
+                prepared = try prepare(changes, via: via, in: bulk.repository, recording: bulk)
+                try bulk.flush()
+            } else {
+                prepared = try prepare(changes, via: via, in: repository)
+            }
             if try publish(prepared, in: repository) { return }
-            prepared = try prepare(changes, via: via, in: repository) // another writer appended meanwhile: chain onto its entry
+            // Another writer appended meanwhile: chain onto its entry.
         }
         throw TruceError.busy("the change journal kept moving while appending")
     }

@@ -153,8 +153,8 @@ extension DocumentStore {
                     return (key, id)
                 }
                 guard let key = placed.first?.key else { continue }
-                let before = try Self.documentVersions(of: key, in: repository)
-                let localHeads = before.heads.map(\.id)
+                // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage shows.
+                let localHeads = try Self.headReferences(of: key, in: repository).isEmpty ? [] : Self.documentVersions(of: key, in: repository).heads.map(\.id)
                 let new = try Self.independentHeads(placed.map(\.id), in: repository).filter { id in
                     try !localHeads.contains { try $0 == id || repository.isDescendant($0, of: id) }
                 }
@@ -176,9 +176,9 @@ extension DocumentStore {
             }
             // One journal append for the whole sync, not one per document: each append is a ref update.
             try Self.publishJournaled(received, via: via, in: repository) {
-                for (key, heads) in adopted {
-                    for id in heads { try Self.publishHead(id, of: key, replacing: [], message: "truce: sync \(key.rawValue)", in: repository) }
-                }
+                try Self.publishHeadsConcurrently(adopted.flatMap { document in
+                    document.heads.map { PendingHead(key: document.key, id: $0, replacing: [], message: "truce: sync \(document.key.rawValue)") }
+                }, path: repository.path)
             }
             // Only now: a sync killed before this point reads the same manifests again next time.
             for manifest in incoming.manifests {

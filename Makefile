@@ -20,8 +20,8 @@ test: build
 # sees with the routing the laptop put in the store, and both end on the same resolution commit.
 demo: build
 	@set -e; top=$$(mktemp -d); hub=$$top/hub; laptop=$$top/laptop; phone=$$top/phone; T=$(CURDIR)/$(TRUCE); \
-	for s in hub laptop phone; do $$T --store $$top/$$s init >/dev/null; done; \
-	echo "(three stores: $$hub, and one each for the laptop and the phone)"; echo; \
+	git init -q --bare $$hub; for s in laptop phone; do $$T --store $$top/$$s init >/dev/null; done; \
+	echo "(a hub, $$hub, made with git init --bare: any git server would do; and a store each for the laptop and the phone)"; echo; \
 	printf '# Todo\n\n- buy milk\n- call Ada\n- write report\n' > $$top/todo.md; \
 	echo "\$$ truce --store laptop save notes/todo.md todo.md --device laptop"; \
 	$$T --store $$laptop save notes/todo.md $$top/todo.md --device laptop --date 2026-11-30T09:00:00Z; \
@@ -43,10 +43,12 @@ demo: build
 	echo "\$$ truce --store laptop sync hub; truce --store phone sync hub   # the two resolutions are one commit"; \
 	$$T --store $$laptop sync $$hub; $$T --store $$phone sync $$hub; echo; \
 	echo "(the same resolution commit on every replica: one head, the same id)"; \
-	for s in laptop phone hub; do printf '%-7s ' $$s; $$T --store $$top/$$s versions notes/todo.md | sed -n 2p; done; echo; \
+	for s in laptop phone; do printf '%-7s ' $$s; $$T --store $$top/$$s versions notes/todo.md | sed -n 2p; done; echo; \
+	echo "\$$ git -C hub for-each-ref --format='%(refname)'   # the hub holds one manifest per replica, not one ref per version"; \
+	git -C $$hub for-each-ref --format='%(refname)'; echo; \
 	echo "\$$ truce --store phone cat notes/todo.md"; $$T --store $$phone cat notes/todo.md; echo; \
-	echo "\$$ git -C hub log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md"; \
-	git -C $$hub log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md 2>/dev/null; echo; \
+	echo "\$$ git -C phone log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md"; \
+	git -C $$phone log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md 2>/dev/null; echo; \
 	echo "\$$ git -C laptop log --format='%h %an %s' refs/truce/journal   # the laptop's change journal: who did what here"; \
 	git -C $$laptop log --format='%h %an %s' refs/truce/journal 2>/dev/null; \
 	echo; echo "stores kept in $$top"

@@ -43,7 +43,7 @@ enum ReplicaManifest {
     static let fanOut = 64
 
     static func partMessage(of replica: String) -> String {
-        "truce: part of a manifest of replica \(replica)\n\nReplica: \(replica)\nPart: yes\n"
+        "Manifest part\n\nReplica: \(replica)\nPart: yes\n"
     }
 
     /// True for a commit message of a part that a manifest of `replica` lists.
@@ -64,7 +64,7 @@ enum ReplicaManifest {
 
     static func message(_ header: Header) -> String {
         """
-        truce: heads of replica \(header.replica)
+        Manifest
 
         Replica: \(header.replica)
         Sequence: \(header.sequence)
@@ -216,7 +216,7 @@ extension DocumentStore {
     }
 
     private static func signature(of replica: String) -> Signature {
-        Signature(name: "truce", email: replica + "@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
+        Signature(name: "truce", email: "manifest@truce", time: Int64(Date().timeIntervalSince1970), offsetMinutes: 0)
     }
 }
 

@@ -26,10 +26,15 @@ enum SyncRows {
         defer { relay.stop() }
         return try scale.syncedDocuments.flatMap { documents in
             let directory = scratchDirectory("sync")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            defer {
+                try? FileManager.default.removeItem(atPath: directory)
+                for hub in (try? FileManager.default.contentsOfDirectory(atPath: daemon.root)) ?? [] {
+                    try? FileManager.default.removeItem(atPath: daemon.root + "/" + hub)
+                }
+            }
             let setup = try Setup(documents: documents, in: directory, daemon: daemon, relay: relay)
             let rows = try initialRows(setup) + noOpRows(setup) + oneChangeRows(setup)
-            setup.step("removing its stores")
+            setup.step("removing its stores and hubs")
             return rows
         }
     }
@@ -74,7 +79,7 @@ enum SyncRows {
         }
     }
 
-    /// The writer's first sync fills Truce's hub; the reader's first sync empties it into a new store, against
+    /// The writer's first sync fills Truce's hub; the reader's first sync copies it into a new store, against
     /// `git clone --mirror` of the same hub (time and disk). The mirror then fills git's hub, for the rows after.
     private static func initialRows(_ setup: Setup) throws -> [Row] {
         setup.step("initial push into the empty hub")

@@ -24,7 +24,7 @@ struct Bench {
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple), ("saves", StoreRows.saves),
             ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
             ("prune", StoreRows.prune), ("import", ImportRows.folder), ("memory", MergeRows.memory), ("convergence", ConvergenceRows.replicas),
-            ("structured", StructuredRows.correctness), ("structured-large", StructuredRows.largeDocument),
+            ("structured", StructuredRows.correctness), ("structured-large", StructuredRows.largeDocument), ("sync", SyncRows.atScale),
         ]
         var rows: [Row] = []
         for (name, section) in sections where only == nil || only == name {
@@ -69,6 +69,7 @@ struct Scale {
     var importedFiles: Int { quick ? 2000 : 10_000 }
     var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
     var structuredTriples: Int { quick ? 240 : 1000 }
+    var syncedDocuments: [Int] { quick ? [1000] : [10_000, 100_000] }
 }
 
 /// Formats seconds for the table.

@@ -17,6 +17,14 @@ func bestOf(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
     return best
 }
 
+/// The middle of `values` (the mean of the two middle ones for an even count): a figure one disturbed run cannot move.
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func median(_ values: [Int]) -> Double { median(values.map(Double.init)) }
+
 /// Runs `body(index)` for every index on `workers` threads at once.
 func parallelFor(_ count: Int, workers: Int, _ body: @Sendable (Int) -> Void) {
     let next = Atomic(0)

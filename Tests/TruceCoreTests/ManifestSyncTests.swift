@@ -71,6 +71,8 @@ import TestSupport
         #expect(report.received.map(\.key) == ["notes/long.md"])
         // The version's commit, its two trees and blob, and the laptop's manifest commit: not the 60 versions before.
         #expect(report.traffic.receivedObjects <= 6, "\(report.traffic)")
+        // What the phone received came from this hub: it sends nothing back for it.
+        #expect(report.traffic.sentObjects == 0, "\(report.traffic)")
         #expect(sent.traffic.sentObjects <= 6, "\(sent.traffic)")
         #expect(try phone.store.contents(of: "notes/long.md") == .text("version 60\n"))
     }

@@ -200,8 +200,10 @@ extension DocumentStore {
             if listed <= 4 * max(header.snapshotHeads, 100) {
                 let next = ReplicaManifest.Header(replica: replica, sequence: header.sequence + 1, journal: journal, isSnapshot: false,
                                                   listedSinceSnapshot: listed, snapshotHeads: header.snapshotHeads)
-                return ManifestPlan(name: name, previous: previous,
-                                    next: ([previous] + heads + changes.manifests.sorted(), next, signature(of: replica)))
+                var plan = ManifestPlan(name: name, previous: previous,
+                                        next: ([previous] + heads + changes.manifests.sorted(), next, signature(of: replica)))
+                if heads.isEmpty { plan.onlyRelays = changes.manifests.sorted() }
+                return plan
             }
         }
         // A snapshot: the manifests of the other replicas known here, and every head none of them lists.
@@ -226,6 +228,23 @@ struct ManifestPlan {
     let previous: ObjectID?
     /// Nil when `previous` is up to date.
     let next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?
+    /// When the new manifest lists no head, only other replicas' manifests (what this replica received): those.
+    var onlyRelays: [ObjectID]?
+
+    init(name: String, previous: ObjectID?, next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?) {
+        (self.name, self.previous, self.next) = (name, previous, next)
+    }
+
+    /// True when a hub that advertises `advertised` needs nothing of the new manifest: it lists only manifests the
+    /// hub holds already (or later ones of the same replicas), and the hub has this replica's previous one.
+    func isNeedless(at advertised: [String: ObjectID], in repository: Repository) throws -> Bool {
+        guard let onlyRelays, let previous, advertised[name] == previous else { return false }
+        return try onlyRelays.allSatisfy { relayed in
+            guard let header = ReplicaManifest.header(parsing: try repository.readCommit(relayed).message),
+                  let there = advertised[ReplicaManifest.reference(of: header.replica)], try repository.containsCommit(there) else { return false }
+            return try there == relayed || (ReplicaManifest.header(parsing: repository.readCommit(there).message)?.sequence ?? 0) >= header.sequence
+        }
+    }
 
     /// Writes the new manifest's commit into `repository` (the same id wherever it is written) and returns it;
     /// `previous` when there is no new one.

@@ -116,6 +116,9 @@ extension DocumentStore {
     private static func pushManifest(to remote: String, hub: inout HubState, from repository: Repository,
                                      progress: @escaping (TransferCounts) -> Void) throws -> Int {
         guard let plan = try manifestPlan(in: repository) else { return 0 }
+        // What we received from this very hub needs no second trip there: the manifest waits for a change of our own,
+        // or for another hub, and lists it then.
+        if hub.legacyReferences.isEmpty, try plan.isNeedless(at: hub.advertised, in: repository) { return 0 }
         let scratch = try Quarantine(of: repository, outgoing: true)
         let manifest = try plan.write(in: scratch.repository)
         try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")

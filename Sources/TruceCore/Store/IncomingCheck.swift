@@ -10,10 +10,10 @@ public struct RefusedHead: Sendable, Codable, Equatable {
     public let reason: String
 }
 
-/// What one fetch brought, checked: the heads to adopt by document directory, and the manifests to remember.
+/// What one fetch brought, checked: the heads to adopt by document, and the manifests to remember.
 struct IncomingHeads {
-    /// Accepted heads, by the head directory of their document.
-    var byDirectory: [String: [ObjectID]] = [:]
+    /// Accepted heads, by their document.
+    var byKey: [DocumentKey: [ObjectID]] = [:]
     /// Manifests of other replicas whose every listed head was accepted: `name` moves from `seen` to `target` once adopted.
     var manifests: [(name: String, target: ObjectID, seen: ObjectID?)] = []
     /// Head refs of a hub (not a Truce store) from before manifests, accepted: a push deletes them once this replica's
@@ -121,12 +121,12 @@ extension DocumentStore {
             case .failure(let problem):
                 refused.append(RefusedHead(version: candidate.id, reference: candidate.reference, reason: problem.reason))
                 rejected.insert(candidate.id)
-            case .success(let directory):
+            case .success(let key):
                 if candidate.legacy, !isTruceStore { result.legacyReferences.append(candidate.reference) }
                 guard accepted.insert(candidate.id).inserted else { continue }
-                result.byDirectory[directory, default: []].append(candidate.id)
+                if result.byKey[key] == nil { hidden += try headReferences(of: key, in: repository).map(\.target) }
+                result.byKey[key, default: []].append(candidate.id)
                 admitted.append(candidate.id)
-                hidden += try headReferences(ofDirectory: directory, in: repository)
             }
         }
         // Anything refused: no copy moves and nothing counts as listed by a manifest, so the next sync reads it all again.
@@ -148,7 +148,7 @@ extension DocumentStore {
 
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
     private static func headCheckOrError(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                         from incoming: Repository) -> Result<String, ReplicaManifest.ManifestProblem> {
+                                         from incoming: Repository) -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
         do {
             return try headCheck(candidate, into: repository, from: incoming)
         } catch let error as TruceError {
@@ -158,34 +158,29 @@ extension DocumentStore {
         }
     }
 
-    /// The head directory of a head another store listed, or what is wrong with it and the history it brings.
+    /// The document of a head another store listed, or what is wrong with it and the history it brings.
     ///
     /// A commit this store already holds was checked when it arrived (or written here): only its document is read.
     private static func headCheck(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                  from incoming: Repository) throws -> Result<String, ReplicaManifest.ManifestProblem> {
+                                  from incoming: Repository) throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
         let id = candidate.id
         guard try incoming.containsCommit(id) else { return .failure(.init("it is not a commit")) }
         guard let message = VersionMessage(parsing: try incoming.readCommit(id).message) else { return .failure(.init("it is not a Truce version")) }
         let key = try DocumentKey(message.key)
-        let directory = ReferenceLayout.headsDirectory(of: key)
         if candidate.legacy {
+            let directory = ReferenceLayout.headsDirectory(of: key)
             guard let named = ReferenceLayout.headsDirectory(ofReference: candidate.reference, target: id) else {
                 return .failure(.init("it is not a head reference Truce writes (refs/truce/heads/<2 hex>/<38 hex>/<its version id>)"))
             }
             guard named == directory else { return .failure(.init("it names \(TruceError.quoted(key.rawValue)), whose heads live elsewhere")) }
         }
-        if try repository.containsCommit(id) { return .success(directory) }
-        for commit in try incoming.walk(from: [id], hiding: try headReferences(ofDirectory: directory, in: repository)) {
+        if try repository.containsCommit(id) { return .success(key) }
+        for commit in try incoming.walk(from: [id], hiding: try headReferences(of: key, in: repository).map(\.target)) {
             if let problem = try incomingProblem(of: commit, key: key, in: incoming) {
                 return .failure(.init(commit == id ? "it \(problem)" : "its history does: version \(commit.short) \(problem)"))
             }
         }
-        return .success(directory)
-    }
-
-    /// The targets of the head references in one document's directory.
-    private static func headReferences(ofDirectory directory: String, in repository: Repository) throws -> [ObjectID] {
-        try repository.references(matching: directory + "*").map(\.target)
+        return .success(key)
     }
 
     /// What is wrong with a commit another store sent as a version of `key`, nil when nothing.

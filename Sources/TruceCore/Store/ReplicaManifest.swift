@@ -117,10 +117,11 @@ enum ReplicaManifest {
             }
             var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
             while let parent = listed.popLast() {
-                let message = try repository.containsCommit(parent) ? try repository.readCommit(parent).message : ""
-                if isPart(message, of: replica) {
-                    listed += try repository.readCommit(parent).parents.reversed()
-                } else if let nested = Self.header(parsing: message) {
+                // A head that did not arrive is listed all the same: the head checks refuse it by name.
+                let listedCommit = try repository.containsCommit(parent) ? try repository.readCommit(parent) : nil
+                if let listedCommit, isPart(listedCommit.message, of: replica) {
+                    listed += listedCommit.parents.reversed()
+                } else if let listedCommit, let nested = Self.header(parsing: listedCommit.message) {
                     listing.manifests.append((nested.replica, parent))
                 } else {
                     listing.heads.append(parent)
@@ -191,7 +192,6 @@ extension DocumentStore {
             let manifests = try Set(entries.compactMap(\.via)).filter { try repository.containsCommit($0) }
             changes = (Set(entries.filter { $0.via == nil || !manifests.contains($0.via!) }.map(\.change.key)), manifests)
         }
-        let allHeads = { () throws -> [ObjectID] in try repository.references(matching: ReferenceLayout.allHeads).map(\.target) }
         if let header, let previous, let changes {
             let heads = Array(Set(try changes.keys.flatMap { try headReferences(of: $0, in: repository).map(\.target) })).sorted()
             let listed = header.listedSinceSnapshot + heads.count + changes.manifests.count
@@ -209,7 +209,7 @@ extension DocumentStore {
         // A snapshot: the manifests of the other replicas known here, and every head none of them lists.
         let copies = try repository.references(matching: ReplicaManifest.glob).filter { $0.name != name }.map(\.target).sorted()
         let covered = try ReplicaManifest.headsListed(byAll: copies, in: repository)
-        let heads = try allHeads()
+        let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)
         let unlisted = Array(Set(heads).subtracting(covered)).sorted()
         if previous == nil, unlisted.isEmpty, copies.isEmpty { return nil }
         let next = ReplicaManifest.Header(replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
@@ -269,8 +269,13 @@ struct ManifestPlan {
     func publish(in repository: Repository) throws {
         guard let next else { return }
         let manifest = try write(in: repository)
-        try DocumentStore.withLockRetries(on: name, in: repository) {
-            try? repository.updateReference(name, to: manifest, expecting: previous, message: "truce: manifest \(next.header.sequence)")
+        do {
+            try DocumentStore.withLockRetries(on: name, in: repository) {
+                try repository.updateReference(name, to: manifest, expecting: previous, message: "truce: manifest \(next.header.sequence)")
+            }
+        } catch let error as GitError where error.isConcurrentModification {
+            // Another sync published one meanwhile. The hub may hold this one: the next plan starts from that sync's and,
+            // covering the same journal entries, lists all this one did.
         }
     }
 }

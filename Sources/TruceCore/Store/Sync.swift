@@ -148,17 +148,10 @@ extension DocumentStore {
             defer { syncLock.release() }
             var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID])] = []
             var via: [VersionID: ObjectID] = [:]
-            for (directory, listedHeads) in incoming.byDirectory.sorted(by: { $0.key < $1.key }) {
-                // Each head on its own: a version placed in another document's directory is refused, and it does not
-                // take the real heads beside it down with it.
-                let placed = try listedHeads.compactMap { id -> (key: DocumentKey, id: VersionID)? in
-                    guard let key = try Self.documentKey(of: id, in: repository), ReferenceLayout.headsDirectory(of: key) == directory else { return nil }
-                    return (key, id)
-                }
-                guard let key = placed.first?.key else { continue }
+            for (key, listedHeads) in incoming.byKey.sorted(by: { $0.key < $1.key }) {
                 // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage shows.
                 let localHeads = try Self.headReferences(of: key, in: repository).isEmpty ? [] : Self.documentVersions(of: key, in: repository).heads.map(\.id)
-                let new = try Self.independentHeads(placed.map(\.id), in: repository).filter { id in
+                let new = try Self.independentHeads(listedHeads, in: repository).filter { id in
                     try !localHeads.contains { try $0 == id || repository.isDescendant($0, of: id) }
                 }
                 guard !new.isEmpty else { continue }
@@ -185,7 +178,11 @@ extension DocumentStore {
             }
             // Only now: a sync killed before this point reads the same manifests again next time.
             for manifest in incoming.manifests {
-                try? repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")
+                do {
+                    try repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")
+                } catch let error as GitError where error.isConcurrentModification {
+                    // Another sync moved this copy meanwhile; whichever is older is read again next time, which loses nothing.
+                }
             }
             return (received, refused, HubState(advertised: incoming.advertised, legacyReferences: incoming.legacyReferences))
         }

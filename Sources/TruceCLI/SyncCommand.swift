@@ -29,8 +29,8 @@ struct SyncCommand: Command {
             for key in report.inConflict { invocation.output.out("\(key): in conflict" + (report.needsPerson.contains(key) ? ", needs a person" : "")) }
         }
         // The good heads are in; the refused ones are a failure of the store they come from, one line each.
-        for head in report.refused { invocation.output.error("refused head \(head.version) from \(remote): \(head.reason)") }
-        for head in report.refusedByRemote { invocation.output.error("\(remote) refused head \(head.version): \(head.reason)") }
+        for head in report.refused { invocation.output.error("refused head \(head.version) from \(report.remote): \(head.reason)") }
+        for head in report.refusedByRemote { invocation.output.error("\(report.remote) refused head \(head.version): \(head.reason)") }
         return report.refused.isEmpty && report.refusedByRemote.isEmpty ? status : .storeFailure
     }
 }

@@ -138,6 +138,27 @@ import TestSupport
                           saying: "ada@127.0.0.1:\(port)", hiding: "hunter2-secret")
     }
 
+    @Test func aRefusedHeadLineHidesThePasswordOfTheURL() throws {
+        let web = try HTTPGitServer(tls: false)
+        let url = try web.makeHub()
+        let withPassword = web.url(of: "hub.git", password: HTTPGitServer.password)
+        let laptop = try CLIStore(), phone = try CLIStore()
+        try laptop.save("good.md", "good\n")
+        #expect(try truce(["sync", withPassword], store: laptop.path, environment: environment()).status == 0)
+        // A manifest ref whose chain is an ordinary commit: refused by name, with the URL in the line.
+        let hub = web.root + "/hub.git"
+        let tree = try git("-C", hub, "mktree").output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = try git(["-C", hub, "commit-tree", tree], input: Data("not a manifest\n".utf8)).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try git("-C", hub, "update-ref", "refs/truce/replicas/" + String(repeating: "ab", count: 16), forged).status == 0)
+        let result = try truce(["sync", withPassword], store: phone.path, environment: environment())
+        #expect(result.status == 3, "\(result.errorOutput)")
+        #expect(result.errorLines.count == 1, "\(result.errorOutput)")
+        #expect(result.errorLines.first?.hasPrefix("truce: refused head \(forged) from \(url.replacingOccurrences(of: "://", with: "://\(HTTPGitServer.user)@")): ") == true,
+                "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains(HTTPGitServer.password) && !result.output.contains(HTTPGitServer.password))
+        #expect(try phone.run("cat", "good.md").output == "good\n")
+    }
+
     @Test func untrustedCertificateIsOneLineNamingGitSSLCAInfo() throws {
         let web = try HTTPGitServer(tls: true)
         try expectFailure(web.makeHub(), environment: environment(["TRUCE_USERNAME": HTTPGitServer.user, "TRUCE_PASSWORD": HTTPGitServer.password]),

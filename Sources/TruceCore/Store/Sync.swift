@@ -18,6 +18,8 @@ public struct SyncReport: Sendable, Codable {
     public var needsPerson: [DocumentKey] = []
     /// Objects and bytes received and sent, and documents adopted.
     public var traffic = SyncTraffic()
+    /// The remote as messages show it: its URL without a password.
+    public var remote = ""
 }
 
 extension DocumentStore {
@@ -70,6 +72,7 @@ extension DocumentStore {
         var report = SyncReport(received: ours.received, sent: sent, inConflict: try documentsInConflict().map(\.key), refused: ours.refused,
                                 refusedByRemote: refusedThere)
         (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, meter.traffic)
+        report.remote = RemoteURL.redactingPasswords(in: remote)
         return report
     }
 

@@ -192,11 +192,11 @@ enum ChangeJournal {
         var entry: ObjectID? = tip
         while let current = entry, current != position {
             let commit = try repository.readCommit(current)
-            guard let change = change(from: commit) else {
+            guard let recorded = self.entry(from: commit) else {
                 throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
                                                        message: "entry \(current) is not a change"))
             }
-            entries.append((change, via(from: commit)))
+            entries.append(recorded)
             entry = commit.parents.first
         }
         if entry == nil, position != nil { return nil }
@@ -215,20 +215,14 @@ enum ChangeJournal {
         """
     }
 
-    private static func via(from entry: CommitRecord) -> ObjectID? {
-        for line in MessageLines.split(entry.message) {
-            if let (name, value) = MessageLines.trailer(in: line), name == "Via" { return ObjectID(hex: value) }
-        }
-        return nil
-    }
+    static func change(from entry: CommitRecord) -> Change? { self.entry(from: entry)?.change }
 
-    static func change(from entry: CommitRecord) -> Change? {
-        var fields: [String: String] = [:] // trailer names are ASCII, so String equality is byte equality here
-        for line in MessageLines.split(entry.message) {
-            if let (name, value) = MessageLines.trailer(in: line) { fields[name] = value }
-        }
+    /// The change a journal entry records, and the manifest it came through; nil when the commit is not an entry.
+    private static func entry(from entry: CommitRecord) -> (change: Change, via: ObjectID?)? {
+        let fields = MessageLines.trailers(of: entry.message)
         guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
               let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"] else { return nil }
-        return Change(kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
+        let change = Change(kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
+        return (change, fields["Via"].flatMap(ObjectID.init(hex:)))
     }
 }

@@ -78,10 +78,7 @@ enum ReplicaManifest {
 
     /// The header of a manifest commit's message; nil when it is not one.
     static func header(parsing message: String) -> Header? {
-        var fields: [String: String] = [:] // trailer names are ASCII, so String equality is byte equality here
-        for line in MessageLines.split(message) {
-            if let (name, value) = MessageLines.trailer(in: line) { fields[name] = value }
-        }
+        let fields = MessageLines.trailers(of: message)
         guard let replica = fields["Replica"], isReplicaID(replica), let sequence = fields["Sequence"].flatMap({ Int($0) }),
               let journalText = fields["Journal"], let snapshot = fields["Snapshot"], snapshot == "yes" || snapshot == "no",
               let listed = fields["Listed"].flatMap({ Int($0) }), let snapshotHeads = fields["Snapshot-Heads"].flatMap({ Int($0) }) else { return nil }

@@ -73,6 +73,15 @@ enum MessageLines {
         Substring(line.utf8.prefix { $0 != UInt8(ascii: " ") })
     }
 
+    /// Every `Name: value` line of `message` by name, a later line winning; names are ASCII, so `String` keys compare as bytes.
+    static func trailers(of message: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for line in split(message) {
+            if let (name, value) = trailer(in: line) { fields[name] = value }
+        }
+        return fields
+    }
+
     /// The name and value of a `Name: value` line, split at the first `: ` (keys may hold `: ` themselves); the name is ASCII.
     static func trailer(in line: Substring) -> (name: String, value: String)? {
         let bytes = line.utf8

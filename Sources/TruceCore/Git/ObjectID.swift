@@ -18,11 +18,16 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
 
     /// Parses a full 40-character hexadecimal id; nil when it is not one.
     public init?(hex: String) {
-        guard hex.utf8.count == 40 else { return nil }
+        self.init(hexBytes: hex.utf8)
+    }
+
+    /// Parses 40 hexadecimal digits given as bytes (a line of a git file); nil when they are not.
+    init?<Digits: Collection<UInt8>>(hexBytes digits: Digits) {
+        guard digits.count == 40 else { return nil }
         var raw: [UInt8] = []
         raw.reserveCapacity(20)
         var high: UInt8?
-        for character in hex.utf8 {
+        for character in digits {
             guard let nibble = Self.nibble(character) else { return nil }
             if let value = high { raw.append(value << 4 | nibble); high = nil } else { high = nibble }
         }

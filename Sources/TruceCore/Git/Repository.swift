@@ -14,6 +14,8 @@ final class Repository {
     var referencesListed = 0
     /// How many commits have been read so far: the work tests count to show a cost follows the changes.
     var commitsRead = 0
+    /// The `packed-refs` file as last read, read again when its stamp changes.
+    var packedReferencesCache: PackedReferences?
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle

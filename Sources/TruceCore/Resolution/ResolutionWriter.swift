@@ -51,7 +51,7 @@ extension DocumentStore {
             }
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
             try bulk.flush()
-            try Self.publishHeadsConcurrently(heads, path: repository.path)
+            try Self.publishHeads(heads, in: repository)
             try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
             var results: [DocumentKey: ResolveResult] = [:]
             for (head, (_, _, resolver)) in zip(heads, settled) {

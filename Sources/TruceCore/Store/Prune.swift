@@ -88,20 +88,28 @@ extension DocumentStore {
         }
     }
 
-    /// Drops the head refs of documents whose only head is a deletion written before `cutoff` (seconds since 1970).
+    /// Drops the head refs of documents whose only head is a deletion written before `cutoff` (seconds since 1970),
+    /// and every head ref that another head of its document descends from.
+    ///
+    /// A save leaves the packed head it supersedes in place (removing one line
+    /// rewrites the whole file) and readers skip it; here they all go in one
+    /// rewrite.
     private static func dropDeletedDocuments(olderThan cutoff: Int64, in repository: Repository) throws -> [DocumentKey] {
         var dropped: [DocumentKey] = []
+        var leaving: [(name: String, target: ObjectID)] = []
         for references in try headReferencesByDocument(in: repository) {
             guard let key = try documentKey(of: references[0].target, in: repository) else { continue }
             let versions = try documentVersions(of: key, in: repository)
-            guard versions.state == .deleted, let current = versions.current,
-                  try repository.readCommit(current.id).committer.time < cutoff else { continue }
-            for reference in references {
-                try withLockRetries(on: reference.name, in: repository) {
-                    try repository.deleteReference(reference.name, expecting: reference.target)
-                }
+            if versions.state == .deleted, let current = versions.current, try repository.readCommit(current.id).committer.time < cutoff {
+                leaving += references
+                dropped.append(key)
+            } else {
+                let heads = Set(versions.allHeads.map(\.id))
+                leaving += references.filter { !heads.contains($0.target) }
             }
-            dropped.append(key)
+        }
+        try withLockRetries(on: "packed-refs", in: repository) {
+            try repository.deleteReferences(leaving)
         }
         return dropped.sorted()
     }

@@ -118,7 +118,10 @@ extension DocumentStore {
                 guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == id else { throw error }
             }
         }
-        for reference in try headReferences(of: key, in: repository) where reference.target != id {
+        let references = try headReferences(of: key, in: repository)
+        // A packed head stays until prune tidies it: removing its line rewrites the whole file, whatever the store's size.
+        let packed = try repository.packedNames(among: references.map(\.name))
+        for reference in references where reference.target != id && !packed.contains(reference.name) {
             let isReplaced = try replaced.contains(reference.target) || repository.isDescendant(id, of: reference.target)
             guard isReplaced else { continue }
             // Only tidying: a ref left behind (moved by another writer, or still locked) is filtered out by readers.

@@ -175,9 +175,9 @@ extension DocumentStore {
             }
             // One journal append for the whole sync, not one per document: each append is a ref update.
             try Self.publishJournaled(received, via: via, in: repository) {
-                try Self.publishHeadsConcurrently(adopted.flatMap { document in
+                try Self.publishHeads(adopted.flatMap { document in
                     document.heads.map { PendingHead(key: document.key, id: $0, replacing: [], message: "truce: sync \(document.key.rawValue)") }
-                }, path: repository.path)
+                }, in: repository)
             }
             // Only now: a sync killed before this point reads the same manifests again next time.
             for manifest in incoming.manifests {

@@ -1,0 +1,247 @@
+import CLibgit2
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// git's `packed-refs` file: many references in one sorted text file, which plain git and libgit2 read as refs.
+///
+/// libgit2 writes every reference as a loose file with a reflog beside it:
+/// two files, two directories and four fsyncs per head, which made a
+/// 10,000-document sync write 160 MB. Writers that publish many heads at once
+/// add them to `packed-refs` instead, in one rewrite under git's own lock
+/// (`packed-refs.lock`, created exclusively), fsynced and renamed into place.
+///
+/// Reading goes around libgit2 too: its glob iterator copies every packed
+/// reference on each call, so one document's heads would cost the whole
+/// store. The file is sorted by name (git and libgit2 write it so, and say so
+/// in its header), and a binary search finds a prefix in O(log n) lines.
+struct PackedReferences {
+    /// The file's bytes, mapped; empty when there is no file.
+    private let file: MappedFile
+    /// Where the first record starts, after the header line.
+    private let body: Int
+    /// Whether the header promises sorted records; without it, lookups scan every line.
+    private let isSorted: Bool
+    /// The file it was read from: inode, size and modification time, to tell when it changed.
+    let stamp: FileStamp?
+
+    static let header = "# pack-refs with: peeled fully-peeled sorted \n"
+
+    /// Reads the `packed-refs` file of the git directory `gitDirectory` (with a trailing slash).
+    init(readingIn gitDirectory: String) throws(GitError) {
+        let path = gitDirectory + "packed-refs"
+        stamp = FileStamp(of: path)
+        file = stamp == nil ? MappedFile() : try MappedFile(mapping: path)
+        let bytes = file.bytes
+        let opening = Array("# pack-refs with:".utf8)
+        guard bytes.count >= opening.count, Array(bytes[0..<opening.count]) == opening else {
+            (body, isSorted) = (0, false)
+            return
+        }
+        let headerEnd = file.lineEnd(from: 0) + 1
+        (body, isSorted) = (min(headerEnd, bytes.count), String(decoding: bytes[0..<min(headerEnd, bytes.count)], as: UTF8.self).contains(" sorted "))
+    }
+
+    /// The references whose names start with `prefix`, in name order; peeled lines (`^…`, only for tags) skipped.
+    func references(withPrefix prefix: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+        let wanted = Array(prefix.utf8)
+        var found: [(name: String, target: ObjectID)] = []
+        var record = isSorted ? lowerBound(wanted) : body
+        while record < file.bytes.count {
+            let (name, target, next) = try self.record(at: record)
+            if name.starts(with: wanted) {
+                found.append((String(decoding: name, as: UTF8.self), target))
+            } else if isSorted {
+                break
+            }
+            record = next
+        }
+        return found
+    }
+
+    /// Every record, in file order, as raw lines (each with its peeled line, if any) keyed by name.
+    func allRecords() throws(GitError) -> [(name: [UInt8], lines: [UInt8])] {
+        var records: [(name: [UInt8], lines: [UInt8])] = []
+        var record = body
+        while record < file.bytes.count {
+            let (name, _, next) = try self.record(at: record)
+            records.append((Array(name), Array(file.bytes[record..<next])))
+            record = next
+        }
+        return records
+    }
+
+    /// The offset of the first record whose name is not below `prefix`.
+    private func lowerBound(_ prefix: [UInt8]) -> Int {
+        var (low, high) = (body, file.bytes.count)
+        while low < high {
+            let record = recordStart(containing: (low + high) / 2, notBefore: low)
+            let end = file.lineEnd(from: record)
+            let name = file.bytes[min(record + 41, end)..<end]
+            if name.lexicographicallyPrecedes(prefix) {
+                low = nextRecord(after: record)
+            } else {
+                high = record
+            }
+        }
+        return low
+    }
+
+    /// The start of the record whose lines hold `offset`: back to the line's start, and past peeled lines.
+    private func recordStart(containing offset: Int, notBefore floor: Int) -> Int {
+        let bytes = file.bytes
+        var start = offset
+        while true {
+            while start > floor, bytes[start - 1] != 0x0A { start -= 1 }
+            guard start > floor, bytes[start] == UInt8(ascii: "^") else { return start }
+            start -= 1
+        }
+    }
+
+    private func nextRecord(after record: Int) -> Int {
+        let bytes = file.bytes
+        var next = min(file.lineEnd(from: record) + 1, bytes.count)
+        while next < bytes.count, bytes[next] == UInt8(ascii: "^") { next = min(file.lineEnd(from: next) + 1, bytes.count) }
+        return next
+    }
+
+    /// The name and target of the record at `offset`, and where the next one starts.
+    private func record(at offset: Int) throws(GitError) -> (name: Slice<UnsafeBufferPointer<UInt8>>, target: ObjectID, next: Int) {
+        let bytes = file.bytes
+        let end = file.lineEnd(from: offset)
+        guard end - offset > 41, bytes[offset + 40] == UInt8(ascii: " "), let target = ObjectID(hexBytes: bytes[offset..<(offset + 40)]) else {
+            throw GitError(operation: "read packed-refs", code: -1, errorClass: 0,
+                           message: "damaged line at byte \(offset) (restore the file, or remove the line)")
+        }
+        return (bytes[(offset + 41)..<end], target, nextRecord(after: offset))
+    }
+}
+
+/// A file mapped read-only for as long as the value lives: a rewrite renamed over it leaves this copy intact.
+private final class MappedFile: @unchecked Sendable {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init() { bytes = UnsafeBufferPointer(start: nil, count: 0) }
+
+    init(mapping path: String) throws(GitError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var status = stat()
+        guard descriptor >= 0, fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            throw GitError(operation: "read \(path)", code: -1, errorClass: 0, message: reason)
+        }
+        defer { close(descriptor) }
+        guard status.st_size > 0 else {
+            bytes = UnsafeBufferPointer(start: nil, count: 0)
+            return
+        }
+        let count = Int(status.st_size)
+        guard let address = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+            throw GitError(operation: "map \(path)", code: -1, errorClass: 0, message: String(cString: strerror(errno)))
+        }
+        bytes = UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: count)
+    }
+
+    deinit {
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+    }
+
+    /// The offset of the newline that ends the line at `offset`, or the file's end.
+    func lineEnd(from offset: Int) -> Int {
+        guard let base = bytes.baseAddress, offset < bytes.count else { return bytes.count }
+        guard let found = memchr(base + offset, 0x0A, bytes.count - offset) else { return bytes.count }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+}
+
+extension PackedReferences {
+    /// Adds `additions` to the `packed-refs` file and removes the `removals`, in one durable rewrite under git's lock.
+    ///
+    /// A name in both is added. The lock is git's (`packed-refs.lock`, created
+    /// exclusively), so libgit2 and git wait for it as for each other; a held
+    /// lock fails with `GIT_ELOCKED`, which `withLockRetries` waits out. The
+    /// file is read again under the lock, so nothing another writer packed
+    /// meanwhile is lost, and the new file is fsynced before it replaces the
+    /// old: a crash leaves one or the other, whole.
+    static func update(in gitDirectory: String, adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>) throws(GitError) {
+        guard !additions.isEmpty || !removals.isEmpty else { return }
+        let path = gitDirectory + "packed-refs", lockPath = path + ".lock"
+        let descriptor = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw GitError(operation: "lock \(lockPath)", code: errno == EEXIST ? GIT_ELOCKED.rawValue : -1, errorClass: 0,
+                           message: "failed to lock file '\(lockPath)' for writing: \(reason)")
+        }
+        var committed = false
+        defer {
+            if !committed { unlink(lockPath) }
+        }
+        do throws(GitError) {
+            let current = try PackedReferences(readingIn: gitDirectory)
+            let added = Dictionary(additions.map { (Array($0.name.utf8), $0.target) }, uniquingKeysWith: { first, _ in first })
+            let removed = Set(removals.map { Array($0.utf8) })
+            var records = try current.allRecords().filter { removed.contains($0.name) == false && added[$0.name] == nil }
+            records += added.map { name, target in (name, Array((target.hex + " ").utf8) + name + [0x0A]) }
+            // git compares names as bytes (strcmp); a file from an older writer may be unsorted, so sort all.
+            records.sort { $0.name.lexicographicallyPrecedes($1.name) }
+            var contents = Array(header.utf8)
+            contents.reserveCapacity(records.reduce(contents.count) { $0 + $1.lines.count })
+            for record in records { contents += record.lines }
+            try writeAll(contents, to: descriptor, path: lockPath)
+            guard fsync(descriptor) == 0 else { throw posixError("fsync \(lockPath)") }
+            close(descriptor)
+            guard rename(lockPath, path) == 0 else { throw posixError("rename \(lockPath)") }
+            committed = true
+            syncDirectory(gitDirectory)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    private static func writeAll(_ data: [UInt8], to descriptor: Int32, path: String) throws(GitError) {
+        let failed = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0, errno == EINTR { continue }
+                if written <= 0 { return true }
+                offset += written
+            }
+            return false
+        }
+        if failed { throw posixError("write \(path)") }
+    }
+
+    private static func syncDirectory(_ directory: String) {
+        let descriptor = open(directory, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    private static func posixError(_ operation: String) -> GitError {
+        GitError(operation: operation, code: -1, errorClass: 0, message: String(cString: strerror(errno)))
+    }
+}
+
+/// A file's identity and version as `stat` tells them: a rewrite renamed into place changes the inode.
+struct FileStamp: Equatable {
+    let device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+
+    init?(of path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        (device, inode, size) = (UInt64(status.st_dev), UInt64(status.st_ino), Int64(status.st_size))
+        #if canImport(Darwin)
+        (seconds, nanoseconds) = (status.st_mtimespec.tv_sec, status.st_mtimespec.tv_nsec)
+        #else
+        (seconds, nanoseconds) = (status.st_mtim.tv_sec, status.st_mtim.tv_nsec)
+        #endif
+    }
+}

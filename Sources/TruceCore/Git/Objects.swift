@@ -140,6 +140,16 @@ extension Repository {
     /// True when `id` names a commit in the object database.
     func containsCommit(_ id: ObjectID) throws(GitError) -> Bool { try contains(id, ofType: GIT_OBJECT_COMMIT, "commit") }
 
+    /// True when the object database holds `id`, as far as the packs it has already read tell: a miss does not
+    /// rescan the pack directory (libgit2 does, on every miss), so another process's new pack may be missed.
+    func containsObjectWithoutRescan(_ id: ObjectID) throws(GitError) -> Bool {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "open object database")
+        defer { git_odb_free(odb) }
+        var oid = id.raw
+        return git_odb_exists_ext(odb, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
+    }
+
     /// True when `id` names a blob in the object database.
     func containsBlob(_ id: ObjectID) throws(GitError) -> Bool { try contains(id, ofType: GIT_OBJECT_BLOB, "blob") }
 

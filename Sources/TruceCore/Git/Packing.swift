@@ -115,3 +115,19 @@ extension Repository {
         }
     }
 }
+
+/// A pack's `.idx` file (version 2), read for the ids of the objects its pack holds.
+enum PackIndex {
+    /// The object ids an index lists; nil when the file is missing or not a version 2 index.
+    static func objectIDs(atPath path: String) -> [ObjectID]? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let bytes = [UInt8](data)
+        // Magic "\377tOc", version 2, then 256 cumulative counts; the last is the number of objects.
+        guard bytes.count >= 8 + 256 * 4, bytes[0..<8] == [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2] else { return nil }
+        let countOffset = 8 + 255 * 4
+        let count = bytes[countOffset..<(countOffset + 4)].reduce(0) { $0 << 8 | Int($1) }
+        let start = 8 + 256 * 4
+        guard bytes.count >= start + count * 20 else { return nil }
+        return (0..<count).map { ObjectID(bytes: bytes[(start + $0 * 20)..<(start + $0 * 20 + 20)]) }
+    }
+}

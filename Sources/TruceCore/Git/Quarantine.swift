@@ -60,9 +60,16 @@ final class Quarantine {
         return references
     }
 
-    /// Packs the commits `tips` reach and `hidden` do not, with their trees and blobs, into the store itself.
-    func admit(_ tips: [ObjectID], hiding hidden: [ObjectID]) throws(GitError) {
+    /// Brings into the store the commits `tips` reach and `hidden` do not, with their trees and blobs.
+    ///
+    /// When every object downloaded is in `checked` (nothing was refused and
+    /// the remote sent nothing the checks did not read), the downloaded pack
+    /// and its index move into the store as they are, as git's receive-pack
+    /// migrates its quarantine: no second compression of what just arrived.
+    /// Otherwise only the objects the tips need are packed anew into the store.
+    func admit(_ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil) throws(GitError) {
         guard !tips.isEmpty else { return }
+        if let checked, try movePacks(ifAllIn: checked) { return }
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, repository.handle), "start pack")
         defer { git_packbuilder_free(builder) }
@@ -73,6 +80,39 @@ final class Quarantine {
         guard git_packbuilder_object_count(builder) > 0 else { return }
         // libgit2 fsyncs the pack and its index (fsync is on for every store) before the caller publishes a ref.
         try check(git_packbuilder_write(builder, storeObjects + "/pack", 0, nil, nil), "write checked versions into the store")
+    }
+
+    /// Moves the downloaded packs into the store if they hold only objects in `checked` and nothing came loose;
+    /// false, with nothing moved, otherwise.
+    private func movePacks(ifAllIn checked: Set<ObjectID>) throws(GitError) -> Bool {
+        let manager = FileManager.default
+        let objects = directory + "/objects/"
+        let loose = ((try? manager.contentsOfDirectory(atPath: objects)) ?? []).filter { $0.count == 2 }
+        guard loose.allSatisfy({ ((try? manager.contentsOfDirectory(atPath: objects + $0)) ?? []).isEmpty }) else { return false }
+        let packDirectory = objects + "pack/"
+        let indexes = ((try? manager.contentsOfDirectory(atPath: packDirectory)) ?? []).filter { $0.hasSuffix(".idx") }
+        // Objects borrowed from a local store, not downloaded, are in no pack of ours: they must be copied.
+        guard !indexes.isEmpty else { return false }
+        for index in indexes {
+            guard let ids = PackIndex.objectIDs(atPath: packDirectory + index), ids.allSatisfy(checked.contains) else { return false }
+        }
+        // The pack before its index: a reader finds a pack by its index, so it never sees one without the other.
+        for index in indexes {
+            let base = String(index.dropLast(4))
+            for suffix in [".pack", ".rev", ".idx"] where manager.fileExists(atPath: packDirectory + base + suffix) {
+                let target = storeObjects + "/pack/" + base + suffix
+                if manager.fileExists(atPath: target) { continue } // the same pack, by its name
+                guard rename(packDirectory + base + suffix, target) == 0 else {
+                    throw GitError(operation: "move \(base + suffix) into the store", code: -1, errorClass: 0, message: String(cString: strerror(errno)))
+                }
+            }
+        }
+        let descriptor = open(storeObjects + "/pack", O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+        return true
     }
 
     private func discard() { try? FileManager.default.removeItem(atPath: directory) }

@@ -12,6 +12,12 @@
 enum GitReservedNames {
     /// The reserved name `segment` stands for (`.git`, `.gitmodules`, `.gitattributes`), nil when it is an ordinary name.
     static func reservedName(of segment: Substring) -> String? {
+        // Every reserved spelling starts with '.' or 'g' once ignorable (non-ASCII) code points are dropped, or has a '\\' part.
+        let utf8 = segment.utf8
+        if let first = utf8.first, first != UInt8(ascii: "."), lowercased(first) != UInt8(ascii: "g"),
+           !utf8.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) {
+            return nil
+        }
         for name in ["git", "gitmodules", "gitattributes"] where isHFSDot(segment, name) { return "." + name }
         let bytes = Array(segment.utf8)
         // fsck reads each part after a backslash as a name of its own, as NTFS would.

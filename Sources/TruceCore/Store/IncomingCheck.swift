@@ -73,7 +73,7 @@ extension DocumentStore {
         var via: [ObjectID: ObjectID] = [:]
         // The newest manifest read per replica, which its copy here moves to once everything is adopted.
         var newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)] = [:]
-        var read = Set<ObjectID>(), manifestsRead: [ObjectID] = []
+        var read = Set<ObjectID>(), manifestsRead: [ObjectID] = [], chainCommits: [ObjectID] = []
         var pending: [(replica: String, target: ObjectID, name: String)] = []
         for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
             guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
@@ -101,6 +101,7 @@ extension DocumentStore {
             case .failure(let problem):
                 refused.append(RefusedHead(version: item.target, reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"))
             case .success(let listing):
+                chainCommits += listing.commits
                 candidates += listing.heads.map { ($0, item.name, false) }
                 pending += listing.manifests.map { ($0.replica, $0.id, ReplicaManifest.reference(of: $0.replica)) }
                 guard !isOurs else { continue }
@@ -115,9 +116,12 @@ extension DocumentStore {
         let refusedBefore = refused.count
         var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
         var admitted: [ObjectID] = [], hidden: [ObjectID] = known.map(\.target)
+        // Every object the checks below read: when the download holds nothing else, it joins the store as it came.
+        var checked: Set<ObjectID> = [ObjectID.emptyTree]
+        checked.formUnion(chainCommits)
         for candidate in candidates where !accepted.contains(candidate.id) || candidate.legacy {
             if rejected.contains(candidate.id) { continue }
-            switch headCheckOrError(candidate, into: repository, from: incoming) {
+            switch headCheckOrError(candidate, into: repository, from: incoming, recording: &checked) {
             case .failure(let problem):
                 refused.append(RefusedHead(version: candidate.id, reference: candidate.reference, reason: problem.reason))
                 rejected.insert(candidate.id)
@@ -137,7 +141,7 @@ extension DocumentStore {
             admitted += manifestsRead
             result.via = via
         }
-        try quarantine.admit(admitted, hiding: hidden)
+        try quarantine.admit(admitted, hiding: hidden, whenOnly: refused.isEmpty ? checked : nil)
         return result
     }
 
@@ -148,9 +152,10 @@ extension DocumentStore {
 
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
     private static func headCheckOrError(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                         from incoming: Repository) -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
+                                         from incoming: Repository, recording checked: inout Set<ObjectID>)
+        -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
         do {
-            return try headCheck(candidate, into: repository, from: incoming)
+            return try headCheck(candidate, into: repository, from: incoming, recording: &checked)
         } catch let error as TruceError {
             return .failure(.init(error.errorDescription ?? "\(error)"))
         } catch {
@@ -161,8 +166,10 @@ extension DocumentStore {
     /// The document of a head another store listed, or what is wrong with it and the history it brings.
     ///
     /// A commit this store already holds was checked when it arrived (or written here): only its document is read.
+    /// The objects found sound go into `checked`.
     private static func headCheck(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                  from incoming: Repository) throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
+                                  from incoming: Repository, recording checked: inout Set<ObjectID>)
+        throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
         let id = candidate.id
         guard try incoming.containsCommit(id) else { return .failure(.init("it is not a commit")) }
         guard let message = VersionMessage(parsing: try incoming.readCommit(id).message) else { return .failure(.init("it is not a Truce version")) }
@@ -174,9 +181,10 @@ extension DocumentStore {
             }
             guard named == directory else { return .failure(.init("it names \(TruceError.quoted(key.rawValue)), whose heads live elsewhere")) }
         }
-        if try repository.containsCommit(id) { return .success(key) }
+        // Most heads are new here, and a miss that rescans the packs costs more than the check: a miss only checks again.
+        if try repository.containsObjectWithoutRescan(id) { return .success(key) }
         for commit in try incoming.walk(from: [id], hiding: try headReferences(of: key, in: repository).map(\.target)) {
-            if let problem = try incomingProblem(of: commit, key: key, in: incoming) {
+            if let problem = try incomingProblem(of: commit, key: key, in: incoming, recording: &checked) {
                 return .failure(.init(commit == id ? "it \(problem)" : "its history does: version \(commit.short) \(problem)"))
             }
         }
@@ -191,7 +199,8 @@ extension DocumentStore {
     /// end, canonical bytes) or, for a deletion, nothing. Tree entry names are
     /// then the key's segments, which key validation and libgit2's own entry
     /// checks (what a local save runs into) have passed.
-    static func incomingProblem(of id: VersionID, key: DocumentKey, in repository: Repository) throws -> String? {
+    /// The commit, its trees and its blob go into `checked` when nothing is wrong.
+    static func incomingProblem(of id: VersionID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>) throws -> String? {
         guard let raw = try repository.rawCommit(id) else { return "is not a commit" }
         if let problem = commitHeaderProblem(raw) { return "is a commit git fsck refuses: \(problem)" }
         let commit = try repository.readCommit(id)
@@ -200,20 +209,24 @@ extension DocumentStore {
             return "is a version of \(TruceError.quoted(message.key)), not of \(TruceError.quoted(key.rawValue))"
         }
         var expected = ObjectID.emptyTree
+        var objects = [id]
         if let entry = try repository.entry(at: key.rawValue, inTree: commit.tree) {
             guard !entry.isTree, try repository.containsBlob(entry.id) else { return "holds no file at its key" }
             var segments = key.segments.map(String.init)
             let leaf = segments.removeLast()
             if let problem = repository.treeEntryNameProblem(leaf, id: entry.id, isTree: false) { return "has a tree entry git refuses: \(problem)" }
             expected = ObjectID.treeHash(ofEntry: leaf, id: entry.id, isTree: false)
+            objects += [entry.id, expected]
             for segment in segments.reversed() {
                 if let problem = repository.treeEntryNameProblem(segment, id: expected, isTree: true) { return "has a tree entry git refuses: \(problem)" }
                 expected = ObjectID.treeHash(ofEntry: segment, id: expected, isTree: true)
+                objects.append(expected)
             }
         }
         guard commit.tree == expected else {
             return "has a tree that holds more than its document at its key (or not in git's canonical form)"
         }
+        checked.formUnion(objects)
         return nil
     }
 }

@@ -92,6 +92,8 @@ enum ReplicaManifest {
     struct Listing {
         var heads: [ObjectID] = []
         var manifests: [(replica: String, id: ObjectID)] = []
+        /// The commits of the chain read (manifests and their parts), each with a header git fsck takes.
+        var commits: [ObjectID] = []
     }
 
     /// What the chain from `tip` lists after `seen` (back to a snapshot when `seen` is not on it), in the order listed;
@@ -112,11 +114,16 @@ enum ReplicaManifest {
             guard let header = header(parsing: commit.message), header.replica == replica else {
                 return .failure(ManifestProblem("\(id.short) is not a manifest of replica \(replica)"))
             }
+            listing.commits.append(id)
             var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
             while let parent = listed.popLast() {
                 // A head that did not arrive is listed all the same: the head checks refuse it by name.
                 let listedCommit = try repository.containsCommit(parent) ? try repository.readCommit(parent) : nil
                 if let listedCommit, isPart(listedCommit.message, of: replica) {
+                    guard let raw = try repository.rawCommit(parent), commitHeaderProblem(raw) == nil else {
+                        return .failure(ManifestProblem("part \(parent.short) of \(id.short) is a commit git fsck refuses"))
+                    }
+                    listing.commits.append(parent)
                     listed += listedCommit.parents.reversed()
                 } else if let listedCommit, let nested = Self.header(parsing: listedCommit.message) {
                     listing.manifests.append((nested.replica, parent))

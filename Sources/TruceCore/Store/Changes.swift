@@ -95,7 +95,8 @@ extension DocumentStore {
             while let current = entry, !wanted.isEmpty {
                 let commit = try repository.readCommit(current)
                 if commit.committer.time < Int64(oldest.timeIntervalSince1970) { break }
-                if let change = ChangeJournal.change(from: commit), change.kind == .resolution, wanted.remove(change.version) != nil {
+                for change in try ChangeJournal.recorded(in: commit, of: repository)?.map(\.change) ?? []
+                where change.kind == .resolution && wanted.remove(change.version) != nil {
                     authors[change.version] = change.author
                 }
                 entry = commit.parents.first
@@ -116,6 +117,14 @@ extension DocumentStore {
 ///
 /// Entries hold version ids as text, not as parents, so the journal keeps no
 /// version alive: prune decides that from the heads alone.
+///
+/// Many changes recorded at once (a sync, a batch, `resolve --all`) are one
+/// entry instead, titled `journal N changes`, whose tree holds a file
+/// `changes` with one line per change (`git show refs/truce/journal:changes`):
+/// kind, version, author date in seconds, the manifest it came through (or
+/// `-`), device and document, separated by tabs (neither keys nor device
+/// names may hold a tab or a newline). Ten thousand entries would cost ten
+/// thousand commits to write and pack; one costs one.
 enum ChangeJournal {
     static let reference = "refs/truce/journal"
 
@@ -128,7 +137,7 @@ enum ChangeJournal {
         for _ in 0..<50 {
             // Many entries go into one pack, one fsync, instead of one fsynced loose object each.
             let prepared: Prepared
-            if changes.count > 16 {
+            if changes.count > batchThreshold {
                 let bulk = try BulkWriter(path: repository.path)
                 prepared = try prepare(changes, via: via, in: bulk.repository, recording: bulk)
                 try bulk.flush()
@@ -154,9 +163,19 @@ enum ChangeJournal {
     static func prepare(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
                         recording bulk: BulkWriter? = nil) throws -> Prepared {
         precondition(!changes.isEmpty, "a journal entry needs a change")
+        let tip = try repository.reference(reference)
+        if changes.count > batchThreshold {
+            let blob = try repository.writeBlob(batchLines(changes, via: via))
+            let tree = try repository.writeTree([TreeEntry(name: batchFile, id: blob, isTree: false)])
+            let author = changes[0].author, now = Date()
+            let entry = try repository.writeCommit(tree: tree, parents: tip.map { [$0] } ?? [], author: Signature(device: author, date: now),
+                                                   committer: Signature(device: author, date: now),
+                                                   message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n")
+            [blob, tree, entry].forEach { bulk?.record($0) }
+            return Prepared(entry: entry, onto: tip, count: changes.count)
+        }
         let emptyTree = try repository.writeTree([])
         bulk?.record(emptyTree)
-        let tip = try repository.reference(reference)
         var parent = tip
         for change in changes {
             parent = try repository.writeCommit(tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
@@ -192,15 +211,54 @@ enum ChangeJournal {
         var entry: ObjectID? = tip
         while let current = entry, current != position {
             let commit = try repository.readCommit(current)
-            guard let recorded = self.entry(from: commit) else {
+            guard let recorded = try recorded(in: commit, of: repository) else {
                 throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
                                                        message: "entry \(current) is not a change"))
             }
-            entries.append(recorded)
+            entries.append(contentsOf: recorded.reversed())
             entry = commit.parents.first
         }
         if entry == nil, position != nil { return nil }
         return entries.reversed()
+    }
+
+    /// More changes than this at once are one batch entry.
+    static let batchThreshold = 16
+    static let batchFile = "changes"
+
+    /// The changes one entry records, in order, each with the manifest it came through; nil when the commit is no entry.
+    static func recorded(in entry: CommitRecord, of repository: Repository) throws -> [(change: Change, via: ObjectID?)]? {
+        if let single = self.entry(from: entry) { return [single] }
+        guard MessageLines.trailers(of: entry.message)["Change"] == "batch",
+              let file = try repository.entry(at: batchFile, inTree: entry.tree), !file.isTree else { return nil }
+        return parseBatch(try repository.readBlob(file.id))
+    }
+
+    /// One line per change: kind, version, author date (seconds), manifest or `-`, device, key, separated by tabs.
+    static func batchLines(_ changes: [Change], via: [VersionID: ObjectID]) -> Data {
+        var text = Data()
+        for change in changes {
+            let fields = [change.kind.rawValue, change.version.hex, String(Int64(change.date.timeIntervalSince1970.rounded(.down))),
+                          via[change.version]?.hex ?? "-", change.author, change.key.rawValue]
+            text.append(contentsOf: Array(fields.joined(separator: "\t").utf8) + [0x0A])
+        }
+        return text
+    }
+
+    /// The changes of a batch file; nil when a line is not one (the entry is then not one Truce wrote).
+    static func parseBatch(_ data: Data) -> [(change: Change, via: ObjectID?)]? {
+        var changes: [(change: Change, via: ObjectID?)] = []
+        for line in data.split(separator: 0x0A) {
+            // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
+            let fields = line.split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            guard fields.count == 6, let kind = ChangeKind(rawValue: fields[0]), let version = ObjectID(hex: fields[1]),
+                  let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5]) else { return nil }
+            let via = fields[3] == "-" ? nil : ObjectID(hex: fields[3])
+            if fields[3] != "-", via == nil { return nil }
+            let change = Change(kind: kind, key: key, version: version, author: fields[4], date: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            changes.append((change, via))
+        }
+        return changes
     }
 
     static func message(for change: Change, via: ObjectID? = nil) -> String {
@@ -214,8 +272,6 @@ enum ChangeJournal {
         \(via.map { "Via: \($0.hex)\n" } ?? "")
         """
     }
-
-    static func change(from entry: CommitRecord) -> Change? { self.entry(from: entry)?.change }
 
     /// The change a journal entry records, and the manifest it came through; nil when the commit is not an entry.
     private static func entry(from entry: CommitRecord) -> (change: Change, via: ObjectID?)? {

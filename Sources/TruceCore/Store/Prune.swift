@@ -120,7 +120,7 @@ extension DocumentStore {
         var entry = try repository.reference(ChangeJournal.reference)
         while let current = entry {
             let commit = try repository.readCommit(current)
-            if let change = ChangeJournal.change(from: commit) { journaled.insert(change.version) }
+            for recorded in try ChangeJournal.recorded(in: commit, of: repository) ?? [] { journaled.insert(recorded.change.version) }
             entry = commit.parents.first
         }
         let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)

@@ -19,10 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 typedef struct {
     git_odb_backend parent;
     char *objects_dir;
+    /* The objects directory, opened once: most reads are of packed objects, and a failed open relative to it walks
+       two path components instead of the whole absolute path. -1 when it could not be opened. */
+    int objects_fd;
+    /* A pack backend of its own on the same directory: an object it finds is packed, and needs no loose check (the
+       packed copy is the one read first). Refreshed when objects/pack changes. NULL when it could not be made. */
+    git_odb_backend *packs;
+    struct timespec packs_seen;
 } loose_guard;
 
 /* The loose format check libgit2 uses: a zlib header, else the old pack-like format. */
@@ -43,8 +51,15 @@ static int damaged(const char *hex, const char *reason) {
 /* GIT_PASSTHROUGH when the loose file of `hex` is absent, unreadable (libgit2 then says why) or whole; GIT_ERROR when damaged. */
 static int check_loose_object(const loose_guard *guard, const char *hex) {
     char path[4096];
-    if (snprintf(path, sizeof path, "%s/%.2s/%s", guard->objects_dir, hex, hex + 2) >= (int)sizeof path) return GIT_PASSTHROUGH;
-    int descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    int descriptor;
+    if (guard->objects_fd >= 0) {
+        char relative[GIT_OID_HEXSZ + 2];
+        snprintf(relative, sizeof relative, "%.2s/%s", hex, hex + 2);
+        descriptor = openat(guard->objects_fd, relative, O_RDONLY | O_CLOEXEC);
+    } else {
+        if (snprintf(path, sizeof path, "%s/%.2s/%s", guard->objects_dir, hex, hex + 2) >= (int)sizeof path) return GIT_PASSTHROUGH;
+        descriptor = open(path, O_RDONLY | O_CLOEXEC);
+    }
     if (descriptor < 0) return GIT_PASSTHROUGH;
 
     static const int chunk = 16384;
@@ -85,8 +100,21 @@ done:
     return result;
 }
 
+/* Whether `id` is in one of the directory's packs, rescanning them first if objects/pack changed since last seen. */
+static int is_packed(loose_guard *guard, const git_oid *id) {
+    if (!guard->packs || guard->objects_fd < 0) return 0;
+    if (guard->packs->exists(guard->packs, id)) return 1;
+    struct stat status;
+    if (fstatat(guard->objects_fd, "pack", &status, 0) != 0) return 0;
+    if (status.st_mtim.tv_sec == guard->packs_seen.tv_sec && status.st_mtim.tv_nsec == guard->packs_seen.tv_nsec) return 0;
+    guard->packs_seen = status.st_mtim;
+    if (guard->packs->refresh(guard->packs) < 0) { git_error_clear(); return 0; }
+    return guard->packs->exists(guard->packs, id);
+}
+
 static int guard_read(void **data, size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
     (void)data; (void)length; (void)type;
+    if (is_packed((loose_guard *)backend, id)) return GIT_PASSTHROUGH;
     char hex[GIT_OID_HEXSZ + 1];
     git_oid_tostr(hex, sizeof hex, id);
     return check_loose_object((const loose_guard *)backend, hex);
@@ -124,6 +152,8 @@ static int guard_read_prefix(git_oid *found, void **data, size_t *size, git_obje
 
 static void guard_free(git_odb_backend *backend) {
     loose_guard *guard = (loose_guard *)backend;
+    if (guard->objects_fd >= 0) close(guard->objects_fd);
+    if (guard->packs) guard->packs->free(guard->packs);
     free(guard->objects_dir);
     free(guard);
 }
@@ -132,7 +162,12 @@ int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, int 
     loose_guard *guard = calloc(1, sizeof *guard);
     if (!guard) return GIT_ERROR;
     git_odb_init_backend(&guard->parent, GIT_ODB_BACKEND_VERSION);
+    guard->objects_fd = -1;
     guard->objects_dir = strdup(objects_dir);
+    guard->objects_fd = open(objects_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (git_odb_backend_pack(&guard->packs, objects_dir) < 0) { guard->packs = NULL; git_error_clear(); }
+    struct stat status;
+    if (guard->objects_fd >= 0 && fstatat(guard->objects_fd, "pack", &status, 0) == 0) guard->packs_seen = status.st_mtim;
     guard->parent.read = guard_read;
     guard->parent.read_prefix = guard_read_prefix;
     guard->parent.readstream = guard_readstream;

@@ -40,6 +40,9 @@ extension Repository {
     /// The commits reachable from `tips` but not from `hidden`: newest first (children before parents),
     /// or with `oldestFirst` parents before children.
     func walk(from tips: [ObjectID], hiding hidden: [ObjectID] = [], oldestFirst: Bool = false) throws(GitError) -> [ObjectID] {
+        // A root commit with nothing hidden is its whole history, and most documents of a first sync have one version:
+        // no walker to set up.
+        if tips.count == 1, hidden.isEmpty, try parentCount(of: tips[0]) == 0 { return tips }
         let order = oldestFirst ? GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_REVERSE.rawValue : GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue
         return try withWalker(from: tips, hiding: hidden, sorting: order) { walker throws(GitError) in
             var found: [ObjectID] = []
@@ -52,6 +55,14 @@ extension Repository {
             }
             return found
         }
+    }
+
+    private func parentCount(of id: ObjectID) throws(GitError) -> UInt32 {
+        var oid = id.raw
+        var commit: OpaquePointer?
+        try check(git_commit_lookup(&commit, handle, &oid), "walk history from \(id)")
+        defer { git_commit_free(commit) }
+        return git_commit_parentcount(commit)
     }
 
     /// Calls `body` with a revision walker set up to visit what `tips` reach and `hidden` do not; freed afterwards.

@@ -17,12 +17,17 @@ extension Repository {
 
     /// Why libgit2 would refuse `name` as a tree entry here (what a local save runs into), nil when it takes it.
     func treeEntryNameProblem(_ name: String, id: ObjectID, isTree: Bool) -> String? {
+        // A name libgit2 took once it takes again (the entry's object is checked on its own): documents share folders.
+        let verdictKey = (isTree ? "tree " : "blob ") + name
+        if acceptedEntryNames.contains(verdictKey) { return nil }
         var builder: OpaquePointer?
         guard git_treebuilder_new(&builder, handle, nil) == 0 else { return "cannot start a tree" }
         defer { git_treebuilder_free(builder) }
         var oid = id.raw
         let code = git_treebuilder_insert(nil, builder, name, &oid, isTree ? GIT_FILEMODE_TREE : GIT_FILEMODE_BLOB)
-        return code < 0 ? GitError.last("", code: code).message : nil
+        if code < 0 { return GitError.last("", code: code).message }
+        if isTree { acceptedEntryNames.insert(verdictKey) }
+        return nil
     }
 }
 

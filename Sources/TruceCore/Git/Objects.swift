@@ -151,7 +151,20 @@ extension Repository {
     }
 
     /// True when `id` names a blob in the object database.
-    func containsBlob(_ id: ObjectID) throws(GitError) -> Bool { try contains(id, ofType: GIT_OBJECT_BLOB, "blob") }
+    ///
+    /// Reads only the object's header: a blob's content is not inflated to learn that it is one.
+    func containsBlob(_ id: ObjectID) throws(GitError) -> Bool {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "open object database")
+        defer { git_odb_free(odb) }
+        var oid = id.raw
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        let code = git_odb_read_header(&size, &type, odb, &oid)
+        if code == GIT_ENOTFOUND.rawValue { return false }
+        try check(code, "read blob \(id)")
+        return type == GIT_OBJECT_BLOB
+    }
 
     /// True when `id` names an object of `type`; libgit2 reports an object of another type as not found.
     private func contains(_ id: ObjectID, ofType type: git_object_t, _ typeName: String) throws(GitError) -> Bool {

@@ -16,6 +16,8 @@ final class Repository {
     var commitsRead = 0
     /// The `packed-refs` file as last read, read again when its stamp changes.
     var packedReferencesCache: PackedReferences?
+    /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
+    var acceptedEntryNames = Set<String>()
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle

@@ -144,6 +144,35 @@ extension Repository {
         return found
     }
 
+    /// Every reference whose name starts with `directory` (a ref path ending in `/`), loose and packed, in any order.
+    ///
+    /// libgit2's glob iterator parses and copies every packed reference on
+    /// each call; this reads the loose files below the directory and the
+    /// packed lines with its prefix only, so listing the conflict markers or
+    /// the replica manifests costs what they hold, not what the store holds.
+    /// A loose file libgit2 cannot read throws, as in `references(matching:)`.
+    func references(under directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+        var found: [(name: String, target: ObjectID)] = []
+        var names = Set<String>()
+        let enumerator = FileManager.default.enumerator(atPath: gitDirectory + directory)
+        while let relative = enumerator?.nextObject() as? String {
+            guard enumerator?.fileAttributes?[.type] as? FileAttributeType == .typeRegular,
+                  !relative.hasSuffix(".lock"), !relative.contains(".lock.stale-") else { continue }
+            let name = directory + relative
+            var oid = git_oid()
+            let code = git_reference_name_to_id(&oid, handle, name)
+            if code == GIT_ENOTFOUND.rawValue { continue }
+            if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
+            found.append((name, ObjectID(oid)))
+            names.insert(name)
+        }
+        for reference in try packedReferences().references(withPrefix: directory) where !names.contains(reference.name) {
+            found.append(reference)
+        }
+        referencesListed += found.count
+        return found
+    }
+
     /// The names in a directory, without `.` and `..`; none when it does not exist (most documents have no loose heads).
     private static func fileNames(in path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }

@@ -60,7 +60,7 @@ enum ConflictIndex {
 
     /// The marked documents as they are now, in key order: in conflict, or with equal-content heads.
     static func markedDocuments(in repository: Repository) throws -> [DocumentVersions] {
-        try repository.references(matching: root + "*").compactMap { marker in
+        try repository.references(under: root).compactMap { marker in
             guard let key = try DocumentStore.documentKey(of: marker.target, in: repository) else { return nil }
             let versions = try DocumentStore.documentVersions(of: key, in: repository)
             return versions.allHeads.count > 1 ? versions : nil
@@ -71,7 +71,7 @@ enum ConflictIndex {
     static func rebuild(in repository: Repository) throws {
         var keys = Set<DocumentKey>()
         let documents = try DocumentStore.headReferencesByDocument(in: repository).map { $0[0] }
-        for reference in try documents + repository.references(matching: root + "*") {
+        for reference in try documents + repository.references(under: root) {
             if let key = try DocumentStore.documentKey(of: reference.target, in: repository) { keys.insert(key) }
         }
         for key in keys.sorted() { try update(key, in: repository) }

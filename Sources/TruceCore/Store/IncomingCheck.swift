@@ -39,7 +39,7 @@ extension DocumentStore {
     static func fetchChecked(from remote: String, into repository: Repository, readingManifests: Bool, refused: inout [RefusedHead],
                              progress: ((TransferCounts) -> Void)? = nil) throws -> IncomingHeads {
         let replica = try existingReplicaID(in: repository)
-        let known = try repository.references(matching: ReplicaManifest.glob)
+        let known = try repository.references(under: ReplicaManifest.root)
         let knownTargets = Dictionary(known.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
         let quarantine = try Quarantine(of: repository, offering: known)
         let incoming = quarantine.repository

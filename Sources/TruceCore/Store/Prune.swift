@@ -123,7 +123,7 @@ extension DocumentStore {
             for recorded in try ChangeJournal.recorded(in: commit, of: repository) ?? [] { journaled.insert(recorded.change.version) }
             entry = commit.parents.first
         }
-        let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)
+        let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
         var missing: [Change] = []
         for id in try repository.walk(from: heads, oldestFirst: true) where !journaled.contains(id) {
             guard let key = try documentKey(of: id, in: repository) else { continue }

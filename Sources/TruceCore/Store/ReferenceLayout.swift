@@ -31,7 +31,4 @@ enum ReferenceLayout {
         }
         return headsRoot + parts[0] + "/" + parts[1] + "/"
     }
-
-    /// The glob that lists every head reference of every document.
-    static let allHeads = headsRoot + "*"
 }

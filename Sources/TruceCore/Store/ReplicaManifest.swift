@@ -17,7 +17,6 @@ import Foundation
 /// walking back to the manifest it saw last.
 enum ReplicaManifest {
     static let root = "refs/truce/replicas/"
-    static let glob = root + "*"
 
     /// What a manifest commit records beside its parents.
     struct Header: Equatable {
@@ -197,7 +196,9 @@ extension DocumentStore {
             changes = (Set(entries.filter { $0.via == nil || !manifests.contains($0.via!) }.map(\.change.key)), manifests)
         }
         if let header, let previous, let changes {
-            let heads = Array(Set(try changes.keys.flatMap { try headReferences(of: $0, in: repository).map(\.target) })).sorted()
+            // Heads, not refs: a save leaves the packed head it replaced, which its new head descends from.
+            let heads = Array(Set(try changes.keys.flatMap { try independentHeads(headReferences(of: $0, in: repository).map(\.target), in: repository) }))
+                .sorted()
             let listed = header.listedSinceSnapshot + heads.count + changes.manifests.count
             // A new snapshot once the chain since the last one lists several times what it did: a replica that reads the
             // chain from scratch then reads a few times the store's heads, and snapshots cost a few heads per change.
@@ -211,9 +212,9 @@ extension DocumentStore {
             }
         }
         // A snapshot: the manifests of the other replicas known here, and every head none of them lists.
-        let copies = try repository.references(matching: ReplicaManifest.glob).filter { $0.name != name }.map(\.target).sorted()
+        let copies = try repository.references(under: ReplicaManifest.root).filter { $0.name != name }.map(\.target).sorted()
         let covered = try ReplicaManifest.headsListed(byAll: copies, in: repository)
-        let heads = try repository.references(matching: ReferenceLayout.allHeads).map(\.target)
+        let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
         let unlisted = Array(Set(heads).subtracting(covered)).sorted()
         if previous == nil, unlisted.isEmpty, copies.isEmpty { return nil }
         let next = ReplicaManifest.Header(replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,

@@ -14,7 +14,7 @@ extension DocumentStore {
     /// Every head reference of the store, one group per document (each group non-empty); reads every head ref.
     static func headReferencesByDocument(in repository: Repository) throws -> [[(name: String, target: ObjectID)]] {
         var directories: [Substring: [(name: String, target: ObjectID)]] = [:]
-        for reference in try repository.references(matching: ReferenceLayout.allHeads) {
+        for reference in try repository.references(under: ReferenceLayout.headsRoot) {
             guard let slash = reference.name.lastIndex(of: "/") else { continue }
             directories[reference.name[..<slash], default: []].append(reference)
         }

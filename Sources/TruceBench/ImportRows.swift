@@ -37,7 +37,8 @@ enum ImportRows {
                 truce: format(truce), baseline: "git add -A && git commit: \(format(git))", ratio: git / truce,
                 target: "≥ 0.5× git's speed", met: imported == scale.importedFiles && committed == scale.importedFiles && git / truce >= 0.5),
             Row(work: "  the same, against git with core.fsync=all (batch)", truce: format(truce),
-                baseline: "durable git: \(format(durableGit))", ratio: durableGit / truce, target: "(reference)", met: true),
+                baseline: "durable git: \(format(durableGit))", ratio: durableGit / truce, target: "(reference; every file imported)",
+                met: imported == scale.importedFiles),
         ]
     }
 }

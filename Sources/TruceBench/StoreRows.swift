@@ -53,9 +53,12 @@ enum StoreRows {
                     """, directory: directory)
             }
         }
+        var singles: [DocumentKey: VersionID] = [:]
         let single = try seconds {
-            for save in sample.prefix(50) { try store.save(save.content!, to: save.key, device: "bench") }
+            for save in sample.prefix(50) { singles[save.key] = try store.save(save.content!, to: save.key, device: "bench").id }
         }
+        // A reference row, met when every one-at-a-time save is its document's current version afterwards.
+        let singlesLanded = try singles.allSatisfy { try store.currentVersion(of: $0.key)?.id == $0.value }
         let bulkRate = Double(saves.count) / bulk, fastRate = Double(saves.count) / fastImport
         let plumbingRate = Double(sample.count) / plumbing, singleRate = 50 / single
         return [
@@ -66,7 +69,8 @@ enum StoreRows {
                 baseline: String(format: "plumbing: %.1f saves/s", plumbingRate), ratio: bulkRate / plumbingRate, target: "≥ 20× plumbing",
                 met: bulkRate / plumbingRate >= 20),
             Row(work: "  one save at a time (save, fsynced, 50 sampled)", truce: String(format: "%.0f saves/s", singleRate),
-                baseline: String(format: "plumbing: %.1f saves/s", plumbingRate), ratio: singleRate / plumbingRate, target: "(reference)", met: true),
+                baseline: String(format: "plumbing: %.1f saves/s", plumbingRate), ratio: singleRate / plumbingRate, target: "(reference; every save current)",
+                met: singlesLanded),
         ]
     }
 

@@ -5,9 +5,9 @@ import Truce
 /// Sync at scale through a hub that is a plain bare repository (`git init --bare`) served by `git daemon` on
 /// 127.0.0.1, each figure beside plain git's on the same hub in the same run.
 ///
-/// Truce builds the hub itself (a `sync` from a store filled with
-/// `saveBatch`), so the rows measure whatever layout the current protocol
-/// writes. Bytes are counted on the wire by a relay in front of the daemon, for
+/// Truce builds the hub itself (a `sync` from a store filled by
+/// `importDocuments`, what `truce import` runs), so the rows measure whatever
+/// layout the current protocol writes. Bytes are counted on the wire by a relay in front of the daemon, for
 /// Truce and git alike; `SyncReport.traffic` (pack data only) is shown beside.
 enum SyncRows {
     /// A few documents with a long history among the small ones: a fetch that re-sends history shows on them.
@@ -39,7 +39,8 @@ enum SyncRows {
         }
     }
 
-    /// One size's stores, hubs and clones: a writer filled with `saveBatch`, an empty reader, two empty hubs.
+    /// One size's stores, hubs and clones: a writer filled by import (and `saveBatch` for the long histories), an empty
+    /// reader, two empty hubs.
     private struct Setup {
         let documents: Int, versions: Int
         let writer: DocumentStore, reader: DocumentStore
@@ -59,23 +60,26 @@ enum SyncRows {
                 return "git://127.0.0.1:\(relay.port)/\(name)"
             }
             (hub, gitHub, mirror) = (try served("hub-\(documents).git"), try served("git-hub-\(documents).git"), directory + "/mirror.git")
-            step("saving \(documents) documents with saveBatch")
+            step("importing \(documents) documents as truce import does, then the long histories with saveBatch")
             writer = try DocumentStore.create(at: directory + "/writer")
             reader = try DocumentStore.create(at: directory + "/reader")
             var random = SeededRandom(seed: 0x5_1C)
-            func small(_ key: Int, at second: Int) -> BatchSave {
-                BatchSave(key: StoreRows.key(key), content: Data(Corpus.lines(2, &random).joined().utf8), device: "bench",
-                          date: StoreRows.start.addingTimeInterval(Double(second)))
+            // The documents as `truce import -` reads them: fast-import's `M 100644 inline` records.
+            var stream = Data()
+            for key in 0..<documents {
+                let content = Data(Corpus.lines(2, &random).joined().utf8)
+                stream += Data("M 100644 inline \(StoreRows.key(key).rawValue)\ndata \(content.count)\n".utf8) + content + Data("\n".utf8)
             }
-            var saves = (0..<documents).map { small($0, at: $0) }
+            let imported = try writer.importDocuments(from: .stream(stream), device: "bench", date: StoreRows.start)
+            var saves: [BatchSave] = []
             for version in 1..<SyncRows.longHistoryVersions {
-                saves += (0..<SyncRows.longHistories).map { small($0, at: documents + version * SyncRows.longHistories + $0) }
+                saves += (0..<SyncRows.longHistories).map { key in
+                    BatchSave(key: StoreRows.key(key), content: Data(Corpus.lines(2, &random).joined().utf8), device: "bench",
+                              date: StoreRows.start.addingTimeInterval(Double(documents + version * SyncRows.longHistories + key)))
+                }
             }
-            var ids: [VersionID] = []
-            for chunk in stride(from: 0, to: saves.count, by: 20_000) {
-                ids += try writer.saveBatch(Array(saves[chunk..<min(saves.count, chunk + 20_000)]))
-            }
-            (versions, longDocument, longHead) = (saves.count, StoreRows.key(0), ids[saves.count - SyncRows.longHistories])
+            let ids = try writer.saveBatch(saves)
+            (versions, longDocument, longHead) = (imported.newVersions + saves.count, StoreRows.key(0), ids[saves.count - SyncRows.longHistories])
         }
     }
 

@@ -213,13 +213,25 @@ extension DocumentStore {
         }
         // A snapshot: the manifests of the other replicas known here, and every head none of them lists.
         let copies = try repository.references(under: ReplicaManifest.root).filter { $0.name != name }.map(\.target).sorted()
-        let covered = try ReplicaManifest.headsListed(byAll: copies, in: repository)
         let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
-        let unlisted = Array(Set(heads).subtracting(covered)).sorted()
+        let unlisted: [ObjectID]
+        if previous == nil, let journal, try everyChange(from: journal, cameThrough: Set(copies), in: repository) {
+            // A replica whose every version came through the manifests it holds (a first sync) has no head they do not list.
+            unlisted = []
+        } else {
+            let covered = try ReplicaManifest.headsListed(byAll: copies, in: repository)
+            unlisted = Array(Set(heads).subtracting(covered)).sorted()
+        }
         if previous == nil, unlisted.isEmpty, copies.isEmpty { return nil }
         let next = ReplicaManifest.Header(replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
                                           listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
         return ManifestPlan(name: name, previous: previous, next: (unlisted + copies, next, signature(of: replica)))
+    }
+
+    /// Whether every change the journal records, from `tip` back to its start, came through one of `manifests`.
+    private static func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>, in repository: Repository) throws -> Bool {
+        guard !manifests.isEmpty, let entries = try ChangeJournal.entries(from: tip, after: nil, in: repository) else { return false }
+        return entries.allSatisfy { $0.via.map(manifests.contains) ?? false }
     }
 
     private static func signature(of replica: String) -> Signature {

@@ -48,10 +48,17 @@ struct PackedReferences {
 
     /// The references whose names start with `prefix`, in name order; peeled lines (`^…`, only for tags) skipped.
     func references(withPrefix prefix: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+        var probes = 0
+        return try references(withPrefix: prefix, probes: &probes)
+    }
+
+    /// `references(withPrefix:)`, adding to `probes` the records it looked at: the work tests count.
+    func references(withPrefix prefix: String, probes: inout Int) throws(GitError) -> [(name: String, target: ObjectID)] {
         let wanted = Array(prefix.utf8)
         var found: [(name: String, target: ObjectID)] = []
-        var record = isSorted ? lowerBound(wanted) : body
+        var record = isSorted ? lowerBound(wanted, probes: &probes) : body
         while record < file.bytes.count {
+            probes += 1
             let (name, target, next) = try self.record(at: record)
             if name.starts(with: wanted) {
                 found.append((String(decoding: name, as: UTF8.self), target))
@@ -76,9 +83,10 @@ struct PackedReferences {
     }
 
     /// The offset of the first record whose name is not below `prefix`.
-    private func lowerBound(_ prefix: [UInt8]) -> Int {
+    private func lowerBound(_ prefix: [UInt8], probes: inout Int) -> Int {
         var (low, high) = (body, file.bytes.count)
         while low < high {
+            probes += 1
             let record = recordStart(containing: (low + high) / 2, notBefore: low)
             let end = file.lineEnd(from: record)
             let name = file.bytes[min(record + 41, end)..<end]
@@ -179,54 +187,24 @@ extension PackedReferences {
         }
         var committed = false
         defer {
+            close(descriptor)
             if !committed { unlink(lockPath) }
         }
-        do throws(GitError) {
-            let current = try PackedReferences(readingIn: gitDirectory)
-            let added = Dictionary(additions.map { (Array($0.name.utf8), $0.target) }, uniquingKeysWith: { first, _ in first })
-            let removed = Set(removals.map { Array($0.utf8) })
-            var records = try current.allRecords().filter { removed.contains($0.name) == false && added[$0.name] == nil }
-            records += added.map { name, target in (name, Array((target.hex + " ").utf8) + name + [0x0A]) }
-            // git compares names as bytes (strcmp); a file from an older writer may be unsorted, so sort all.
-            records.sort { $0.name.lexicographicallyPrecedes($1.name) }
-            var contents = Array(header.utf8)
-            contents.reserveCapacity(records.reduce(contents.count) { $0 + $1.lines.count })
-            for record in records { contents += record.lines }
-            try writeAll(contents, to: descriptor, path: lockPath)
-            guard fsync(descriptor) == 0 else { throw posixError("fsync \(lockPath)") }
-            close(descriptor)
-            guard rename(lockPath, path) == 0 else { throw posixError("rename \(lockPath)") }
-            committed = true
-            syncDirectory(gitDirectory)
-        } catch {
-            close(descriptor)
-            throw error
-        }
-    }
-
-    private static func writeAll(_ data: [UInt8], to descriptor: Int32, path: String) throws(GitError) {
-        let failed = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                if written <= 0 { return true }
-                offset += written
-            }
-            return false
-        }
-        if failed { throw posixError("write \(path)") }
-    }
-
-    private static func syncDirectory(_ directory: String) {
-        let descriptor = open(directory, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
-    }
-
-    private static func posixError(_ operation: String) -> GitError {
-        GitError(operation: operation, code: -1, errorClass: 0, message: String(cString: strerror(errno)))
+        let current = try PackedReferences(readingIn: gitDirectory)
+        let added = Dictionary(additions.map { (Array($0.name.utf8), $0.target) }, uniquingKeysWith: { first, _ in first })
+        let removed = Set(removals.map { Array($0.utf8) })
+        var records = try current.allRecords().filter { removed.contains($0.name) == false && added[$0.name] == nil }
+        records += added.map { name, target in (name, Array((target.hex + " ").utf8) + name + [0x0A]) }
+        // git compares names as bytes (strcmp); a file from an older writer may be unsorted, so sort all.
+        records.sort { $0.name.lexicographicallyPrecedes($1.name) }
+        var contents = Array(header.utf8)
+        contents.reserveCapacity(records.reduce(contents.count) { $0 + $1.lines.count })
+        for record in records { contents += record.lines }
+        try DurableFiles.writeAll(contents, to: descriptor, path: lockPath)
+        guard fsync(descriptor) == 0 else { throw DurableFiles.failure("fsync \(lockPath)") }
+        guard rename(lockPath, path) == 0 else { throw DurableFiles.failure("rename \(lockPath)") }
+        committed = true
+        DurableFiles.syncDirectory(gitDirectory)
     }
 }
 

@@ -103,15 +103,11 @@ final class Quarantine {
                 let target = storeObjects + "/pack/" + base + suffix
                 if manager.fileExists(atPath: target) { continue } // the same pack, by its name
                 guard rename(packDirectory + base + suffix, target) == 0 else {
-                    throw GitError(operation: "move \(base + suffix) into the store", code: -1, errorClass: 0, message: String(cString: strerror(errno)))
+                    throw DurableFiles.failure("move \(base + suffix) into the store")
                 }
             }
         }
-        let descriptor = open(storeObjects + "/pack", O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            fsync(descriptor)
-            close(descriptor)
-        }
+        DurableFiles.syncDirectory(storeObjects + "/pack")
         return true
     }
 

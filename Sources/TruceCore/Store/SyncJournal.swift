@@ -22,7 +22,7 @@ struct SyncLock {
     static func prepare(in repository: Repository) throws {
         try FileManager.default.createDirectory(atPath: directory(in: repository), withIntermediateDirectories: true)
         let descriptor = open(directory(in: repository) + "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw posixFailure("create \(directory(in: repository))lock") }
+        guard descriptor >= 0 else { throw DurableFiles.failure("create \(directory(in: repository))lock") }
         close(descriptor)
     }
 
@@ -32,7 +32,7 @@ struct SyncLock {
         let path = directory(in: repository) + "lock"
         // Close-on-exec: a credential helper or merge driver started meanwhile must not keep the lock alive.
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { throw posixFailure("open \(path)") }
+        guard descriptor >= 0 else { throw DurableFiles.failure("open \(path)") }
         let deadline = Date().addingTimeInterval(patience)
         var delay: UInt32 = 1_000
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
@@ -51,9 +51,6 @@ struct SyncLock {
         close(descriptor)
     }
 
-    static func posixFailure(_ operation: String) -> GitError {
-        GitError(operation: operation, code: -1, errorClass: 0, message: String(cString: strerror(errno)))
-    }
 }
 
 /// The versions a sync is about to make heads, written down (and fsynced) before the first head is published.
@@ -127,21 +124,17 @@ struct JournalIntent {
     private static func writeDurably(_ data: Data, to path: String, in directory: String) throws {
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw SyncLock.posixFailure("create \(temporary)") }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        let failure = written != data.count || synced != 0 ? SyncLock.posixFailure("write \(temporary)") : nil
-        close(descriptor)
-        guard failure == nil, rename(temporary, path) == 0 else {
-            let error = failure ?? SyncLock.posixFailure("rename \(temporary)")
+        guard descriptor >= 0 else { throw DurableFiles.failure("create \(temporary)") }
+        defer { close(descriptor) }
+        do {
+            try DurableFiles.writeAll(data, to: descriptor, path: temporary)
+            guard fsync(descriptor) == 0 else { throw DurableFiles.failure("fsync \(temporary)") }
+            guard rename(temporary, path) == 0 else { throw DurableFiles.failure("rename \(temporary)") }
+        } catch {
             unlink(temporary)
             throw error
         }
-        let directoryDescriptor = open(directory, O_RDONLY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
+        DurableFiles.syncDirectory(directory)
     }
 }
 

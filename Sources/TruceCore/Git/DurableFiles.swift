@@ -1,0 +1,43 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system calls behind files that must survive a power loss: whole writes, fsynced directories, errors that say why.
+///
+/// Every durable file Truce writes itself (`packed-refs`, a sync's journal
+/// intent, a downloaded pack moved into the store) is written whole to a
+/// temporary name, fsynced, renamed into place, and its directory fsynced,
+/// so that a crash leaves the old file or the new one.
+enum DurableFiles {
+    /// A `GitError` for the system call that just failed, with the system's reason (`errno`).
+    static func failure(_ operation: String) -> GitError {
+        GitError(operation: operation, code: -1, errorClass: 0, message: String(cString: strerror(errno)))
+    }
+
+    /// Writes every byte of `bytes` to `descriptor`, through short writes and interrupted calls.
+    static func writeAll(_ bytes: some ContiguousBytes, to descriptor: Int32, path: String) throws(GitError) {
+        let complete = bytes.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0, errno == EINTR { continue }
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+        if !complete { throw failure("write \(path)") }
+    }
+
+    /// Fsyncs a directory, so that the renames and new names in it survive a power loss; best effort.
+    static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}

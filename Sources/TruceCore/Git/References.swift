@@ -112,79 +112,63 @@ extension Repository {
 }
 
 extension Repository {
-    /// The references directly in `directory` (a ref path ending in `/`), loose and packed, as git reads them.
-    ///
-    /// Loose files are read first and win over packed lines of the same name,
-    /// and the packed file is read after: a writer packing references writes
-    /// the file before it deletes the loose ones, so a reader in between sees
-    /// them one way or the other. The cost is one directory and a binary
-    /// search, whatever the number of references in the store.
-    func references(inDirectory directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
-        var found: [(name: String, target: ObjectID)] = []
-        var names = Set<String>()
-        for entry in Self.fileNames(in: gitDirectory + directory).sorted() where !entry.hasSuffix(".lock") && !entry.contains(".lock.stale-") {
-            let name = directory + entry
-            var oid = git_oid()
-            let code = git_reference_name_to_id(&oid, handle, name)
-            if code == GIT_ENOTFOUND.rawValue { continue }
-            if code < 0 {
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: gitDirectory + name, isDirectory: &isDirectory), isDirectory.boolValue { continue }
-                throw GitError.last("damaged reference file (restore or remove it)", code: code)
-            }
-            found.append((name, ObjectID(oid)))
-            names.insert(name)
-        }
-        for reference in try packedReferences().references(withPrefix: directory) where !names.contains(reference.name) {
-            // Only direct children: a deeper name is another directory's.
-            guard !reference.name.dropFirst(directory.count).contains("/") else { continue }
-            found.append(reference)
-        }
-        referencesListed += found.count
-        return found
-    }
-
-    /// Every reference whose name starts with `directory` (a ref path ending in `/`), loose and packed, in any order.
+    /// Every reference whose name starts with `directory` (a ref path ending in `/`), loose and packed, as git reads them.
     ///
     /// libgit2's glob iterator parses and copies every packed reference on
     /// each call; this reads the loose files below the directory and the
-    /// packed lines with its prefix only, so listing the conflict markers or
-    /// the replica manifests costs what they hold, not what the store holds.
+    /// packed lines with its prefix only (a binary search of the sorted file),
+    /// so one document's heads, the conflict markers or the replica manifests
+    /// cost what they hold, not what the store holds. Loose files are read
+    /// first and win over packed lines of the same name, and the packed file
+    /// after: a writer packing references writes the file before it deletes
+    /// the loose ones, so a reader in between sees them one way or the other.
     /// A loose file libgit2 cannot read throws, as in `references(matching:)`.
     func references(under directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
         var found: [(name: String, target: ObjectID)] = []
         var names = Set<String>()
-        let enumerator = FileManager.default.enumerator(atPath: gitDirectory + directory)
-        while let relative = enumerator?.nextObject() as? String {
-            guard enumerator?.fileAttributes?[.type] as? FileAttributeType == .typeRegular,
-                  !relative.hasSuffix(".lock"), !relative.contains(".lock.stale-") else { continue }
+        // Lock files, and locks a stale-lock recovery is taking aside, are not references.
+        for relative in Self.files(under: gitDirectory + directory) where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
             let name = directory + relative
             var oid = git_oid()
             let code = git_reference_name_to_id(&oid, handle, name)
-            if code == GIT_ENOTFOUND.rawValue { continue }
+            if code == GIT_ENOTFOUND.rawValue { continue } // a writer deleted it meanwhile
             if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
             found.append((name, ObjectID(oid)))
             names.insert(name)
         }
-        for reference in try packedReferences().references(withPrefix: directory) where !names.contains(reference.name) {
+        var probes = 0
+        for reference in try packedReferences().references(withPrefix: directory, probes: &probes) where !names.contains(reference.name) {
             found.append(reference)
         }
+        packedRecordsRead += probes
         referencesListed += found.count
         return found
     }
 
-    /// The names in a directory, without `.` and `..`; none when it does not exist (most documents have no loose heads).
-    private static func fileNames(in path: String) -> [String] {
+    /// The regular files below `path` (ending in `/`), relative to it; none when it does not exist, as for most
+    /// documents' heads once they are packed.
+    private static func files(under path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
-        var names: [String] = []
+        var files: [String] = []
         while let entry = readdir(directory) {
             // Read in place: a record is only as long as its name, so the 256-byte `d_name` must not be copied or written back.
-            let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let name = String(cString: start.assumingMemoryBound(to: CChar.self))
-            if name != ".", name != ".." { names.append(name) }
+            let record = UnsafeRawPointer(entry)
+            let name = String(cString: (record + MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
+            guard name != ".", name != ".." else { continue }
+            var type = Int32(record.load(fromByteOffset: MemoryLayout<dirent>.offset(of: \dirent.d_type)!, as: UInt8.self))
+            if type == Int32(DT_UNKNOWN) {
+                var status = stat()
+                guard lstat(path + name, &status) == 0 else { continue }
+                type = (status.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : (status.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : type
+            }
+            if type == Int32(DT_DIR) {
+                files += Self.files(under: path + name + "/").map { name + "/" + $0 }
+            } else if type == Int32(DT_REG) {
+                files.append(name)
+            }
         }
-        return names
+        return files
     }
 
     /// The names among `names` that have a line in `packed-refs`.

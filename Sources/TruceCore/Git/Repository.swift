@@ -14,6 +14,8 @@ final class Repository {
     var referencesListed = 0
     /// How many commits have been read so far: the work tests count to show a cost follows the changes.
     var commitsRead = 0
+    /// How many `packed-refs` records reference lookups have looked at: a lookup is a binary search, not a scan.
+    var packedRecordsRead = 0
     /// The `packed-refs` file as last read, read again when its stamp changes.
     var packedReferencesCache: PackedReferences?
     /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).

@@ -86,6 +86,8 @@ public final class DocumentStore: Sendable {
     var referencesListed: Int { (try? withRepository { $0.referencesListed }) ?? 0 }
     /// Commits read through this store so far (for tests that count work).
     var commitsRead: Int { (try? withRepository { $0.commitsRead }) ?? 0 }
+    /// Lines of `packed-refs` looked at through this store so far (for tests that count work).
+    var packedRecordsRead: Int { (try? withRepository { $0.packedRecordsRead }) ?? 0 }
 
     private static func writeAttributesTemplate(in gitDirectory: String) throws {
         let info = URL(fileURLWithPath: gitDirectory).appendingPathComponent("info")

@@ -23,7 +23,7 @@ extension DocumentStore {
 
     /// The document's head references as stored, including heads another head descends from.
     static func headReferences(of key: DocumentKey, in repository: Repository) throws -> [(name: String, target: ObjectID)] {
-        try repository.references(inDirectory: ReferenceLayout.headsDirectory(of: key))
+        try repository.references(under: ReferenceLayout.headsDirectory(of: key))
     }
 
     static func documentVersions(of key: DocumentKey, in repository: Repository) throws -> DocumentVersions {

@@ -11,14 +11,15 @@ import TestSupport
 
     init() throws { daemon = try GitDaemon() }
 
+    /// The directory the daemon serves `url` from.
+    private func hubPath(_ url: String) -> String { daemon.root + "/" + url.split(separator: "/").last! }
+
     private func hubRefs(_ url: String) throws -> [String] {
-        let name = String(url.split(separator: "/").last!)
-        return try git("-C", daemon.root + "/" + name, "for-each-ref", "--format=%(refname)").output.split(separator: "\n").map(String.init)
+        try git("-C", hubPath(url), "for-each-ref", "--format=%(refname)").output.split(separator: "\n").map(String.init)
     }
 
     private func expectHubFsckClean(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let name = String(url.split(separator: "/").last!)
-        let fsck = try git("-C", daemon.root + "/" + name, "fsck", "--strict", "--no-dangling")
+        let fsck = try git("-C", hubPath(url), "fsck", "--strict", "--no-dangling")
         #expect(fsck.status == 0 && fsck.output.isEmpty, "\(fsck.output) \(fsck.errorOutput)", sourceLocation: sourceLocation)
     }
 
@@ -144,12 +145,12 @@ import TestSupport
 
     @Test func aHubWithOneRefPerVersionIsAdoptedAndCleared() throws {
         let hub = try daemon.makeHub()
-        let hubPath = daemon.root + "/hub.git"
+        let hubDirectory = hubPath(hub)
         let old = try TestStore(), laptop = try TestStore()
         try old.store.save(.text("from before manifests\n"), to: "old.md", device: "old")
         try old.store.save(.text("also\n"), to: "notes/also.md", device: "old")
         // What a Truce from before manifests left on its hub: every head ref pushed as it is.
-        #expect(try git("-C", old.path, "push", "-q", hubPath, "refs/truce/heads/*:refs/truce/heads/*").status == 0)
+        #expect(try git("-C", old.path, "push", "-q", hubDirectory, "refs/truce/heads/*:refs/truce/heads/*").status == 0)
         let report = try laptop.store.sync(with: hub)
         #expect(Set(report.received.map(\.key)) == ["old.md", "notes/also.md"])
         let refs = try hubRefs(hub)
@@ -161,16 +162,16 @@ import TestSupport
 
     @Test func aManifestChainHoldingANonManifestIsRefusedByNameAndTheRestAdopted() throws {
         let hub = try daemon.makeHub()
-        let hubPath = daemon.root + "/hub.git"
+        let hubDirectory = hubPath(hub)
         let laptop = try TestStore(), phone = try TestStore()
         try laptop.store.save(.text("good\n"), to: "good.md", device: "laptop")
         _ = try laptop.store.sync(with: hub)
         // A "manifest" for another replica that is an ordinary commit.
-        let tree = try git("-C", hubPath, "mktree").output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let forged = try git(["-C", hubPath, "commit-tree", tree], input: .text("not a manifest\n")).output
+        let tree = try git("-C", hubDirectory, "mktree").output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = try git(["-C", hubDirectory, "commit-tree", tree], input: .text("not a manifest\n")).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let forgedRef = ReplicaManifest.root + String(repeating: "ab", count: 16)
-        #expect(try git("-C", hubPath, "update-ref", forgedRef, forged).status == 0)
+        #expect(try git("-C", hubDirectory, "update-ref", forgedRef, forged).status == 0)
         let report = try phone.store.sync(with: hub)
         #expect(report.received.map(\.key) == ["good.md"])
         #expect(report.refused.map(\.reference) == [forgedRef], "\(report.refused)")

@@ -44,7 +44,7 @@ extension DocumentStore {
             Self.removeStaleLocks(under: "refs/", in: repository)
             Self.removeStaleLocks(under: "logs/", in: repository)
             try Self.recordMissingChanges(in: repository)
-            let dropped = try Self.dropDeletedDocuments(olderThan: cutoffSeconds, in: repository)
+            let dropped = try Self.tidyHeads(droppingDeletionsOlderThan: cutoffSeconds, in: repository)
             try ConflictIndex.rebuild(in: repository)
             let references = try repository.references(matching: "refs/*")
             // Reflogs whose reference a killed writer never created are expired and marked like the others:
@@ -94,7 +94,7 @@ extension DocumentStore {
     /// A save leaves the packed head it supersedes in place (removing one line
     /// rewrites the whole file) and readers skip it; here they all go in one
     /// rewrite.
-    private static func dropDeletedDocuments(olderThan cutoff: Int64, in repository: Repository) throws -> [DocumentKey] {
+    private static func tidyHeads(droppingDeletionsOlderThan cutoff: Int64, in repository: Repository) throws -> [DocumentKey] {
         var dropped: [DocumentKey] = []
         var leaving: [(name: String, target: ObjectID)] = []
         for references in try headReferencesByDocument(in: repository) {

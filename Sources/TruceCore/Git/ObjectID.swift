@@ -2,18 +2,36 @@ import CLibgit2
 
 /// A git object id (SHA-1), the identity of every version.
 public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+    // The 20 bytes as big-endian words: an id is copied, hashed and compared without a heap allocation (a sync
+    // handles hundreds of thousands), and comparing the words compares the bytes.
+    private let first: UInt64, second: UInt64, third: UInt32
+
     /// The 20 raw bytes.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] {
+        var result = [UInt8](repeating: 0, count: 20)
+        for index in 0..<8 {
+            result[index] = UInt8(truncatingIfNeeded: first >> (56 - 8 * index))
+            result[8 + index] = UInt8(truncatingIfNeeded: second >> (56 - 8 * index))
+        }
+        for index in 0..<4 { result[16 + index] = UInt8(truncatingIfNeeded: third >> (24 - 8 * index)) }
+        return result
+    }
 
     init(_ oid: git_oid) {
         var oid = oid
-        bytes = withUnsafeBytes(of: &oid.id) { Array($0) }
+        self = withUnsafeBytes(of: &oid.id) { ObjectID(twentyBytes: $0) }
     }
 
     /// The id whose 20 raw bytes are `raw` (as a pack index lists them).
     init(bytes raw: ArraySlice<UInt8>) {
         precondition(raw.count == 20, "an object id is 20 bytes")
-        bytes = Array(raw)
+        self = raw.withContiguousStorageIfAvailable { ObjectID(twentyBytes: UnsafeRawBufferPointer($0)) }
+            ?? Array(raw).withUnsafeBytes { ObjectID(twentyBytes: $0) }
+    }
+
+    private init(twentyBytes raw: UnsafeRawBufferPointer) {
+        func word(_ range: Range<Int>) -> UInt64 { raw[range].reduce(0) { $0 << 8 | UInt64($1) } }
+        (first, second, third) = (word(0..<8), word(8..<16), UInt32(word(16..<20)))
     }
 
     /// Parses a full 40-character hexadecimal id; nil when it is not one.
@@ -24,23 +42,29 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
     /// Parses 40 hexadecimal digits given as bytes (a line of a git file); nil when they are not.
     init?<Digits: Collection<UInt8>>(hexBytes digits: Digits) {
         guard digits.count == 40 else { return nil }
-        var raw: [UInt8] = []
-        raw.reserveCapacity(20)
-        var high: UInt8?
-        for character in digits {
-            guard let nibble = Self.nibble(character) else { return nil }
-            if let value = high { raw.append(value << 4 | nibble); high = nil } else { high = nibble }
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        for (index, character) in digits.enumerated() {
+            guard let nibble = Self.nibble(character).map(UInt64.init) else { return nil }
+            switch index {
+            case ..<16: words.0 = words.0 << 4 | nibble
+            case ..<32: words.1 = words.1 << 4 | nibble
+            default: words.2 = words.2 << 4 | nibble
+            }
         }
-        bytes = raw
+        (first, second, third) = (words.0, words.1, UInt32(words.2))
     }
 
     /// The 40-character lowercase hexadecimal form that git prints.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(40)
-        for byte in bytes { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 0xF)]) }
-        return String(decoding: out, as: UTF8.self)
+        String(unsafeUninitializedCapacity: 40) { out in
+            func digit(_ nibble: UInt64) -> UInt8 { nibble < 10 ? 0x30 + UInt8(nibble) : 0x57 + UInt8(nibble) }
+            for index in 0..<16 {
+                out[index] = digit(first >> (60 - 4 * UInt64(index)) & 0xF)
+                out[16 + index] = digit(second >> (60 - 4 * UInt64(index)) & 0xF)
+            }
+            for index in 0..<8 { out[32 + index] = digit(UInt64(third) >> (28 - 4 * UInt64(index)) & 0xF) }
+            return 40
+        }
     }
 
     /// The first seven hexadecimal digits, as `git log --oneline` shows them.
@@ -48,10 +72,11 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
 
     public var description: String { hex }
 
-    public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { (lhs.first, lhs.second, lhs.third) < (rhs.first, rhs.second, rhs.third) }
 
     var raw: git_oid {
         var oid = git_oid()
+        let bytes = bytes
         withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes) }
         return oid
     }

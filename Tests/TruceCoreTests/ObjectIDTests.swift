@@ -1,0 +1,43 @@
+import CLibgit2
+import Foundation
+import Testing
+import TestSupport
+@testable import TruceCore
+
+/// An id held as three words reads and writes the same 20 bytes and 40 digits git does, and orders as its bytes do.
+struct ObjectIDTests {
+    /// Ids with every byte value in every position: random ones, and the all-zero, all-0xff and one-bit ones.
+    static func samples() -> [[UInt8]] {
+        var random = SeededRandom(seed: 0x1D)
+        var samples = (0..<200).map { _ in (0..<20).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
+        samples += [[UInt8](repeating: 0, count: 20), [UInt8](repeating: 0xFF, count: 20)]
+        samples += (0..<160).map { bit in (0..<20).map { $0 == bit / 8 ? UInt8(0x80) >> UInt8(bit % 8) : 0 } }
+        return samples
+    }
+
+    @Test func bytesDigitsAndLibgit2sOidRoundTrip() throws {
+        for bytes in Self.samples() {
+            let id = ObjectID(bytes: bytes[...])
+            #expect(id.bytes == bytes)
+            let digits = bytes.map { String(format: "%02x", $0) }.joined()
+            #expect(id.hex == digits)
+            #expect(ObjectID(hex: digits) == id)
+            #expect(ObjectID(hex: digits.uppercased()) == id)
+            #expect(ObjectID(id.raw) == id)
+            var oid = id.raw
+            var printed = [CChar](repeating: 0, count: 41)
+            git_oid_tostr(&printed, 41, &oid)
+            #expect(String(cString: printed) == digits, "libgit2 prints another id than the bytes")
+        }
+        #expect(ObjectID(hex: String(repeating: "g", count: 40)) == nil)
+        #expect(ObjectID(hex: String(repeating: "a", count: 39)) == nil)
+    }
+
+    @Test func idsOrderAndHashAsTheirBytes() {
+        let samples = Self.samples()
+        let ids = samples.map { ObjectID(bytes: $0[...]) }
+        #expect(ids.sorted().map(\.bytes) == samples.sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(Set(ids).count == Set(samples).count)
+        #expect(Set(ids + ids.map { ObjectID(bytes: $0.bytes[...]) }).count == Set(samples).count)
+    }
+}

@@ -21,16 +21,23 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+/* The packs of one objects directory, as last scanned. */
+typedef struct {
+    git_odb_backend *backend;
+    int objects_fd;
+    struct timespec seen;
+} pack_set;
+
 typedef struct {
     git_odb_backend parent;
     char *objects_dir;
     /* The objects directory, opened once: most reads are of packed objects, and a failed open relative to it walks
        two path components instead of the whole absolute path. -1 when it could not be opened. */
     int objects_fd;
-    /* A pack backend of its own on the same directory: an object it finds is packed, and needs no loose check (the
-       packed copy is the one read first). Refreshed when objects/pack changes. NULL when it could not be made. */
-    git_odb_backend *packs;
-    struct timespec packs_seen;
+    /* Pack backends of its own, on the same directory and on another one the same object database reads (a
+       quarantine's download): an object they find is packed, and needs no loose check (packed copies are read
+       before loose ones). Each is refreshed when its pack directory changes; NULL when it could not be made. */
+    pack_set packs[2];
 } loose_guard;
 
 /* The loose format check libgit2 uses: a zlib header, else the old pack-like format. */
@@ -100,16 +107,39 @@ done:
     return result;
 }
 
-/* Whether `id` is in one of the directory's packs, rescanning them first if objects/pack changed since last seen. */
-static int is_packed(loose_guard *guard, const git_oid *id) {
-    if (!guard->packs || guard->objects_fd < 0) return 0;
-    if (guard->packs->exists(guard->packs, id)) return 1;
+static void open_pack_set(pack_set *set, const char *objects_dir) {
+    set->objects_fd = open(objects_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (git_odb_backend_pack(&set->backend, objects_dir) < 0) { set->backend = NULL; git_error_clear(); }
     struct stat status;
-    if (fstatat(guard->objects_fd, "pack", &status, 0) != 0) return 0;
-    if (status.st_mtim.tv_sec == guard->packs_seen.tv_sec && status.st_mtim.tv_nsec == guard->packs_seen.tv_nsec) return 0;
-    guard->packs_seen = status.st_mtim;
-    if (guard->packs->refresh(guard->packs) < 0) { git_error_clear(); return 0; }
-    return guard->packs->exists(guard->packs, id);
+    if (set->objects_fd >= 0 && fstatat(set->objects_fd, "pack", &status, 0) == 0) set->seen = status.st_mtim;
+}
+
+static void close_pack_set(pack_set *set) {
+    if (set->objects_fd >= 0) close(set->objects_fd);
+    if (set->backend) set->backend->free(set->backend);
+}
+
+/* Whether `id` is in one of the set's packs, rescanning them first when `rescan` and objects/pack changed since last seen. */
+static int pack_set_has(pack_set *set, const git_oid *id, int rescan) {
+    if (!set->backend || set->objects_fd < 0) return 0;
+    if (set->backend->exists(set->backend, id)) return 1;
+    if (!rescan) return 0;
+    struct stat status;
+    if (fstatat(set->objects_fd, "pack", &status, 0) != 0) return 0;
+    if (status.st_mtim.tv_sec == set->seen.tv_sec && status.st_mtim.tv_nsec == set->seen.tv_nsec) return 0;
+    set->seen = status.st_mtim;
+    if (set->backend->refresh(set->backend) < 0) { git_error_clear(); return 0; }
+    return set->backend->exists(set->backend, id);
+}
+
+/* Whether `id` is packed in either directory: the packs as scanned first, then rescanned where they changed. */
+static int is_packed(loose_guard *guard, const git_oid *id) {
+    for (int rescan = 0; rescan < 2; rescan++) {
+        for (int index = 0; index < 2; index++) {
+            if (pack_set_has(&guard->packs[index], id, rescan)) return 1;
+        }
+    }
+    return 0;
 }
 
 static int guard_read(void **data, size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
@@ -153,21 +183,21 @@ static int guard_read_prefix(git_oid *found, void **data, size_t *size, git_obje
 static void guard_free(git_odb_backend *backend) {
     loose_guard *guard = (loose_guard *)backend;
     if (guard->objects_fd >= 0) close(guard->objects_fd);
-    if (guard->packs) guard->packs->free(guard->packs);
+    for (int index = 0; index < 2; index++) close_pack_set(&guard->packs[index]);
     free(guard->objects_dir);
     free(guard);
 }
 
-int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, int priority) {
+int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, const char *also_packed_dir, int priority) {
     loose_guard *guard = calloc(1, sizeof *guard);
     if (!guard) return GIT_ERROR;
     git_odb_init_backend(&guard->parent, GIT_ODB_BACKEND_VERSION);
     guard->objects_fd = -1;
+    guard->packs[0].objects_fd = guard->packs[1].objects_fd = -1;
     guard->objects_dir = strdup(objects_dir);
     guard->objects_fd = open(objects_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (git_odb_backend_pack(&guard->packs, objects_dir) < 0) { guard->packs = NULL; git_error_clear(); }
-    struct stat status;
-    if (guard->objects_fd >= 0 && fstatat(guard->objects_fd, "pack", &status, 0) == 0) guard->packs_seen = status.st_mtim;
+    open_pack_set(&guard->packs[0], objects_dir);
+    if (also_packed_dir) open_pack_set(&guard->packs[1], also_packed_dir);
     guard->parent.read = guard_read;
     guard->parent.read_prefix = guard_read_prefix;
     guard->parent.readstream = guard_readstream;

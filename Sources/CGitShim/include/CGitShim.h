@@ -16,7 +16,8 @@ int truce_git_enable_strict_object_creation(int enabled);
  * loose backend reads it: a truncated or corrupt zlib stream fails the read with an error naming the object
  * instead of sending libgit2 1.5.1's zlib reader into an endless loop. It stores and returns nothing itself.
  */
-int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, int priority);
+/* `also_packed_dir` (or NULL): another objects directory the same database reads, whose packed objects need no check. */
+int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, const char *also_packed_dir, int priority);
 
 /** Makes libgit2 look for no config or attributes file outside the repository: no system, XDG, global or
  *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */

@@ -4,14 +4,39 @@ import CLibgit2
 extension Repository {
     /// A commit's raw bytes as stored, nil when the object is not a commit.
     func rawCommit(_ id: ObjectID) throws(GitError) -> [UInt8]? {
+        try rawCommit(id, missingIsNil: false)
+    }
+
+    /// A commit's raw bytes as stored, nil when the object is missing or not a commit.
+    func rawCommitIfPresent(_ id: ObjectID) throws(GitError) -> [UInt8]? {
+        try rawCommit(id, missingIsNil: true)
+    }
+
+    private func rawCommit(_ id: ObjectID, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
+        if let kept = keptCommits?[id] { return kept.raw }
+        guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: missingIsNil) else { return nil }
+        if keptCommits != nil { keptCommits?[id] = (raw, CommitRecord(id: id, fsckCleanRaw: raw)) }
+        return raw
+    }
+
+    /// A tree's raw bytes as stored, nil when the object is missing or not a tree.
+    func rawTreeIfPresent(_ id: ObjectID) throws(GitError) -> [UInt8]? {
+        try rawObject(id, ofType: GIT_OBJECT_TREE, missingIsNil: true)
+    }
+
+    /// An object's bytes as stored, nil when it is of another type (or missing, with `missingIsNil`).
+    private func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }
         var oid = id.raw
         var object: OpaquePointer?
-        try check(git_odb_read(&object, odb, &oid), "read object \(id)")
+        let code = git_odb_read(&object, odb, &oid)
+        if missingIsNil, code == GIT_ENOTFOUND.rawValue { return nil }
+        try check(code, "read object \(id)")
         defer { git_odb_object_free(object) }
-        guard git_odb_object_type(object) == GIT_OBJECT_COMMIT, let data = git_odb_object_data(object) else { return nil }
+        guard git_odb_object_type(object) == type else { return nil }
+        guard let data = git_odb_object_data(object) else { return [] }
         return Array(UnsafeRawBufferPointer(start: data, count: git_odb_object_size(object)))
     }
 
@@ -109,4 +134,50 @@ private func identProblem(_ ident: ArraySlice<UInt8>) -> String? {
         return "has a bad time zone"
     }
     return nil
+}
+
+extension CommitRecord {
+    /// The commit `raw` holds, read as libgit2 reads it, for bytes `commitHeaderProblem` finds nothing wrong with
+    /// (nil otherwise): the checks of incoming commits read each one once, not once raw and once through libgit2.
+    ///
+    /// libgit2's reading, kept: names and emails trimmed of ASCII space, the
+    /// message after the blank line without its leading newlines and up to a NUL.
+    init?(id: ObjectID, fsckCleanRaw raw: [UInt8]) {
+        guard commitHeaderProblem(raw) == nil,
+              let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A }) else { return nil }
+        var lines = raw[..<end].split(separator: 0x0A, omittingEmptySubsequences: false)[...]
+        func objectID(after prefix: String) -> ObjectID? {
+            guard let line = lines.first, line.starts(with: prefix.utf8) else { return nil }
+            lines.removeFirst()
+            return ObjectID(hexBytes: line.dropFirst(prefix.utf8.count))
+        }
+        guard let tree = objectID(after: "tree ") else { return nil }
+        var parents: [ObjectID] = []
+        while let parent = objectID(after: "parent ") { parents.append(parent) }
+        guard let authorLine = lines.popFirst(), let committerLine = lines.popFirst(),
+              let author = Signature(fsckCleanIdent: authorLine.dropFirst("author ".utf8.count)),
+              let committer = Signature(fsckCleanIdent: committerLine.dropFirst("committer ".utf8.count)) else { return nil }
+        var message = raw[(end + 2)...]
+        message = message.drop(while: { $0 == 0x0A })
+        message = message.prefix(while: { $0 != 0 })
+        self.init(id: id, tree: tree, parents: parents, author: author, committer: committer, message: String(decoding: message, as: UTF8.self))
+    }
+}
+
+extension Signature {
+    /// `Name <email> seconds +hhmm`, as `identProblem` accepts it.
+    fileprivate init?(fsckCleanIdent ident: ArraySlice<UInt8>) {
+        guard let open = ident.firstIndex(of: UInt8(ascii: "<")), let close = ident.firstIndex(of: UInt8(ascii: ">")), open < close else { return nil }
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+            String(decoding: bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed(), as: UTF8.self)
+        }
+        let fields = ident[(close + 1)...].split(separator: 0x20)
+        guard fields.count == 2, let seconds = Int64(String(decoding: fields[0], as: UTF8.self)),
+              let zone = Int32(String(decoding: fields[1].dropFirst(), as: UTF8.self)) else { return nil }
+        // libgit2 keeps a zone only up to 14 hours and 59 minutes, as real ones are; it reads any other as UTC.
+        let minutes = zone / 100 <= 14 && zone % 100 <= 59 ? zone / 100 * 60 + zone % 100 : 0
+        self.init(name: trimmed(ident[..<(open - 1)]), email: trimmed(ident[(open + 1)..<close]), time: seconds,
+                  offsetMinutes: fields[1].first == UInt8(ascii: "-") ? -minutes : minutes)
+    }
 }

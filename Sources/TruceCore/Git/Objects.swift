@@ -111,6 +111,7 @@ extension Repository {
     /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.
     func readCommit(_ id: ObjectID) throws(GitError) -> CommitRecord {
         commitsRead += 1
+        if let commit = keptCommits?[id]?.record { return commit }
         var oid = id.raw
         var commit: OpaquePointer?
         try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")

@@ -70,6 +70,20 @@ struct PackedReferences {
         return found
     }
 
+    /// Whether any reference's name starts with `prefix`: one binary search in a sorted file.
+    func containsReference(withPrefix prefix: String) throws(GitError) -> Bool {
+        let wanted = Array(prefix.utf8)
+        var probes = 0
+        var record = isSorted ? lowerBound(wanted, probes: &probes) : body
+        while record < file.bytes.count {
+            let (name, _, next) = try self.record(at: record)
+            if name.starts(with: wanted) { return true }
+            if isSorted { return false }
+            record = next
+        }
+        return false
+    }
+
     /// Every record, in file order, as raw lines (each with its peeled line, if any) keyed by name.
     func allRecords() throws(GitError) -> [(name: [UInt8], lines: [UInt8])] {
         var records: [(name: [UInt8], lines: [UInt8])] = []

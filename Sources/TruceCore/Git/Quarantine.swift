@@ -28,11 +28,14 @@ final class Quarantine {
         let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
         directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
         repository = try Repository.createBare(at: directory)
+        // The checks read each incoming commit several times (listing, head check, history check): read it once.
+        repository.keptCommits = [:]
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
         try check(git_odb_add_disk_alternate(odb, storeObjects), "read the objects of \(store.path)")
-        try check(truce_odb_add_loose_object_guard(odb, storeObjects, 4), "guard the loose objects of \(store.path)")
+        // Told of the quarantine's own packs: what a fetch downloads is read from there, and needs no look for a loose copy.
+        try check(truce_odb_add_loose_object_guard(odb, storeObjects, directory + "/objects", 4), "guard the loose objects of \(store.path)")
         for reference in references {
             try repository.updateReference(reference.name, to: reference.target, expecting: nil, message: "truce: offer in negotiation")
         }
@@ -56,7 +59,7 @@ final class Quarantine {
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
         try check(git_odb_add_disk_alternate(odb, objects), "read the objects of \(path)")
-        try check(truce_odb_add_loose_object_guard(odb, objects, 5), "guard the loose objects of \(path)")
+        try check(truce_odb_add_loose_object_guard(odb, objects, nil, 5), "guard the loose objects of \(path)")
         return references
     }
 

@@ -145,6 +145,14 @@ extension Repository {
         return found
     }
 
+    /// Whether any reference may live below `directory` (ending in `/`): false only when its folder is absent and no
+    /// packed reference starts with it, as for the heads of a store that has none yet.
+    func mayHaveReferences(under directory: String) throws(GitError) -> Bool {
+        var status = stat()
+        if stat(gitDirectory + directory, &status) == 0 { return true }
+        return try packedReferences().containsReference(withPrefix: directory)
+    }
+
     /// The regular files below `path` (ending in `/`), relative to it; none when it does not exist, as for most
     /// documents' heads once they are packed.
     private static func files(under path: String) -> [String] {

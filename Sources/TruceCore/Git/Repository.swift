@@ -20,6 +20,9 @@ final class Repository {
     var packedReferencesCache: PackedReferences?
     /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
     var acceptedEntryNames = Set<String>()
+    /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
+    /// several times (a quarantine's checks): nil keeps none.
+    var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle
@@ -56,7 +59,7 @@ final class Repository {
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }
         // Above the pack (2) and loose (1) backends, so the guard sees every read first.
-        try check(truce_odb_add_loose_object_guard(odb, gitDirectory + "objects", 3), "guard loose objects")
+        try check(truce_odb_add_loose_object_guard(odb, gitDirectory + "objects", nil, 3), "guard loose objects")
         return self
     }
 

@@ -105,7 +105,7 @@ extension DocumentStore {
         var headsPerNewDocument: [DocumentKey: Int] = [:]
         for head in heads {
             let name = ReferenceLayout.headReference(of: head.key, version: head.id)
-            let existing = try headReferences(of: head.key, in: repository)
+            let existing = try head.existing ?? headReferences(of: head.key, in: repository)
             if existing.isEmpty { headsPerNewDocument[head.key, default: 0] += 1 }
             if !existing.contains(where: { $0.name == name }) { additions.append((name, head.id)) }
             for reference in existing where reference.target != head.id {
@@ -122,8 +122,10 @@ extension DocumentStore {
         try? withLockRetries(on: "packed-refs", in: repository) {
             try repository.deleteReferences(replaced)
         }
+        // Markers are few (one per document in conflict): one listing, not one lookup per document.
+        let markers = Set(try repository.references(under: ConflictIndex.root).map(\.name))
         for key in Set(heads.map(\.key)).sorted() {
-            let settled = try headsPerNewDocument[key] == 1 && repository.reference(ConflictIndex.marker(of: key)) == nil
+            let settled = headsPerNewDocument[key] == 1 && (markers.isEmpty || !markers.contains(ConflictIndex.marker(of: key)))
             if !settled { recordPublished(key, in: repository) {} }
         }
     }
@@ -135,4 +137,6 @@ struct PendingHead: Sendable {
     let id: VersionID
     let replacing: [VersionID]
     let message: String
+    /// The document's head references as the caller just read them under the sync lock; nil reads them here.
+    var existing: [(name: String, target: ObjectID)]? = nil
 }

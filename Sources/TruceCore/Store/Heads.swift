@@ -88,9 +88,13 @@ extension DocumentStore {
         guard key.hasBytes(of: message.key) else {
             throw TruceError.versionOfAnotherDocument(id, requested: key, actual: message.key)
         }
-        let isDeletion = try repository.entry(at: key.rawValue, inTree: commit.tree) == nil
-        return Version(
-            id: id, key: key, deviceName: commit.author.name,
+        return version(of: commit, message: message, key: key, isDeletion: try repository.entry(at: key.rawValue, inTree: commit.tree) == nil)
+    }
+
+    /// The version a commit records, once its message is parsed and its tree looked into.
+    static func version(of commit: CommitRecord, message: VersionMessage, key: DocumentKey, isDeletion: Bool) -> Version {
+        Version(
+            id: commit.id, key: key, deviceName: commit.author.name,
             modificationDate: Date(timeIntervalSince1970: TimeInterval(commit.author.time)),
             isDeletion: isDeletion, parents: commit.parents, resolvedBy: message.resolvedBy, reopened: message.reopens,
             isConflict: false, isResolved: false

@@ -10,6 +10,24 @@ public struct RefusedHead: Sendable, Codable, Equatable {
     public let reason: String
 }
 
+/// Each document's head references in this store, read once per document, and not at all while the store has no heads
+/// (most of a first sync).
+struct LocalHeads {
+    let storeHasHeads: Bool
+    private var byKey: [DocumentKey: [ObjectID]] = [:]
+
+    init(in repository: Repository) throws {
+        storeHasHeads = try repository.mayHaveReferences(under: ReferenceLayout.headsRoot)
+    }
+
+    mutating func of(_ key: DocumentKey, in repository: Repository) throws -> [ObjectID] {
+        if let known = byKey[key] { return known }
+        let found = storeHasHeads ? try DocumentStore.headReferences(of: key, in: repository).map(\.target) : []
+        byKey[key] = found
+        return found
+    }
+}
+
 /// What one fetch brought, checked: the heads to adopt by document, and the manifests to remember.
 struct IncomingHeads {
     /// Accepted heads, by their document.
@@ -23,6 +41,8 @@ struct IncomingHeads {
     var advertised: [String: ObjectID] = [:]
     /// For each accepted head a manifest listed, that manifest (empty when anything was refused).
     var via: [ObjectID: ObjectID] = [:]
+    /// Every version the checks read, by id: adoption takes them from here instead of reading each commit again.
+    var versions: [VersionID: Version] = [:]
 }
 
 extension DocumentStore {
@@ -116,19 +136,20 @@ extension DocumentStore {
         let refusedBefore = refused.count
         var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
         var admitted: [ObjectID] = [], hidden: [ObjectID] = known.map(\.target)
+        var localHeads = try LocalHeads(in: repository)
         // Every object the checks below read: when the download holds nothing else, it joins the store as it came.
         var checked: Set<ObjectID> = [ObjectID.emptyTree]
         checked.formUnion(chainCommits)
         for candidate in candidates where !accepted.contains(candidate.id) || candidate.legacy {
             if rejected.contains(candidate.id) { continue }
-            switch headCheckOrError(candidate, into: repository, from: incoming, recording: &checked) {
+            switch headCheckOrError(candidate, into: repository, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions) {
             case .failure(let problem):
                 refused.append(RefusedHead(version: candidate.id, reference: candidate.reference, reason: problem.reason))
                 rejected.insert(candidate.id)
             case .success(let key):
                 if candidate.legacy, !isTruceStore { result.legacyReferences.append(candidate.reference) }
                 guard accepted.insert(candidate.id).inserted else { continue }
-                if result.byKey[key] == nil { hidden += try headReferences(of: key, in: repository).map(\.target) }
+                if result.byKey[key] == nil { hidden += try localHeads.of(key, in: repository) }
                 result.byKey[key, default: []].append(candidate.id)
                 admitted.append(candidate.id)
             }
@@ -145,6 +166,26 @@ extension DocumentStore {
         return result
     }
 
+    /// The trees from `tree` down to the document and its blob, when every tree is the one git writes for a single
+    /// entry, `40000 <segment>` down to `100644 <leaf>`; nil for any other tree.
+    ///
+    /// Read raw, one object per level: most incoming versions are in this
+    /// form, and it proves what the canonical-hash comparison proves (an id
+    /// names the bytes it was computed from) without parsing a tree.
+    private static func canonicalChain(of key: DocumentKey, from tree: ObjectID, in repository: Repository) throws
+        -> (trees: [ObjectID], blob: ObjectID)? {
+        var trees: [ObjectID] = [], current = tree
+        let segments = key.segments
+        for (index, segment) in segments.enumerated() {
+            guard let raw = try repository.rawTreeIfPresent(current) else { return nil }
+            let entry = Array((index == segments.count - 1 ? "100644 " : "40000 ").utf8) + Array(segment.utf8) + [0]
+            guard raw.count == entry.count + 20, raw.starts(with: entry) else { return nil }
+            trees.append(current)
+            current = ObjectID(bytes: raw[entry.count...])
+        }
+        return (trees, current)
+    }
+
     /// A manifest's place in its replica's sequence (0 for a commit that is not one).
     private static func sequence(of manifest: ObjectID, in repository: Repository) throws -> Int {
         ReplicaManifest.header(parsing: try repository.readCommit(manifest).message)?.sequence ?? 0
@@ -152,10 +193,11 @@ extension DocumentStore {
 
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
     private static func headCheckOrError(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                         from incoming: Repository, recording checked: inout Set<ObjectID>)
+                                         from incoming: Repository, localHeads: inout LocalHeads,
+                                         recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version])
         -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
         do {
-            return try headCheck(candidate, into: repository, from: incoming, recording: &checked)
+            return try headCheck(candidate, into: repository, from: incoming, localHeads: &localHeads, recording: &checked, versions: &versions)
         } catch let error as TruceError {
             return .failure(.init(error.errorDescription ?? "\(error)"))
         } catch {
@@ -166,12 +208,14 @@ extension DocumentStore {
     /// The document of a head another store listed, or what is wrong with it and the history it brings.
     ///
     /// A commit this store already holds was checked when it arrived (or written here): only its document is read.
-    /// The objects found sound go into `checked`.
+    /// The objects found sound go into `checked`, the versions they make into `versions`; `localHeads` remembers each
+    /// document's head references here.
     private static func headCheck(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                  from incoming: Repository, recording checked: inout Set<ObjectID>)
+                                  from incoming: Repository, localHeads: inout LocalHeads,
+                                  recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version])
         throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
         let id = candidate.id
-        guard try incoming.containsCommit(id) else { return .failure(.init("it is not a commit")) }
+        guard try incoming.rawCommitIfPresent(id) != nil else { return .failure(.init("it is not a commit")) }
         guard let message = VersionMessage(parsing: try incoming.readCommit(id).message) else { return .failure(.init("it is not a Truce version")) }
         let key = try DocumentKey(message.key)
         if candidate.legacy {
@@ -182,9 +226,10 @@ extension DocumentStore {
             guard named == directory else { return .failure(.init("it names \(TruceError.quoted(key.rawValue)), whose heads live elsewhere")) }
         }
         // Most heads are new here, and a miss that rescans the packs costs more than the check: a miss only checks again.
+        let hidden = try localHeads.of(key, in: repository)
         if try repository.containsObjectWithoutRescan(id) { return .success(key) }
-        for commit in try incoming.walk(from: [id], hiding: try headReferences(of: key, in: repository).map(\.target)) {
-            if let problem = try incomingProblem(of: commit, key: key, in: incoming, recording: &checked) {
+        for commit in try incoming.walk(from: [id], hiding: hidden) {
+            if let problem = try incomingProblem(of: commit, key: key, in: incoming, recording: &checked, versions: &versions) {
                 return .failure(.init(commit == id ? "it \(problem)" : "its history does: version \(commit.short) \(problem)"))
             }
         }
@@ -199,8 +244,9 @@ extension DocumentStore {
     /// end, canonical bytes) or, for a deletion, nothing. Tree entry names are
     /// then the key's segments, which key validation and libgit2's own entry
     /// checks (what a local save runs into) have passed.
-    /// The commit, its trees and its blob go into `checked` when nothing is wrong.
-    static func incomingProblem(of id: VersionID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>) throws -> String? {
+    /// The commit, its trees and its blob go into `checked` when nothing is wrong, and the version it makes into `versions`.
+    static func incomingProblem(of id: VersionID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>,
+                                versions: inout [VersionID: Version]) throws -> String? {
         guard let raw = try repository.rawCommit(id) else { return "is not a commit" }
         if let problem = commitHeaderProblem(raw) { return "is a commit git fsck refuses: \(problem)" }
         let commit = try repository.readCommit(id)
@@ -208,9 +254,23 @@ extension DocumentStore {
         guard Array(message.key.utf8) == Array(key.rawValue.utf8) else {
             return "is a version of \(TruceError.quoted(message.key)), not of \(TruceError.quoted(key.rawValue))"
         }
-        var expected = ObjectID.emptyTree
         var objects = [id]
-        if let entry = try repository.entry(at: key.rawValue, inTree: commit.tree) {
+        if let chain = try canonicalChain(of: key, from: commit.tree, in: repository) {
+            guard try repository.containsBlob(chain.blob) else { return "holds no file at its key" }
+            let ids = chain.trees.dropFirst() + [chain.blob]
+            for (segment, entryID) in zip(key.segments, ids) {
+                if let problem = repository.treeEntryNameProblem(String(segment), id: entryID, isTree: entryID != chain.blob) {
+                    return "has a tree entry git refuses: \(problem)"
+                }
+            }
+            checked.formUnion(objects + chain.trees + [chain.blob])
+            versions[id] = version(of: commit, message: message, key: key, isDeletion: false)
+            return nil
+        }
+        // Not the canonical form: the slow reading below says what is wrong (or takes a deletion's empty tree).
+        var expected = ObjectID.emptyTree
+        let entry = try repository.entry(at: key.rawValue, inTree: commit.tree)
+        if let entry {
             guard !entry.isTree, try repository.containsBlob(entry.id) else { return "holds no file at its key" }
             var segments = key.segments.map(String.init)
             let leaf = segments.removeLast()
@@ -227,6 +287,7 @@ extension DocumentStore {
             return "has a tree that holds more than its document at its key (or not in git's canonical form)"
         }
         checked.formUnion(objects)
+        versions[id] = version(of: commit, message: message, key: key, isDeletion: entry == nil)
         return nil
     }
 }

@@ -117,7 +117,7 @@ enum ReplicaManifest {
             var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
             while let parent = listed.popLast() {
                 // A head that did not arrive is listed all the same: the head checks refuse it by name.
-                let listedCommit = try repository.containsCommit(parent) ? try repository.readCommit(parent) : nil
+                let listedCommit = try repository.rawCommitIfPresent(parent) != nil ? try repository.readCommit(parent) : nil
                 if let listedCommit, isPart(listedCommit.message, of: replica) {
                     guard let raw = try repository.rawCommit(parent), commitHeaderProblem(raw) == nil else {
                         return .failure(ManifestProblem("part \(parent.short) of \(id.short) is a commit git fsck refuses"))

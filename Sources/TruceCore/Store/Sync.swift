@@ -149,25 +149,37 @@ extension DocumentStore {
                                                   refused: &refused, progress: transfer)
             let syncLock = try Self.lockForAdopting(in: repository)
             defer { syncLock.release() }
-            var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID])] = []
+            var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID], existing: [(name: String, target: ObjectID)])] = []
             var via: [VersionID: ObjectID] = [:]
+            // Read under the lock: a store without heads (most of a first sync) has none to read per document.
+            let storeHasHeads = try repository.mayHaveReferences(under: ReferenceLayout.headsRoot)
             for (key, listedHeads) in incoming.byKey.sorted(by: { $0.key < $1.key }) {
                 // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage shows.
-                let localHeads = try Self.headReferences(of: key, in: repository).isEmpty ? [] : Self.documentVersions(of: key, in: repository).heads.map(\.id)
+                let existing = storeHasHeads ? try Self.headReferences(of: key, in: repository) : []
+                let localHeads = try existing.isEmpty ? [] : Self.documentVersions(of: key, amongCandidates: existing.map(\.target), in: repository).heads.map(\.id)
                 let new = try Self.independentHeads(listedHeads, in: repository).filter { id in
                     try !localHeads.contains { try $0 == id || repository.isDescendant($0, of: id) }
                 }
                 guard !new.isEmpty else { continue }
-                // Every commit of this document the other store has and this one lacks, parents first.
-                let arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
+                // Every commit of this document the other store has and this one lacks, parents first: for a single new
+                // version (most of an initial sync) the checks already read that it is the whole history.
+                let arriving: [VersionID]
+                if localHeads.isEmpty, new.count == 1, incoming.versions[new[0]]?.parents.isEmpty == true {
+                    arriving = new
+                } else {
+                    arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
+                }
                 // Read before any head is adopted: a commit of another document in the history refuses the sync here.
                 let changes: [Change]
                 do {
-                    changes = try arriving.map { try Self.change(recording: Self.readVersion($0, of: key, in: repository)) }
+                    changes = try arriving.map { id in
+                        if let checked = incoming.versions[id], checked.key.hasBytes(of: key.rawValue) { return Self.change(recording: checked) }
+                        return try Self.change(recording: Self.readVersion(id, of: key, in: repository))
+                    }
                 } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {
                     throw TruceError.invalidRemote(remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
                 }
-                adopted.append((key, new))
+                adopted.append((key, new, existing))
                 received += changes
                 if let manifest = new.lazy.compactMap({ incoming.via[$0] }).first {
                     for change in changes { via[change.version] = manifest }
@@ -176,7 +188,9 @@ extension DocumentStore {
             // One journal append for the whole sync, not one per document: each append is a ref update.
             try Self.publishJournaled(received, via: via, in: repository) {
                 try Self.publishHeads(adopted.flatMap { document in
-                    document.heads.map { PendingHead(key: document.key, id: $0, replacing: [], message: "truce: sync \(document.key.rawValue)") }
+                    document.heads.map {
+                        PendingHead(key: document.key, id: $0, replacing: [], message: "truce: sync \(document.key.rawValue)", existing: document.existing)
+                    }
                 }, in: repository)
             }
             // Only now: a sync killed before this point reads the same manifests again next time.

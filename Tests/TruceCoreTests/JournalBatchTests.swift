@@ -49,3 +49,51 @@ struct JournalBatchTests {
         #expect(good?.first?.change.key.rawValue == "d/e f.txt")
     }
 }
+
+/// A batch whose every change came through a manifest names those manifests in a `Via:` trailer, and whether every
+/// change came through given manifests is answered from it; a batch with one change of its own has none.
+struct JournalBatchViaTests {
+    static func changes(_ count: Int, in test: TestStore) throws -> [Change] {
+        let ids = try test.store.saveBatch((0..<count).map { BatchSave(key: DocumentKey(stringLiteral: "v/\($0).md"), content: .text("\($0)\n"), device: "phone") })
+        return try test.store.changes().changes.filter { ids.contains($0.version) }
+    }
+
+    @Test func aBatchThatCameThroughManifestsNamesThemAndAnswersFromTheTrailer() throws {
+        let test = try TestStore()
+        let changes = try Self.changes(30, in: test)
+        let (first, second) = (ObjectID(hex: String(repeating: "1", count: 40))!, ObjectID(hex: String(repeating: "2", count: 40))!)
+        var via: [VersionID: ObjectID] = [:]
+        for (index, change) in changes.enumerated() { via[change.version] = index % 2 == 0 ? first : second }
+        try test.store.withRepository { repository in
+            let before = try #require(try repository.reference(ChangeJournal.reference))
+            try ChangeJournal.append(changes, via: via, in: repository)
+            let tip = try #require(try repository.reference(ChangeJournal.reference))
+            #expect(try test.git("log", "-1", "--format=%(trailers:key=Via,valueonly)", tip.hex) == "\(first.hex) \(second.hex)\n\n")
+            // The saveBatch entry below came through nothing, so only a walk that stops above it is answered yes.
+            #expect(try ChangeJournal.everyChange(from: tip, cameThrough: [first, second], in: repository) == false)
+            let lone = try repository.writeCommit(tree: repository.readCommit(tip).tree, parents: [], author: repository.readCommit(tip).author,
+                                                  committer: repository.readCommit(tip).committer, message: repository.readCommit(tip).message)
+            #expect(try ChangeJournal.everyChange(from: lone, cameThrough: [first, second], in: repository))
+            #expect(try ChangeJournal.everyChange(from: lone, cameThrough: [first], in: repository) == false)
+            #expect(before != tip)
+        }
+    }
+
+    @Test func aBatchWithAChangeOfItsOwnHasNoViaAndIsReadLineByLine() throws {
+        let test = try TestStore()
+        let changes = try Self.changes(30, in: test)
+        let manifest = ObjectID(hex: String(repeating: "3", count: 40))!
+        var via: [VersionID: ObjectID] = [:]
+        for change in changes.dropFirst() { via[change.version] = manifest }
+        try test.store.withRepository { repository in
+            try ChangeJournal.append(changes, via: via, in: repository)
+            let tip = try #require(try repository.reference(ChangeJournal.reference))
+            #expect(try test.git("log", "-1", "--format=%(trailers:key=Via,valueonly)", tip.hex) == "\n")
+            let lone = try repository.writeCommit(tree: repository.readCommit(tip).tree, parents: [], author: repository.readCommit(tip).author,
+                                                  committer: repository.readCommit(tip).committer, message: repository.readCommit(tip).message)
+            #expect(try ChangeJournal.everyChange(from: lone, cameThrough: [manifest], in: repository) == false)
+            let recorded = try #require(try ChangeJournal.recorded(in: repository.readCommit(tip), of: repository))
+            #expect(recorded.map(\.via) == [nil] + Array(repeating: Optional(manifest), count: 29))
+        }
+    }
+}

@@ -89,6 +89,8 @@ import TestSupport
         let parents = try phone.git("rev-list", "--parents", "-n", "1", String(phoneManifest)).split(separator: " ").dropFirst()
         let laptopManifest = try laptop.git("rev-parse", ReplicaManifest.reference(of: replicaID(of: laptop))).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(parents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } == [laptopManifest])
+        // The phone's journal says so in one line, which is what its first manifest read instead of 40 changes.
+        #expect(try phone.git("log", "-1", "--format=%(trailers:key=Via,valueonly)", ChangeJournal.reference) == laptopManifest + "\n\n")
         // The laptop reads that one commit and adopts nothing.
         let back = try laptop.store.sync(with: hub)
         #expect(back.received.isEmpty)

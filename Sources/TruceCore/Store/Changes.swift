@@ -124,7 +124,8 @@ extension DocumentStore {
 /// kind, version, author date in seconds, the manifest it came through (or
 /// `-`), device and document, separated by tabs (neither keys nor device
 /// names may hold a tab or a newline). Ten thousand entries would cost ten
-/// thousand commits to write and pack; one costs one.
+/// thousand commits to write and pack; one costs one. When every change of
+/// the batch came through a manifest, a `Via:` trailer names those manifests.
 enum ChangeJournal {
     static let reference = "refs/truce/journal"
 
@@ -168,9 +169,13 @@ enum ChangeJournal {
             let blob = try repository.writeBlob(batchLines(changes, via: via))
             let tree = try repository.writeTree([TreeEntry(name: batchFile, id: blob, isTree: false)])
             let author = changes[0].author, now = Date()
+            // When every change came through a manifest, the message names them: what a replica's first manifest asks of
+            // the journal, answered without reading the file.
+            let manifests = changes.allSatisfy { via[$0.version] != nil } ? Set(changes.compactMap { via[$0.version] }).sorted() : []
+            let through = manifests.isEmpty ? "" : "Via: \(manifests.map(\.hex).joined(separator: " "))\n"
             let entry = try repository.writeCommit(tree: tree, parents: tip.map { [$0] } ?? [], author: Signature(device: author, date: now),
                                                    committer: Signature(device: author, date: now),
-                                                   message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n")
+                                                   message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n\(through)")
             [blob, tree, entry].forEach { bulk?.record($0) }
             return Prepared(entry: entry, onto: tip, count: changes.count)
         }
@@ -220,6 +225,28 @@ enum ChangeJournal {
         }
         if entry == nil, position != nil { return nil }
         return entries.reversed()
+    }
+
+    /// Whether every change the journal records from `tip` back to its start came through one of `manifests`: a batch
+    /// entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
+    static func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>, in repository: Repository) throws -> Bool {
+        var entry: ObjectID? = tip
+        while let current = entry {
+            let commit = try repository.readCommit(current)
+            let trailers = MessageLines.trailers(of: commit.message)
+            if trailers["Change"] == "batch", let through = trailers["Via"] {
+                let listed = through.split(separator: " ").map { ObjectID(hex: String($0)) }
+                guard !listed.isEmpty, listed.allSatisfy({ $0.map(manifests.contains) ?? false }) else { return false }
+            } else {
+                guard let recorded = try recorded(in: commit, of: repository) else {
+                    throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
+                                                           message: "entry \(current) is not a change"))
+                }
+                guard recorded.allSatisfy({ $0.via.map(manifests.contains) ?? false }) else { return false }
+            }
+            entry = commit.parents.first
+        }
+        return true
     }
 
     /// More changes than this at once are one batch entry.

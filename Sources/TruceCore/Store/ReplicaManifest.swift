@@ -215,7 +215,7 @@ extension DocumentStore {
         let copies = try repository.references(under: ReplicaManifest.root).filter { $0.name != name }.map(\.target).sorted()
         let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
         let unlisted: [ObjectID]
-        if previous == nil, let journal, try everyChange(from: journal, cameThrough: Set(copies), in: repository) {
+        if previous == nil, let journal, !copies.isEmpty, try ChangeJournal.everyChange(from: journal, cameThrough: Set(copies), in: repository) {
             // A replica whose every version came through the manifests it holds (a first sync) has no head they do not list.
             unlisted = []
         } else {
@@ -226,12 +226,6 @@ extension DocumentStore {
         let next = ReplicaManifest.Header(replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
                                           listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
         return ManifestPlan(name: name, previous: previous, next: (unlisted + copies, next, signature(of: replica)))
-    }
-
-    /// Whether every change the journal records, from `tip` back to its start, came through one of `manifests`.
-    private static func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>, in repository: Repository) throws -> Bool {
-        guard !manifests.isEmpty, let entries = try ChangeJournal.entries(from: tip, after: nil, in: repository) else { return false }
-        return entries.allSatisfy { $0.via.map(manifests.contains) ?? false }
     }
 
     private static func signature(of replica: String) -> Signature {

@@ -127,6 +127,25 @@ struct ResolutionWriterTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
+    @Test func optionsGivenWithAResolverReachIt() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        let asked = ResolverOptions(resolverName: "shout", values: ["suffix": "?"])
+        func dryRun(_ options: ResolverOptions?) throws -> Data? {
+            let result = try test.store.resolve("a.txt", using: ShoutingResolver(), options: options, device: "x", dryRun: true)
+            guard case .wouldResolve(let content, "shout") = result else { Issue.record("\(result)"); return nil }
+            return content
+        }
+        #expect(try dryRun(asked) == .text("C?"))
+        // Given options replace config's for that resolver; without them, config's apply.
+        try test.setConfig("resolver.shout.suffix", "!")
+        #expect(try dryRun(asked) == .text("C?"))
+        #expect(try dryRun(nil) == .text("C!"))
+        guard case .resolved(let version, "shout", .settled) = try test.store.resolve("a.txt", using: ShoutingResolver(), options: asked, device: "x")
+        else { Issue.record("not resolved"); return }
+        #expect(try test.store.contents(of: version) == .text("C?"))
+    }
+
     @Test func aCrashBeforeTheLosersRefsAreDroppedLeavesTheResolutionAsTheOnlyHead() throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])

@@ -28,6 +28,13 @@ extension DocumentStore {
     /// the chain must be registered (or made by the registry's provider from
     /// the store's own config, as external drivers are) and every option valid.
     public func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChoice {
+        try resolverChoice(for: key, registry: registry, explicit: explicit, options: nil)
+    }
+
+    /// The chain as `resolverChoice(for:registry:explicit:)` makes it; `given`, when not nil, are the options of
+    /// `explicit` in place of config's.
+    func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String?,
+                        options given: ResolverOptions?) throws(TruceError) -> ResolverChoice {
         let (localAttribute, localConfig, attributesPath, routing) = try withRepository { repository in
             (try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
              repository.gitDirectory + "info/attributes", try self.routing(in: repository))
@@ -77,7 +84,7 @@ extension DocumentStore {
                 throw .unknownResolver(name, source: nameSource + hint)
             }
             resolvers[name] = resolver
-            let resolverOptions = Self.options(for: name, in: config)
+            let resolverOptions = (name == first ? given : nil) ?? Self.options(for: name, in: config)
             do { try resolver.validate(options: resolverOptions) } catch let error as TruceError { throw error } catch {
                 throw .invalidConfiguration("resolver.\(name): \(error)")
             }

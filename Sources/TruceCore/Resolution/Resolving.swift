@@ -52,8 +52,16 @@ extension DocumentStore {
     /// settled it and `dryRun` is false.
     public func resolve(_ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
                         dryRun: Bool = false) throws(TruceError) -> ResolveResult {
+        try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
+            try resolverChoice(for: key, registry: registry, explicit: resolverName)
+        }
+    }
+
+    /// Settles `key` with the chain `choice` gives, once the conflict is read (a settled document is reported first).
+    private func resolve(_ key: DocumentKey, device: String, dryRun: Bool,
+                         choice: () throws(TruceError) -> ResolverChoice) throws(TruceError) -> ResolveResult {
         let conflict = try conflictSet(of: key)
-        switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
+        switch try decide(conflict, choice: choice()) {
         case .needsPerson(let points, let resolver, let reasons):
             return .needsPerson(points, resolver: resolver, reasons: reasons)
         case .settle(let settlement, let content, let resolver):
@@ -194,11 +202,15 @@ extension DocumentStore {
     }
 
     /// Settles `key` with one resolver given directly, bypassing config: `store.resolve(key, using: OverwriteWithCurrent())`.
+    ///
+    /// `options` are what the resolver gets, in place of the
+    /// `resolver.<name>.<option>` lines of config (nil: those lines). The
+    /// delete-conflict policy still comes from config.
     public func resolve(_ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String,
                         dryRun: Bool = false) throws(TruceError) -> ResolveResult {
-        var registry = ResolverRegistry()
-        registry.register(resolver)
-        return try resolve(key, registry: registry, resolverName: resolver.name, device: device, dryRun: dryRun)
+        try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
+            try resolverChoice(for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options)
+        }
     }
 
     /// Writes the resolution a person chose, one answer per conflict point.

@@ -146,6 +146,27 @@ struct ResolutionWriterTests {
         #expect(try test.store.contents(of: version) == .text("C?"))
     }
 
+    @Test func aResolverGivenDirectlySkipsFallbacksTheCallCannotUse() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        try test.makeConflict("b.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        // Config chains both to resolvers the one-resolver call has no registry entry or driver for.
+        try test.setConfig("resolver.shout.fallback", "list-conflicts")
+        try test.setConfig("resolver.passing.fallback", "mergiraf")
+        try test.setConfig("merge.mergiraf.driver", "cp %B %A")
+        let settled = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x")
+        guard case .resolved(let version, "shout", .settled) = settled else { Issue.record("\(settled)"); return }
+        #expect(try test.store.contents(of: version) == .text("C"))
+
+        let before = snapshot(ofStore: test.path)
+        let passed = try test.store.resolve("b.txt", using: NamedResolver(name: "passing"), device: "x")
+        guard case .needsPerson(let points, "passing", let reasons) = passed else { Issue.record("\(passed)"); return }
+        #expect(!points.isEmpty)
+        #expect(reasons == ["passing: test",
+                            "mergiraf: skipped: not a resolver this call can use (named by resolver.passing.fallback in config)"])
+        #expect(snapshot(ofStore: test.path) == before)
+    }
+
     @Test func aCrashBeforeTheLosersRefsAreDroppedLeavesTheResolutionAsTheOnlyHead() throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])

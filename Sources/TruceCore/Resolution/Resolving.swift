@@ -124,8 +124,14 @@ extension DocumentStore {
             contested = heads
         }
         var reasons: [String] = []
+        var ran: [String] = []
         for name in choice.chain {
-            guard let resolver = choice.resolvers[name] else { throw .unknownResolver(name, source: choice.source) }
+            guard let resolver = choice.resolvers[name] else {
+                guard let skipped = choice.skipped[name] else { throw .unknownResolver(name, source: choice.source) }
+                reasons.append("\(name): \(skipped)")
+                continue
+            }
+            ran.append(name)
             let outcome = try Self.running(name) { try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name)) }
             switch outcome {
             case .pass(let reason):
@@ -145,7 +151,7 @@ extension DocumentStore {
                 return .settle(.kept(kept.version), content: kept.content, resolver: name)
             }
         }
-        return .needsPerson(try ConflictAnalysis(contested).points, resolver: choice.chain.last ?? "", reasons: reasons)
+        return .needsPerson(try ConflictAnalysis(contested).points, resolver: ran.last ?? choice.chain.last ?? "", reasons: reasons)
     }
 
     /// Runs a resolver's code: a TruceError it throws stays as it is, any other error means the resolver failed.
@@ -205,11 +211,14 @@ extension DocumentStore {
     ///
     /// `options` are what the resolver gets, in place of the
     /// `resolver.<name>.<option>` lines of config (nil: those lines). The
-    /// delete-conflict policy still comes from config.
+    /// delete-conflict policy still comes from config. The call can use no
+    /// other resolver, so a fallback those options name is skipped, and the
+    /// result's reasons say so: it never fails the resolver that was given.
     public func resolve(_ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String,
                         dryRun: Bool = false) throws(TruceError) -> ResolveResult {
         try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
-            try resolverChoice(for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options)
+            try resolverChoice(for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options,
+                               skippingUnavailable: true)
         }
     }
 

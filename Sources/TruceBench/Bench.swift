@@ -29,7 +29,13 @@ struct Bench {
         var rows: [Row] = []
         for (name, section) in sections where only == nil || only == name {
             FileHandle.standardError.write(Data("truce-bench: \(name)…\n".utf8))
-            rows += try section(scale)
+            do {
+                rows += try section(scale)
+            } catch {
+                // A row whose work failed has no figure to report: say which and why, and exit non-zero.
+                FileHandle.standardError.write(Data("truce-bench: \(name) failed: \(error)\n".utf8))
+                exit(1)
+            }
         }
         if arguments.contains("--json") {
             let encoder = JSONEncoder()

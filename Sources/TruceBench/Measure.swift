@@ -25,18 +25,6 @@ func median(_ values: [Double]) -> Double {
 
 func median(_ values: [Int]) -> Double { median(values.map(Double.init)) }
 
-/// Runs `body(index)` for every index on `workers` threads at once.
-func parallelFor(_ count: Int, workers: Int, _ body: @Sendable (Int) -> Void) {
-    let next = Atomic(0)
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in
-        while true {
-            let index = next.add()
-            if index >= count { return }
-            body(index)
-        }
-    }
-}
-
 /// A tiny lock-protected counter (the benchmark needs nothing more).
 final class Atomic: @unchecked Sendable {
     private var value: Int
@@ -44,6 +32,12 @@ final class Atomic: @unchecked Sendable {
     init(_ value: Int) { self.value = value }
     /// Returns the value, then adds one.
     func add() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value - 1 }
+}
+
+/// Work a row measures that did not do what it should: the row fails with this, rather than timing a failure.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// What a finished child process left.

@@ -1,5 +1,6 @@
 import CBenchLimit
 import Foundation
+import TestSupport
 import Truce
 
 enum MergeRows {
@@ -7,17 +8,25 @@ enum MergeRows {
     static func manyTriples(_ scale: Scale) throws -> [Row] {
         var random = SeededRandom(seed: 2026)
         let triples = (0..<scale.triples).map { _ in Corpus.triple(lines: 300, &random) }
-        let truce = bestOf(3) {
-            parallelFor(triples.count, workers: scale.cores) { index in
-                _ = try? TextMerge.merge(base: triples[index].base, ours: triples[index].ours, theirs: triples[index].theirs)
+        // A merge that fails or does not merge (nil: binary) would time nothing; it fails the row, naming the triple.
+        let truce = try bestOf(3) {
+            try concurrentlyPerform(triples.count, workers: scale.cores) { index in
+                let merged: TextMergeResult?
+                do {
+                    merged = try TextMerge.merge(base: triples[index].base, ours: triples[index].ours, theirs: triples[index].theirs)
+                } catch {
+                    throw BenchFailure("three-way merge of triple \(index) failed: \(error)")
+                }
+                if merged == nil { throw BenchFailure("three-way merge of triple \(index) gave no result: the corpus is not text") }
             }
         }
-        let limit = bestOf(3) {
-            parallelFor(triples.count, workers: scale.cores) { index in
+        let limit = try bestOf(3) {
+            try concurrentlyPerform(triples.count, workers: scale.cores) { index in
                 let (base, ours, theirs) = triples[index]
-                _ = base.withUnsafeBytes { b in ours.withUnsafeBytes { o in theirs.withUnsafeBytes { t in
+                let length = base.withUnsafeBytes { b in ours.withUnsafeBytes { o in theirs.withUnsafeBytes { t in
                     truce_bench_merge_file(b.baseAddress, b.count, o.baseAddress, o.count, t.baseAddress, t.count)
                 } } }
+                if length < 0 { throw BenchFailure("libgit2's git_merge_file failed on triple \(index)") }
             }
         }
         let directory = scratchDirectory("merge")
@@ -27,9 +36,11 @@ enum MergeRows {
             writeFile("\(directory)/\(index).ours", triple.ours)
             writeFile("\(directory)/\(index).theirs", triple.theirs)
         }
-        let git = seconds {
-            parallelFor(triples.count, workers: scale.cores) { index in
-                runChild("git", ["-C", directory, "merge-file", "-p", "\(index).ours", "\(index).base", "\(index).theirs"])
+        let git = try seconds {
+            try concurrentlyPerform(triples.count, workers: scale.cores) { index in
+                // git merge-file -p exits with its number of conflicts; only a git that did not run or died fails.
+                let status = runChild("git", ["-C", directory, "merge-file", "-p", "\(index).ours", "\(index).base", "\(index).theirs"]).status
+                if !(0...127).contains(status) { throw BenchFailure("git merge-file on triple \(index) did not run to the end (status \(status))") }
             }
         }
         return [

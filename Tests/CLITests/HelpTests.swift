@@ -1,13 +1,20 @@
 import Testing
 import TestSupport
+@testable import TruceCLI
 
 struct HelpTests {
-    static let commands = ["init", "save", "cat", "delete", "versions", "status", "log", "explain", "import", "export", "help"]
+    /// Every command the CLI dispatches, read from its own table: a command added there is checked here too.
+    static let commands = CommandLineTool.commands.map { $0.name }
 
     @Test func helpListsEveryCommand() throws {
         let result = try truce(["help"])
         #expect(result.status == 0)
-        for command in Self.commands { #expect(result.output.contains("\n  \(command) ")) }
+        #expect(Self.commands.count > 1 && Set(Self.commands).count == Self.commands.count, "\(Self.commands)")
+        // The rows under "commands:" up to the blank line, one per dispatched command, in the table's order.
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        let rows = lines.drop { $0 != "commands:" }.dropFirst().prefix { !$0.isEmpty }
+        #expect(rows.map { $0.split(separator: " ").first.map(String.init) ?? "" } == Self.commands, "\(result.output)")
+        #expect(rows.allSatisfy { $0.hasPrefix("  ") })
         #expect(result.output.contains("Exit codes"))
     }
 

@@ -85,6 +85,22 @@ struct ResolveCommandTests {
         try expectResolution(resolution, settles: conflict, key: Self.key, resolver: "person", in: store)
     }
 
+    /// A document routed to list-conflicts, settled by a person picking a version, a whole file or a deletion:
+    /// the resolution records that a person settled it, never the resolver that only listed the points.
+    @Test(arguments: [["--take", "H1=LAPTOP"], ["--content", "-"], ["--delete"]])
+    func aPersonsAnswerToListConflictsIsRecordedAsAPersons(answer: [String]) throws {
+        let store = try CLIStore()
+        try store.writeAttributes("*.txt merge=list-conflicts\n")
+        let conflict = try store.saveConflict("a.txt", base: .text("base\n"), heads: [("laptop", .text("laptop\n")), ("phone", .text("phone\n"))])
+        let listed = try store.run("resolve", "a.txt")
+        #expect(listed.status == 1, "stderr: \(listed.errorOutput)")
+        let words = ["resolve", "a.txt"] + answer.map { $0 == "H1=LAPTOP" ? "H1=\(conflict.heads[0])" : $0 } + ["--device", "desk"]
+        let answered = try truce(words, store: store.path, input: .text("edited\n"))
+        #expect(answered.status == 0, "stderr: \(answered.errorOutput)")
+        let resolution = try resolutionID(in: answered, key: "a.txt", resolver: "person")
+        try expectResolution(resolution, settles: conflict, key: "a.txt", resolver: "person", in: store, deleted: answer == ["--delete"])
+    }
+
     @Test func overwriteWithCurrentKeepsTheCurrentBinaryAndResolvesEveryOtherHead() throws {
         let store = try CLIStore()
         try store.writeAttributes("*.png merge=overwrite-with-current\n")

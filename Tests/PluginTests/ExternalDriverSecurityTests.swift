@@ -69,7 +69,7 @@ struct ExternalDriverSecurityTests {
 
     @Test func aDriverThatHangsIsKilledWithItsChildrenAfterTheTimeout() throws {
         let record = TemporaryDirectory()
-        let test = try conflict(driver: "sleep 60 & echo $! > \(record.path)/child; wait")
+        let test = try conflict(driver: "echo $$ > \(record.path)/driver; sleep 60 & echo $! > \(record.path)/child; wait")
         try test.setConfig("resolver.external.timeout", "0.5")
         let before = snapshot(ofStore: test.path)
         let start = DispatchTime.now()
@@ -79,9 +79,14 @@ struct ExternalDriverSecurityTests {
         #expect(reasons.first?.hasSuffix("(or a process it started) ran longer than its timeout of 0.5 s and was killed") == true, "\(reasons)")
         #expect(elapsed < 20)
         #expect(snapshot(ofStore: test.path) == before)
-        // The driver's own child went with it: the process group was killed, not only the shell.
-        let child = try String(contentsOfFile: record.file("child"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try waitUntilGone(pid: child))
+        // The driver and its own child are gone: the process group was killed, not only the shell.
+        #expect(!waitUntilGone(getpid(), within: 0.3), "the probe must see a live process")
+        for name in ["driver", "child"] {
+            let text = try String(contentsOfFile: record.file(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let pid = try #require(pid_t(text), "the \(name)'s pid file holds \(text.debugDescription)")
+            try #require(pid > 1)
+            #expect(waitUntilGone(pid), "the \(name), process \(pid), still runs after the timeout")
+        }
     }
 
     @Test func aPerDriverTimeoutOverridesTheSharedOne() throws {
@@ -112,13 +117,17 @@ struct ExternalDriverSecurityTests {
         #expect(try test.store.contents(of: version) == .text("{\"a\": 3}\n"))
     }
 
-    /// True once `pid` is no longer a live process (gone, or a zombie waiting for its reaper).
-    private func waitUntilGone(pid: String) throws -> Bool {
-        for _ in 0..<50 {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
-            if stat.split(separator: ")").last?.split(separator: " ").first == "Z" { return true }
-            Thread.sleep(forTimeInterval: 0.1)
+    /// True once no process `pid` exists, within `seconds`: `kill(pid, 0)` fails with ESRCH, on Linux and macOS alike.
+    ///
+    /// The shell is reaped by the driver's runner and its orphaned child by
+    /// init (launchd on macOS), so a killed process does not linger as a
+    /// zombie, which `kill` would still find.
+    private func waitUntilGone(_ pid: pid_t, within seconds: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if kill(pid, 0) == -1 && errno == ESRCH { return true }
+            if Date() > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.05)
         }
-        return false
     }
 }

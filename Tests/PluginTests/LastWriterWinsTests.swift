@@ -146,6 +146,25 @@ struct LastWriterWinsTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
+    @Test func aMalformedHeadIsAFailureAfterWhichTheFallbackRuns() throws {
+        let test = try TestStore()
+        try test.setConfig("resolver.last-writer-wins.granularity", "key")
+        try test.setConfig("resolver.last-writer-wins.fallback", "list-conflicts")
+        try test.setAttributes("* merge=last-writer-wins\n")
+        let heads = try conflict(test, "s.json", base: .text("{\"a\": 1}"), heads: [("laptop", .text("{\"a\": "), 1), ("phone", .text("{\"a\": 2}"), 2)])
+        let before = snapshot(ofStore: test.path)
+        let asked = try test.store.resolve("s.json", registry: .standard, device: "x")
+        guard case .needsPerson(_, "list-conflicts", let reasons) = asked else { Issue.record("\(asked)"); return }
+        #expect(reasons.count == 1)
+        #expect(reasons.first?.hasPrefix("last-writer-wins: it failed: version \(heads[0].id.short) of 's.json' is not valid JSON") == true, "\(reasons)")
+        #expect(snapshot(ofStore: test.path) == before)
+
+        try test.setConfig("resolver.last-writer-wins.fallback", "overwrite-with-current")
+        let settled = try test.store.resolve("s.json", registry: .standard, device: "x")
+        guard case .resolved(let version, "overwrite-with-current", .settled) = settled else { Issue.record("\(settled)"); return }
+        #expect(try test.store.contents(of: version) == .text("{\"a\": 2}"))
+    }
+
     @Test func anUnknownGranularityIsAConfigError() throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=last-writer-wins\n")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// SplitMix64: small, seeded and the same on every machine, unlike the system generator.
 public struct SeededRandom: Sendable {
     private var state: UInt64
@@ -43,4 +45,37 @@ public func concurrently<T: Sendable>(_ indices: Range<Int>, width: Int,
         }
         return results.map { $0! }
     }
+}
+
+/// Runs `body(index)` for every index of `0..<count` on `workers` threads at once, then throws the error of the lowest
+/// index that failed: a failure is never dropped. Once one has failed, no further index starts.
+public func concurrentlyPerform(_ count: Int, workers: Int, _ body: @Sendable (Int) throws -> Void) throws {
+    let state = ConcurrentLoop()
+    DispatchQueue.concurrentPerform(iterations: max(1, workers)) { _ in
+        while let index = state.next(below: count) {
+            do { try body(index) } catch { state.fail(at: index, error) }
+        }
+    }
+    if let error = state.firstFailure { throw error }
+}
+
+/// The shared state of `concurrentlyPerform`: the next index to hand out, and the failure of the lowest index.
+private final class ConcurrentLoop: @unchecked Sendable {
+    private let lock = NSLock()
+    private var nextIndex = 0
+    private var failure: (index: Int, error: any Error)?
+
+    func next(below count: Int) -> Int? {
+        lock.withLock {
+            guard failure == nil, nextIndex < count else { return nil }
+            defer { nextIndex += 1 }
+            return nextIndex
+        }
+    }
+
+    func fail(at index: Int, _ error: any Error) {
+        lock.withLock { if failure.map({ index < $0.index }) ?? true { failure = (index, error) } }
+    }
+
+    var firstFailure: (any Error)? { lock.withLock { failure?.error } }
 }

@@ -85,6 +85,27 @@ struct ConflictTests {
         #expect(throws: TruceError.documentNotFound("nothing")) { try store.store.history(of: "nothing") }
     }
 
+    @Test func aVersionEqualsAndHashesAsItselfWhicheverCallReadIt() throws {
+        let store = try TestStore()
+        let made = try store.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        let asConflict = try #require(try store.store.versions(of: "a.txt").conflicts.first)
+        let lookedUp = try store.store.version(asConflict.id.hex, of: "a.txt")
+        let inHistory = try #require(try store.store.history(of: "a.txt").first { $0.id == made.heads[0].id })
+        // The flags are what each call knew, and stay as they were read ...
+        #expect(asConflict.isConflict && !lookedUp.isConflict && inHistory.isConflict)
+        // ... but they are not the version's identity: one commit of one document is one version.
+        #expect(asConflict == lookedUp && lookedUp == inHistory)
+        #expect(asConflict.hashValue == lookedUp.hashValue)
+        #expect(Set([asConflict, lookedUp, inHistory]).count == 1)
+        // Once resolved, the same version is read as resolved and no longer a conflict: still the same version.
+        try store.store.resolve("a.txt", content: .text("3\n"), device: "person")
+        let resolved = try #require(try store.store.history(of: "a.txt").first { $0.id == made.heads[0].id })
+        #expect(resolved.isResolved && !resolved.isConflict)
+        #expect(resolved == asConflict && resolved.hashValue == asConflict.hashValue)
+        // Identity is the id and the document: the base is another version.
+        #expect(made.base != made.heads[0])
+    }
+
     @Test func eventsReportEverySaveWithTheStatesAroundIt() async throws {
         let store = try TestStore()
         let events = store.store.events

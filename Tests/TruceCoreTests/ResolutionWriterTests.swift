@@ -35,6 +35,33 @@ struct FixedOutputResolver: Resolver {
     func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .resolved(content: output) }
 }
 
+/// Fails as a resolver's own code can: with a Swift error of its own.
+struct ThrowingResolver: Resolver {
+    struct Broke: Error, CustomStringConvertible {
+        var description: String { "it broke" }
+    }
+    let name = "throwing"
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { throw Broke() }
+}
+
+/// Meets a store that fails underneath it, which no fallback may settle around.
+struct BusyStoreResolver: Resolver {
+    let name = "busy-store"
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { throw TruceError.busy("a test lock") }
+}
+
+/// Keeps a version that is not a head of the conflict.
+struct KeepsTheBaseResolver: Resolver {
+    let name = "keeps-base"
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .kept(conflict.base!.version.id) }
+}
+
+/// Hands every conflict to a person, as list-conflicts does.
+struct AskingResolver: Resolver {
+    let name = "asking"
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .needsPerson(try ConflictAnalysis(conflict).points) }
+}
+
 struct ResolutionWriterTests {
     @Test func anAppResolverNamedInConfigIsUsedWithItsOptions() throws {
         let test = try TestStore()
@@ -124,6 +151,101 @@ struct ResolutionWriterTests {
             Issue.record("no dry run"); return
         }
         #expect(content == .text("C"))
+        #expect(snapshot(ofStore: test.path) == before)
+    }
+
+    @Test func optionsGivenWithAResolverReachIt() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        let asked = ResolverOptions(resolverName: "shout", values: ["suffix": "?"])
+        func dryRun(_ options: ResolverOptions?) throws -> Data? {
+            let result = try test.store.resolve("a.txt", using: ShoutingResolver(), options: options, device: "x", dryRun: true)
+            guard case .wouldResolve(let content, "shout") = result else { Issue.record("\(result)"); return nil }
+            return content
+        }
+        #expect(try dryRun(asked) == .text("C?"))
+        // Given options replace config's for that resolver; without them, config's apply.
+        try test.setConfig("resolver.shout.suffix", "!")
+        #expect(try dryRun(asked) == .text("C?"))
+        #expect(try dryRun(nil) == .text("C!"))
+        guard case .resolved(let version, "shout", .settled) = try test.store.resolve("a.txt", using: ShoutingResolver(), options: asked, device: "x")
+        else { Issue.record("not resolved"); return }
+        #expect(try test.store.contents(of: version) == .text("C?"))
+    }
+
+    @Test func aResolverGivenDirectlySkipsFallbacksTheCallCannotUse() throws {
+        let test = try TestStore()
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        try test.makeConflict("b.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        // Config chains both to resolvers the one-resolver call has no registry entry or driver for.
+        try test.setConfig("resolver.shout.fallback", "list-conflicts")
+        try test.setConfig("resolver.passing.fallback", "mergiraf")
+        try test.setConfig("merge.mergiraf.driver", "cp %B %A")
+        let settled = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x")
+        guard case .resolved(let version, "shout", .settled) = settled else { Issue.record("\(settled)"); return }
+        #expect(try test.store.contents(of: version) == .text("C"))
+
+        let before = snapshot(ofStore: test.path)
+        let passed = try test.store.resolve("b.txt", using: NamedResolver(name: "passing"), device: "x")
+        guard case .needsPerson(let points, "passing", let reasons) = passed else { Issue.record("\(passed)"); return }
+        #expect(!points.isEmpty)
+        #expect(reasons == ["passing: test",
+                            "mergiraf: skipped: not a resolver this call can use (named by resolver.passing.fallback in config)"])
+        #expect(snapshot(ofStore: test.path) == before)
+    }
+
+    @Test func aResolverThatThrowsHasFailedAndItsFallbackRuns() throws {
+        let test = try TestStore()
+        try test.setAttributes("*.txt merge=throwing\n")
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        let registry = ResolverRegistry([ThrowingResolver(), ShoutingResolver(), AskingResolver(), NamedResolver(name: "passing")])
+        // Nothing after it settles the conflict: it stays in conflict, and the failure is what resolve reports.
+        for fallback in [nil, "passing"] {
+            if let fallback { try test.setConfig("resolver.throwing.fallback", fallback) }
+            let before = snapshot(ofStore: test.path)
+            #expect(throws: TruceError.resolverFailed("throwing", reason: "it broke")) {
+                try test.store.resolve("a.txt", registry: registry, device: "x")
+            }
+            #expect(snapshot(ofStore: test.path) == before)
+        }
+        // A fallback that hands it to a person: the failure is one of the reasons.
+        try test.setConfig("resolver.throwing.fallback", "asking")
+        let before = snapshot(ofStore: test.path)
+        let asked = try test.store.resolve("a.txt", registry: registry, device: "x")
+        guard case .needsPerson(let points, "asking", let reasons) = asked else { Issue.record("\(asked)"); return }
+        #expect(!points.isEmpty)
+        #expect(reasons == ["throwing: it failed: it broke"])
+        #expect(snapshot(ofStore: test.path) == before)
+        // A fallback that settles it runs, as Couchbase Lite falls back to its default resolver.
+        try test.setConfig("resolver.throwing.fallback", "shout")
+        let settled = try test.store.resolve("a.txt", registry: registry, device: "x")
+        guard case .resolved(let version, "shout", .settled) = settled else { Issue.record("\(settled)"); return }
+        #expect(try test.store.contents(of: version) == .text("C"))
+    }
+
+    @Test func aResolverKeepingAVersionThatIsNoHeadHasFailedAndItsFallbackRuns() throws {
+        let test = try TestStore()
+        try test.setAttributes("*.txt merge=keeps-base\n")
+        let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        let registry = ResolverRegistry([KeepsTheBaseResolver(), ShoutingResolver()])
+        #expect(throws: TruceError.resolverFailed("keeps-base", reason: "it kept \(made.base.id.short), which is not a head of a.txt")) {
+            try test.store.resolve("a.txt", registry: registry, device: "x")
+        }
+        try test.setConfig("resolver.keeps-base.fallback", "shout")
+        guard case .resolved(_, "shout", .settled) = try test.store.resolve("a.txt", registry: registry, device: "x") else {
+            Issue.record("the fallback did not settle it"); return
+        }
+    }
+
+    @Test func aStoreThatFailsUnderAResolverIsReportedNotSettledAround() throws {
+        let test = try TestStore()
+        try test.setAttributes("*.txt merge=busy-store\n")
+        try test.setConfig("resolver.busy-store.fallback", "shout")
+        try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
+        let before = snapshot(ofStore: test.path)
+        #expect(throws: TruceError.busy("a test lock")) {
+            try test.store.resolve("a.txt", registry: ResolverRegistry([BusyStoreResolver(), ShoutingResolver()]), device: "x")
+        }
         #expect(snapshot(ofStore: test.path) == before)
     }
 

@@ -20,6 +20,19 @@ public protocol Resolver: Sendable {
     func validate(options: ResolverOptions) throws
 
     /// Decides what settles `conflict`, without writing anything.
+    ///
+    /// Return `.pass` when the resolver does not apply (binary content, no
+    /// base): the chain's next resolver runs. Throw when it applies but cannot
+    /// do its work (a head it cannot read, a driver that cannot start): that
+    /// counts as a failure, as output that fails `OutputValidation` does, and
+    /// the chain's fallback runs, as Couchbase Lite falls back to its default
+    /// resolver when a custom one throws. When no later resolver settles the
+    /// conflict, the document stays in conflict: if one asks for a person the
+    /// failure is among the reasons, else `resolve` throws the first failure
+    /// (a `TruceError` as it was thrown, any other error as
+    /// `TruceError.resolverFailed`). Keeping a version that is not a head is a
+    /// failure too. A store that fails underneath (`.storeFailure`, `.busy`)
+    /// is not the resolver's failure: it ends the chain and is reported as it is.
     func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome
 
     /// What `options` make the resolver do, in words, for `explain`; empty when its configured options say it all.

@@ -12,6 +12,9 @@ public struct ResolverChoice: Sendable {
     public let options: [String: ResolverOptions]
     /// Each resolver of the chain by name: a registered one, or one the registry's provider made from config.
     public let resolvers: [String: any Resolver]
+    /// Fallbacks of the chain the call cannot use (a resolver given directly comes with no registry), with why:
+    /// the chain goes past them, and says so.
+    public let skipped: [String: String]
     /// How a deletion against an edit is settled before the chain runs.
     public let deleteConflict: DeleteConflictPolicy
     /// Where `deleteConflict` came from, for people: the config line, or the default.
@@ -28,6 +31,14 @@ extension DocumentStore {
     /// the chain must be registered (or made by the registry's provider from
     /// the store's own config, as external drivers are) and every option valid.
     public func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChoice {
+        try resolverChoice(for: key, registry: registry, explicit: explicit, options: nil)
+    }
+
+    /// The chain as `resolverChoice(for:registry:explicit:)` makes it; `given`, when not nil, are the options of
+    /// `explicit` in place of config's. With `skippingUnavailable`, a fallback `registry` cannot supply is
+    /// `skipped` rather than a configuration error.
+    func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String?,
+                        options given: ResolverOptions?, skippingUnavailable: Bool = false) throws(TruceError) -> ResolverChoice {
         let (localAttribute, localConfig, attributesPath, routing) = try withRepository { repository in
             (try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
              repository.gitDirectory + "info/attributes", try self.routing(in: repository))
@@ -68,20 +79,24 @@ extension DocumentStore {
         var chain = [first]
         var options: [String: ResolverOptions] = [:]
         var resolvers: [String: any Resolver] = [:]
+        var skipped: [String: String] = [:]
         var name = first
         var nameSource = source
         while true {
+            let resolverOptions = (name == first ? given : nil) ?? Self.options(for: name, in: config)
             // Drivers come from the local config only: a synced line can name one, never define one.
-            guard let resolver = try registry.resolver(named: name, localConfig: localConfig) else {
+            if let resolver = try registry.resolver(named: name, localConfig: localConfig) {
+                resolvers[name] = resolver
+                do { try resolver.validate(options: resolverOptions) } catch let error as TruceError { throw error } catch {
+                    throw .invalidConfiguration("resolver.\(name): \(error)")
+                }
+                options[name] = resolverOptions
+            } else if skippingUnavailable && name != first {
+                skipped[name] = "skipped: not a resolver this call can use (named by \(nameSource))"
+            } else {
                 let hint = isSynced ? "; the routing is synced, and this store's config defines no merge.\(name).driver" : ""
                 throw .unknownResolver(name, source: nameSource + hint)
             }
-            resolvers[name] = resolver
-            let resolverOptions = Self.options(for: name, in: config)
-            do { try resolver.validate(options: resolverOptions) } catch let error as TruceError { throw error } catch {
-                throw .invalidConfiguration("resolver.\(name): \(error)")
-            }
-            options[name] = resolverOptions
             guard let next = resolverOptions["fallback"] else { break }
             if chain.contains(next) {
                 throw .invalidConfiguration("resolver fallbacks form a loop: \((chain + [next]).joined(separator: " -> "))")
@@ -93,7 +108,7 @@ extension DocumentStore {
         }
         let deleteConflict = try DeleteConflictPolicy(localConfig: config)
         let deleteConflictSource = config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in \(configSource("truce.deleteconflict"))" } ?? "default"
-        return ResolverChoice(chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers,
+        return ResolverChoice(chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers, skipped: skipped,
                               deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
     }
 

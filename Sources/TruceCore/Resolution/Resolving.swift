@@ -48,12 +48,21 @@ extension DocumentStore {
     /// resolution's parents are every head, the deletions included. Each
     /// resolver of the chain runs until one settles the conflict with output
     /// that passes `OutputValidation`, or asks for a person. When none does,
-    /// the result is the conflict points. Nothing is written unless a resolver
+    /// the result is the conflict points, or, when a resolver of the chain
+    /// failed (threw), its error. Nothing is written unless a resolver
     /// settled it and `dryRun` is false.
     public func resolve(_ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
                         dryRun: Bool = false) throws(TruceError) -> ResolveResult {
+        try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
+            try resolverChoice(for: key, registry: registry, explicit: resolverName)
+        }
+    }
+
+    /// Settles `key` with the chain `choice` gives, once the conflict is read (a settled document is reported first).
+    private func resolve(_ key: DocumentKey, device: String, dryRun: Bool,
+                         choice: () throws(TruceError) -> ResolverChoice) throws(TruceError) -> ResolveResult {
         let conflict = try conflictSet(of: key)
-        switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
+        switch try decide(conflict, choice: choice()) {
         case .needsPerson(let points, let resolver, let reasons):
             return .needsPerson(points, resolver: resolver, reasons: reasons)
         case .settle(let settlement, let content, let resolver):
@@ -106,6 +115,12 @@ extension DocumentStore {
 
     /// Runs the delete-conflict policy, then each resolver of the chain until one settles the conflict with output
     /// that passes `OutputValidation` or asks for a person; when none does, the conflict points.
+    ///
+    /// A resolver that throws, or keeps a version that is not a head, has
+    /// failed: the chain goes on, and the failure is one of the reasons. When
+    /// no later resolver settles the conflict or asks for a person, the first
+    /// failure is thrown. A store that fails underneath (`isStoreProblem`)
+    /// ends the chain at once: no fallback settles around it.
     func decide(_ conflict: ConflictSet, choice: ResolverChoice) throws(TruceError) -> Decision {
         let key = conflict.key
         let contested: ConflictSet
@@ -116,9 +131,28 @@ extension DocumentStore {
             contested = heads
         }
         var reasons: [String] = []
+        var ran: [String] = []
+        var failure: TruceError?
+        func failed(_ name: String, _ error: TruceError) {
+            failure = failure ?? error
+            let reason = if case .resolverFailed(_, let reason) = error { reason } else { error.errorDescription ?? "\(error)" }
+            reasons.append("\(name): it failed: \(reason)")
+        }
         for name in choice.chain {
-            guard let resolver = choice.resolvers[name] else { throw .unknownResolver(name, source: choice.source) }
-            let outcome = try Self.running(name) { try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name)) }
+            guard let resolver = choice.resolvers[name] else {
+                guard let skipped = choice.skipped[name] else { throw .unknownResolver(name, source: choice.source) }
+                reasons.append("\(name): \(skipped)")
+                continue
+            }
+            ran.append(name)
+            let outcome: ResolutionOutcome
+            do {
+                outcome = try Self.running(name) { try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name)) }
+            } catch {
+                if Self.isStoreProblem(error) { throw error }
+                failed(name, error)
+                continue
+            }
             switch outcome {
             case .pass(let reason):
                 reasons.append("\(name): \(reason)")
@@ -132,12 +166,23 @@ extension DocumentStore {
                 return .settle(.content(content), content: content, resolver: name)
             case .kept(let id):
                 guard let kept = contested.heads.first(where: { $0.version.id == id }) else {
-                    throw .resolverFailed(name, reason: "it kept \(id.short), which is not a head of \(key)")
+                    failed(name, .resolverFailed(name, reason: "it kept \(id.short), which is not a head of \(key)"))
+                    continue
                 }
                 return .settle(.kept(kept.version), content: kept.content, resolver: name)
             }
         }
-        return .needsPerson(try ConflictAnalysis(contested).points, resolver: choice.chain.last ?? "", reasons: reasons)
+        if let failure { throw failure }
+        return .needsPerson(try ConflictAnalysis(contested).points, resolver: ran.last ?? choice.chain.last ?? "", reasons: reasons)
+    }
+
+    /// True for an error of the store or the file system under a resolver (or another writer's lock), not of the
+    /// resolver: it is reported as it is, never settled around.
+    static func isStoreProblem(_ error: TruceError) -> Bool {
+        switch error {
+        case .storeFailure, .busy, .storeNotFound, .notAStore: true
+        default: false
+        }
     }
 
     /// Runs a resolver's code: a TruceError it throws stays as it is, any other error means the resolver failed.
@@ -194,11 +239,18 @@ extension DocumentStore {
     }
 
     /// Settles `key` with one resolver given directly, bypassing config: `store.resolve(key, using: OverwriteWithCurrent())`.
+    ///
+    /// `options` are what the resolver gets, in place of the
+    /// `resolver.<name>.<option>` lines of config (nil: those lines). The
+    /// delete-conflict policy still comes from config. The call can use no
+    /// other resolver, so a fallback those options name is skipped, and the
+    /// result's reasons say so: it never fails the resolver that was given.
     public func resolve(_ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String,
                         dryRun: Bool = false) throws(TruceError) -> ResolveResult {
-        var registry = ResolverRegistry()
-        registry.register(resolver)
-        return try resolve(key, registry: registry, resolverName: resolver.name, device: device, dryRun: dryRun)
+        try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
+            try resolverChoice(for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options,
+                               skippingUnavailable: true)
+        }
     }
 
     /// Writes the resolution a person chose, one answer per conflict point.

@@ -4,6 +4,11 @@ import Foundation
 public typealias VersionID = ObjectID
 
 /// One saved state of a document: a git commit whose tree holds the document at its key.
+///
+/// Two values are equal (and hash alike) when they are the same version: the
+/// same commit of the same document. `isConflict` and `isResolved` say what
+/// the call that read the value knew about the document's heads at that
+/// moment, so they are data, not identity.
 public struct Version: Sendable, Hashable, Identifiable, Codable {
     /// The commit id; `git show <id>:<key>` prints the content.
     public let id: VersionID
@@ -28,6 +33,13 @@ public struct Version: Sendable, Hashable, Identifiable, Codable {
 
     /// True when this version settles a conflict.
     public var isResolution: Bool { resolvedBy != nil }
+
+    public static func == (lhs: Version, rhs: Version) -> Bool { lhs.id == rhs.id && lhs.key == rhs.key }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(key)
+    }
 }
 
 /// Where a document stands, the counterpart of `UIDocument.DocumentState`.

@@ -27,6 +27,9 @@ import TestSupport
         var isWriter = false
         var acknowledged: [String: Set<String>] = [:]
         var saves = 0
+        /// The ids of the writers' acknowledged saves, and how many each writer had.
+        var savedIDs: Set<String> = []
+        var savesByWriter: [Int: Int] = [:]
         /// Saves that failed as busy (the retriable error), and resolves or prunes that did.
         var busy = 0
         var busyOthers = 0
@@ -38,6 +41,8 @@ import TestSupport
         mutating func merge(_ other: Outcome) {
             acknowledged.merge(other.acknowledged) { $0.union($1) }
             saves += other.saves
+            savedIDs.formUnion(other.savedIDs)
+            savesByWriter.merge(other.savesByWriter) { $0 + $1 }
             busy += other.busy
             busyOthers += other.busyOthers
             resolutions += other.resolutions
@@ -93,6 +98,8 @@ import TestSupport
                         if result.status == 0, let id = Reliability.savedID(result.output) {
                             outcome.acknowledged[document, default: []].insert(id)
                             outcome.saves += 1
+                            outcome.savedIDs.insert(id)
+                            outcome.savesByWriter[writer, default: 0] += 1
                         } else if Reliability.isBusy(status: result.status, errorLines: result.errorLines) {
                             outcome.busy += 1
                         } else {
@@ -182,6 +189,14 @@ import TestSupport
         #expect(outcome.unexpected.isEmpty, "\(outcome.unexpected.count) unexpected failures (\(context)):\n\(outcome.unexpected.prefix(10).joined(separator: "\n"))")
         let acknowledged = outcome.acknowledged.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         #expect(outcome.saves + outcome.busy == Self.writers * savesPerWriter, "every save is acknowledged or busy (\(context))")
+        // Busy is allowed, not all there is: every writer got saves through, and each acknowledged save is one
+        // version the store holds, as many as the writers' versions found there (no busy save landed unannounced).
+        let unacknowledgedWriters = (0..<Self.writers).filter { outcome.savesByWriter[$0, default: 0] == 0 }
+        #expect(unacknowledgedWriters.isEmpty, "writers \(unacknowledgedWriters) had no save acknowledged (\(context))")
+        #expect(outcome.savedIDs.count == outcome.saves, "\(outcome.saves) acknowledged saves printed \(outcome.savedIDs.count) ids (\(context))")
+        let found = try Reliability.versions(byAuthors: Set((0..<Self.writers).map { "w\($0)" }), in: store)
+        #expect(found.count == outcome.saves && found == outcome.savedIDs,
+                "\(outcome.saves) saves acknowledged, \(found.count) writers' versions in the store (\(context))")
 
         let lost = try Reliability.lostVersions(acknowledged, in: store)
         #expect(lost.isEmpty, "\(lost.count) acknowledged versions no head reaches (\(context)): \(lost.prefix(10))")

@@ -46,6 +46,16 @@ enum Reliability {
         return Set(result.output.split(separator: "\n").map(String.init))
     }
 
+    /// The commits a head ref of `store` reaches whose author is one of `authors`: the versions those devices saved.
+    static func versions(byAuthors authors: Set<String>, in store: String) throws -> Set<String> {
+        let result = try git(["-C", store, "log", "--glob=refs/truce/heads/*", "--format=%H %an"])
+        guard result.status == 0 else { throw ReliabilityFailure("git log failed: \(result.errorOutput)") }
+        return Set(result.output.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 1).map(String.init)
+            return fields.count == 2 && authors.contains(fields[1]) ? fields[0] : nil
+        })
+    }
+
     /// The acknowledged versions no head ref of `store` reaches: lost ones. Empty when nothing was lost.
     static func lostVersions(_ acknowledged: Set<String>, in store: String) throws -> [String] {
         acknowledged.subtracting(try reachableVersions(in: store)).sorted()

@@ -60,7 +60,8 @@ extension Command {
     static var pathPositionals: Set<Int> { [] }
 }
 
-enum CommandLineTool {
+/// The `truce` command-line tool, for an app that ships its own `truce`.
+public enum CommandLineTool {
     static var commands: [any Command.Type] {
         [
             InitCommand.self, SaveCommand.self, CatCommand.self, DeleteCommand.self, VersionsCommand.self,

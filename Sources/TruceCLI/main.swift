@@ -1,3 +1,3 @@
 import TruceCommandLine
 
-CommandLineTool.main()
+CommandLineTool.main(registry: .standard)

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Truce", targets: ["Truce"]),
+        .library(name: "TruceCommandLine", targets: ["TruceCommandLine"]),
         .executable(name: "truce", targets: ["TruceCLI"]),
         .executable(name: "truce-bench", targets: ["TruceBench"]),
     ],
@@ -36,7 +37,10 @@ let package = Package(
                            "Deduplicate", "ExternalDriver", "StructuredMerge"],
             path: "Sources/Truce"
         ),
-        .executableTarget(name: "TruceCLI", dependencies: ["Truce"], path: "Sources/TruceCLI"),
+        // The whole command line as a library, so an app can ship its own `truce` with its own resolvers;
+        // the `truce` executable is its entry point and nothing else.
+        .target(name: "TruceCommandLine", dependencies: ["Truce"], path: "Sources/TruceCommandLine"),
+        .executableTarget(name: "TruceCLI", dependencies: ["TruceCommandLine"], path: "Sources/TruceCLI"),
         // The benchmark, and its "limit" baseline: libgit2's merge called directly from C, nothing around it.
         .target(name: "CBenchLimit", dependencies: ["CLibgit2"], path: "Sources/CBenchLimit"),
         .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "TestSupport"], path: "Sources/TruceBench"),
@@ -44,7 +48,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),
         .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
-        .testTarget(name: "CLITests", dependencies: ["TruceCLI", "TestSupport"], path: "Tests/CLITests"),
+        .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

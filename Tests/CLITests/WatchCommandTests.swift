@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import TruceCLI
+@testable import TruceCommandLine
 
 /// `truce watch` as a user runs it: a process of its own, printing what other processes change, stopped by a signal.
 struct WatchCommandTests {

@@ -16,7 +16,7 @@ struct SyncCommand: Command {
         let store = try invocation.openStore()
         let progress = ProgressLine(output: invocation.output)
         // A progress line only on a terminal: scripts and pipes get the summary alone.
-        let report = try store.sync(with: remote, resolving: resolving ? .standard : nil, device: invocation.device(),
+        let report = try store.sync(with: remote, resolving: resolving ? invocation.registry : nil, device: invocation.device(),
                                     progress: progress.map { line in { @Sendable traffic in line.show(traffic) } })
         progress?.finish()
         // With --resolve, what still needs a person is exit 1, as for `resolve --all`.

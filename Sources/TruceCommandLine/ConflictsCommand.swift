@@ -19,7 +19,7 @@ struct ConflictsCommand: Command {
             else { invocation.output.out("\(key): not in conflict") }
             return .success
         }
-        let points = try store.conflictPoints(of: key, registry: .standard)
+        let points = try store.conflictPoints(of: key, registry: invocation.registry)
         if invocation.wantsJSON {
             try invocation.output.json(ConflictsReport(document: key, points: points))
         } else {

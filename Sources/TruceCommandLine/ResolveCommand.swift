@@ -33,14 +33,14 @@ struct ResolveCommand: Command {
         if !answers.isEmpty {
             let duplicates = Dictionary(grouping: answers, by: \.0).filter { $0.value.count > 1 }.keys.sorted()
             if let hunk = duplicates.first { throw UsageError("conflict point \(hunk) is answered twice") }
-            let version = try store.resolve(key, answers: Dictionary(uniqueKeysWithValues: answers), registry: .standard, device: device)
+            let version = try store.resolve(key, answers: Dictionary(uniqueKeysWithValues: answers), registry: invocation.registry, device: device)
             return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
         }
         if content != nil || arguments.has("--delete") {
             let version = try store.resolve(key, content: content, device: device)
             return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
         }
-        let result = try store.resolve(key, registry: .standard, resolverName: arguments.value("--resolver"), device: device,
+        let result = try store.resolve(key, registry: invocation.registry, resolverName: arguments.value("--resolver"), device: device,
                                        dryRun: arguments.has("--dry-run"))
         return try report(result, key, store, invocation)
     }
@@ -57,11 +57,11 @@ struct ResolveCommand: Command {
         var results: [DocumentKey: ResolveResult] = [:]
         if arguments.has("--dry-run") {
             for versions in try store.documentsInConflict() {
-                results[versions.key] = try store.resolve(versions.key, registry: .standard, resolverName: resolverName,
+                results[versions.key] = try store.resolve(versions.key, registry: invocation.registry, resolverName: resolverName,
                                                           device: invocation.device(), dryRun: true)
             }
         } else {
-            results = try store.resolveAll(registry: .standard, resolverName: resolverName, device: invocation.device())
+            results = try store.resolveAll(registry: invocation.registry, resolverName: resolverName, device: invocation.device())
         }
         var needsPerson = false
         // A list, not an object keyed by document: JSON tools compare member names by canonical equivalence,

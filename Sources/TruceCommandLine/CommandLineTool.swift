@@ -12,10 +12,11 @@ struct ExitCode: Equatable {
     static let storeFailure = ExitCode(rawValue: 3)
 }
 
-/// What every command gets: its parsed words and the way to the store.
+/// What every command gets: its parsed words, the way to the store and the resolvers it may run.
 struct Invocation {
     let arguments: Arguments
     let output: Output
+    let registry: ResolverRegistry
 
     var wantsJSON: Bool { arguments.has("--json") }
 
@@ -60,7 +61,8 @@ extension Command {
     static var pathPositionals: Set<Int> { [] }
 }
 
-enum CommandLineTool {
+/// The `truce` command-line tool, for an app that ships its own `truce`.
+public enum CommandLineTool {
     static var commands: [any Command.Type] {
         [
             InitCommand.self, SaveCommand.self, CatCommand.self, DeleteCommand.self, VersionsCommand.self,
@@ -71,13 +73,20 @@ enum CommandLineTool {
         ]
     }
 
+    /// Runs `truce` with `arguments` (without the program name) and returns its exit code; results go to stdout.
+    ///
+    /// `registry` holds the resolvers the store's config may name, the built-in ones unless told otherwise.
+    public static func run(arguments: [String], registry: ResolverRegistry = .standard) -> Int32 {
+        run(arguments, registry: registry).rawValue
+    }
+
     /// Runs `truce` with `words` (without the program name) and returns the exit code.
-    static func run(_ words: [String], output: Output = .standard) -> ExitCode {
-        run(bytes: words.map { Array($0.utf8) }, output: output)
+    static func run(_ words: [String], registry: ResolverRegistry = .standard, output: Output = .standard) -> ExitCode {
+        run(bytes: words.map { Array($0.utf8) }, registry: registry, output: output)
     }
 
     /// Runs `truce` with the words exactly as the system passed them, which need not be UTF-8.
-    static func run(bytes words: [[UInt8]], output: Output = .standard) -> ExitCode {
+    static func run(bytes words: [[UInt8]], registry: ResolverRegistry = .standard, output: Output = .standard) -> ExitCode {
         var words = words
         func text(_ word: [UInt8]) -> String { String(decoding: word, as: UTF8.self) }
         // Global options before the command are handed to the command, so `truce --store S save …` works.
@@ -92,7 +101,7 @@ enum CommandLineTool {
             output.error("missing COMMAND; see 'truce help'")
             return .badInput
         }
-        if name == "--help" || name == "-h" { return run(bytes: [Array("help".utf8)] + words.dropFirst(), output: output) }
+        if name == "--help" || name == "-h" { return run(bytes: [Array("help".utf8)] + words.dropFirst(), registry: registry, output: output) }
         if name == "--version" { output.out("truce 0.1.0"); return .success }
         guard let command = commands.first(where: { $0.name == name }) else {
             output.error("unknown command '\(name)'; see 'truce help'")
@@ -105,7 +114,7 @@ enum CommandLineTool {
                 output.out(HelpCommand.help(for: command))
                 return .success
             }
-            return try command.run(Invocation(arguments: arguments, output: output))
+            return try command.run(Invocation(arguments: arguments, output: output, registry: registry))
         } catch let error as UsageError {
             output.error("\(name): \(error.message); see 'truce help \(name)'")
             return .badInput

@@ -1,0 +1,3 @@
+import TruceCommandLine
+
+CommandLineTool.main(registry: .standard)

@@ -1,6 +1,6 @@
 import Testing
 import TestSupport
-@testable import TruceCLI
+@testable import TruceCommandLine
 
 struct HelpTests {
     /// Every command the CLI dispatches, read from its own table: a command added there is checked here too.

@@ -3,9 +3,11 @@ import Synchronization
 
 /// A store of documents and all their versions: a bare git repository that plain `git` can read.
 ///
-/// Safe to share between tasks and threads: each operation takes the one
-/// repository handle in turn. Several processes may write the same store at
-/// once; reference updates are compare-and-swap, so no acknowledged version is lost.
+/// Safe to share between tasks and threads: each operation takes the shared
+/// repository handle in turn, except a sync and a prune, which open one of
+/// their own so that nothing waits behind a network transfer or a repack.
+/// Several processes may write the same store at once; reference updates are
+/// compare-and-swap, so no acknowledged version is lost.
 public final class DocumentStore: Sendable {
     /// The store directory.
     public let path: String
@@ -71,8 +73,13 @@ public final class DocumentStore: Sendable {
 
     /// Runs `body` with exclusive use of the repository handle, turning libgit2 failures into `TruceError.storeFailure`.
     func withRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws(TruceError) -> Result {
+        try Self.asTruceErrors { try repository.withLock { repository throws -> Result in try body(repository) } }
+    }
+
+    /// Runs `body`, with libgit2's failures and any other error as `TruceError.storeFailure`.
+    private static func asTruceErrors<Result>(_ body: () throws -> Result) throws(TruceError) -> Result {
         do {
-            return try repository.withLock { repository throws -> Result in try body(repository) }
+            return try body()
         } catch let error as TruceError {
             throw error
         } catch let error as GitError {
@@ -80,6 +87,26 @@ public final class DocumentStore: Sendable {
         } catch {
             throw .storeFailure(GitError(operation: "store operation", code: -1, errorClass: 0, message: "\(error)"))
         }
+    }
+
+    /// Runs `body` with a repository handle of its own, without taking the shared one: for work that waits on the
+    /// network or rewrites packs (sync, prune), so that the store's other calls do not wait behind it.
+    ///
+    /// Two handles on one store are two writers, which the store is built
+    /// for (compare-and-swap references, lock files), as two processes are.
+    /// The work the handle counts is added to the shared handle's counters.
+    func withOwnRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws(TruceError) -> Result {
+        let own: Repository
+        do { own = try Repository.openBare(at: path) } catch { throw .storeFailure(error) }
+        defer {
+            let (listed, read, records) = (own.referencesListed, own.commitsRead, own.packedRecordsRead)
+            try? withRepository { shared in
+                shared.referencesListed += listed
+                shared.commitsRead += read
+                shared.packedRecordsRead += records
+            }
+        }
+        return try Self.asTruceErrors { try body(own) }
     }
 
     /// References listed through this store so far (for tests that count work).

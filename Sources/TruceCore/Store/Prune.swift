@@ -39,7 +39,8 @@ extension DocumentStore {
         let gitDirectory = try withRepository { $0.gitDirectory }
         let lock = try PruneLock.acquire(in: gitDirectory)
         defer { lock.release() }
-        return try withRepository { repository in
+        // A repack takes long: on a handle of its own, so that reads and saves meanwhile do not wait behind it.
+        return try withOwnRepository { repository in
             // Ref and reflog locks killed writers left: some sit on refs no later writer takes, and would block git gc.
             Self.removeStaleLocks(under: "refs/", in: repository)
             Self.removeStaleLocks(under: "logs/", in: repository)

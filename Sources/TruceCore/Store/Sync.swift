@@ -93,7 +93,7 @@ extension DocumentStore {
         defer { meter.sendFinished() }
         guard let remoteStore else {
             do {
-                return (try withRepository { try Self.pushManifest(to: remote, hub: &hub, from: $0, progress: meter.sending) }, [])
+                return (try withOwnRepository { try Self.pushManifest(to: remote, hub: &hub, from: $0, progress: meter.sending) }, [])
             } catch .storeFailure(let error) {
                 // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
                 throw .invalidRemote(remote, reason: "it refused our push: " + error.message)
@@ -142,7 +142,8 @@ extension DocumentStore {
     /// heads, and remembers the manifests read; returns the new versions, the heads refused and what the hub advertised.
     func receive(from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil) throws(TruceError)
         -> (received: [Change], refused: [RefusedHead], hub: HubState) {
-        let received = try withRepository { repository -> (received: [Change], refused: [RefusedHead], hub: HubState) in
+        // The transfer and the checks run on a handle of their own: reads and saves meanwhile do not wait behind them.
+        let received = try withOwnRepository { repository -> (received: [Change], refused: [RefusedHead], hub: HubState) in
             // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
             var refused: [RefusedHead] = []
             let incoming = try Self.fetchChecked(from: remote, into: repository, readingManifests: readingManifests,

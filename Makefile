@@ -2,7 +2,7 @@
 SWIFT ?= swift
 TRUCE = .build/debug/truce
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench docs clean
 
 deps:
 	@if ! (command -v pkg-config >/dev/null && pkg-config --exists libgit2); then \
@@ -56,6 +56,37 @@ demo: build
 # Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines.
 bench: deps
 	$(SWIFT) run -c release truce-bench $(BENCH_FLAGS)
+
+# The API reference: `swift build`, then swift-symbolgraph-extract reads the public API of each library module from
+# the build, and docc converts the catalog with those symbol graphs into .build/docs, a static site
+# (`python3 -m http.server -d .build/docs`, then /documentation/trucecore). docc and swift-symbolgraph-extract are
+# the toolchain's: on PATH, else next to swift. Warnings fail it (DOCC_FLAGS= to only see them), so a broken link
+# is seen at once. (`swift package dump-symbol-graph` fails here on the test runner's modules.)
+DOC_MODULES = TruceCore Truce TruceCommandLine OverwriteWithCurrent ThreeWayMerge ListConflicts UnionMerge \
+	LastWriterWins Deduplicate ExternalDriver StructuredMerge
+DOCC_FLAGS ?= --warnings-as-errors
+
+docs: build
+	@set -e; \
+	tools=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")"); \
+	docc=$$(command -v docc || echo "$$tools/docc"); \
+	extract=$$(command -v swift-symbolgraph-extract || echo "$$tools/swift-symbolgraph-extract"); \
+	for t in "$$docc" "$$extract"; do [ -x "$$t" ] || { echo "make docs: $$t: not found on PATH or next to $(SWIFT)" >&2; exit 1; }; done; \
+	bin=$$($(SWIFT) build --show-bin-path); \
+	triple=$$($(SWIFT) -print-target-info | sed -n 's/^ *"triple": *"\([^"]*\)".*/\1/p' | head -n 1); \
+	graphs=.build/docs-symbolgraphs; rm -rf "$$graphs"; mkdir -p "$$graphs/modules"; \
+	printf 'module CGitShim {\n    umbrella header "%s/Sources/CGitShim/include/CGitShim.h"\n    export *\n}\n' "$(CURDIR)" \
+		> "$$graphs/modules/CGitShim.modulemap"; \
+	set -- -target "$$triple" -I "$$bin/Modules" -module-cache-path "$$graphs/modules/cache" \
+		-Xcc -fmodule-map-file="$(CURDIR)/Sources/CLibgit2/module.modulemap" \
+		-Xcc -fmodule-map-file="$(CURDIR)/$$graphs/modules/CGitShim.modulemap" \
+		-minimum-access-level public -output-dir "$$graphs"; \
+	for flag in $$(pkg-config --cflags libgit2); do set -- "$$@" -Xcc "$$flag"; done; \
+	if [ "$$(uname)" = Darwin ]; then set -- "$$@" -sdk "$$(xcrun --show-sdk-path)"; fi; \
+	for m in $(DOC_MODULES); do "$$extract" -module-name "$$m" "$$@"; done; \
+	"$$docc" convert Sources/TruceCore/TruceCore.docc --additional-symbol-graph-dir "$$graphs" \
+		--output-path .build/docs $(DOCC_FLAGS); \
+	echo "documentation in .build/docs"
 
 clean:
 	rm -rf .build

@@ -1,7 +1,7 @@
 import Foundation
 import Truce
 
-/// The process exit codes of SPEC.md section 5; `merge-file` exits with its number of conflicts, like git.
+/// The process exit codes: 0 done, 1 a person is needed, 2 bad input, 3 a store or remote failure; `merge-file` exits with its number of conflicts, like git.
 struct ExitCode: Equatable {
     let rawValue: Int32
 

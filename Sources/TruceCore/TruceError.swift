@@ -2,7 +2,7 @@ import Foundation
 
 /// Everything that can go wrong in a Truce operation, in words a user can act on.
 public enum TruceError: Error, Sendable, Equatable, LocalizedError {
-    /// The document key breaks a rule of SPEC.md section 1.
+    /// The document key breaks a rule keys follow (UTF-8 path segments git can store, no `..`, no reserved names).
     case invalidKey(String, reason: String)
     /// The device name cannot be an author name.
     case invalidDeviceName(String, reason: String)

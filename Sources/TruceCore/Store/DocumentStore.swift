@@ -24,7 +24,7 @@ public final class DocumentStore: Sendable {
         self.repository = Mutex(repository)
     }
 
-    /// Creates a store in a new or empty directory, with the config SPEC.md section 2 asks for.
+    /// Creates a store in a new or empty directory, with the config every store has (reflogs for all refs, fsynced objects, a replica id).
     public static func create(at path: String) throws(TruceError) -> DocumentStore {
         let manager = FileManager.default
         if let contents = try? manager.contentsOfDirectory(atPath: path), !contents.isEmpty { throw .storeExists(path) }

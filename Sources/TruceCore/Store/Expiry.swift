@@ -2,7 +2,7 @@ import Foundation
 
 /// How long prune keeps what nothing needs, read from git's forms: `now`, `never`, `2.weeks`, `3 days`, `1.hour.ago`.
 public enum Expiry {
-    /// SPEC.md's default grace period: two weeks.
+    /// The default grace period before prune may drop what nothing needs: two weeks.
     public static let defaultGrace: TimeInterval = 14 * 24 * 3600
 
     /// The grace period `text` names; nil when it does not parse. `never` is infinite.

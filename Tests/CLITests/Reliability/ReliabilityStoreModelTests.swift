@@ -4,7 +4,7 @@ import TestSupport
 
 /// A random sequence of store operations on two replicas, each checked against a small model of heads.
 ///
-/// The model knows only SPEC.md's definitions: a document's heads are the
+/// The model knows only the product's definitions: a document's heads are the
 /// versions no other version of it descends from, and heads with the same
 /// content count as one; the current version is the head with the latest
 /// author date, then the larger id; a save based on a head descends from every
@@ -62,7 +62,7 @@ import TestSupport
             candidates.filter { candidate in !candidates.contains { $0 != candidate && isAncestor(candidate, of: $0) } }
         }
 
-        /// SPEC.md's rule: latest author date, then the larger id.
+        /// The current-version rule: latest author date, then the larger id.
         func current(of heads: Set<String>) -> ModelVersion? {
             heads.compactMap { versions[$0] }.max { ($0.date, $0.id) < ($1.date, $1.id) }
         }

@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Truce", targets: ["Truce"]),
         .library(name: "TruceCommandLine", targets: ["TruceCommandLine"]),
+        .library(name: "TruceTesting", targets: ["TruceTesting"]),
         .executable(name: "truce", targets: ["TruceCLI"]),
         .executable(name: "truce-bench", targets: ["TruceBench"]),
     ],
@@ -41,6 +42,8 @@ let package = Package(
         // the `truce` executable is its entry point and nothing else.
         .target(name: "TruceCommandLine", dependencies: ["Truce"], path: "Sources/TruceCommandLine"),
         .executableTarget(name: "TruceCLI", dependencies: ["TruceCommandLine"], path: "Sources/TruceCLI"),
+        // Conflicts in memory and fabricated stores on disk, so a resolver is unit-tested in a few lines; TruceCore's public API only.
+        .target(name: "TruceTesting", dependencies: ["TruceCore"], path: "Sources/TruceTesting"),
         // The benchmark, and its "limit" baseline: libgit2's merge called directly from C, nothing around it.
         .target(name: "CBenchLimit", dependencies: ["CLibgit2"], path: "Sources/CBenchLimit"),
         .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "TestSupport"], path: "Sources/TruceBench"),
@@ -49,6 +52,8 @@ let package = Package(
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),
         .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
+        .testTarget(name: "TruceTestingTests", dependencies: ["TruceTesting", "ThreeWayMerge", "LastWriterWins", "TestSupport"],
+                    path: "Tests/TruceTestingTests"),
     ],
     swiftLanguageModes: [.v6]
 )

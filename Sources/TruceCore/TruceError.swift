@@ -28,6 +28,8 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
     case dateOutOfRange(Date)
     /// The store's config or attributes say something Truce cannot use.
     case invalidConfiguration(String)
+    /// A routing rule `store.route(_:to:options:)` cannot write: a pattern, resolver name or option that git's formats cannot hold.
+    case invalidRoute(String, reason: String)
     /// No resolver of that name is registered or defined as an external driver.
     case unknownResolver(String, source: String)
     /// An answer to a conflict point that does not fit the conflict.
@@ -84,6 +86,7 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
             "date \(ISO8601.format(date)) is outside what git stores exactly: \(ISO8601.format(Signature.representableDates.lowerBound)) "
                 + "to \(ISO8601.format(Signature.representableDates.upperBound))"
         case .invalidConfiguration(let what): "invalid configuration: \(what)"
+        case .invalidRoute(let pattern, let reason): "cannot route \(Self.quoted(pattern)): \(reason)"
         case .unknownResolver(let name, let source): "unknown resolver \(Self.quoted(name)) (\(source))"
         case .invalidAnswer(let what): what
         case .notInConflict(let key): "\(Self.quoted(key.rawValue)) is not in conflict"

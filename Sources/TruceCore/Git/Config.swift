@@ -57,3 +57,19 @@ extension Repository {
         try check(git_config_set_string(local, name, value), "set \(name)")
     }
 }
+
+extension Repository {
+    /// Sets each `name = value` in a file in git-config syntax that is not a repository's config, as `git config --file`
+    /// does: every earlier value of the name is replaced, and a section that does not exist yet is added.
+    static func setConfig(_ values: [(name: String, value: String)], inFile path: String) throws(GitError) {
+        var config: OpaquePointer?
+        try check(git_config_open_ondisk(&config, path), "open \(path)")
+        defer { git_config_free(config) }
+        for (name, value) in values {
+            // One value per name afterwards: a name set several times (a multivar) would make git_config_set_string fail.
+            let removed = git_config_delete_multivar(config, name, ".*")
+            if removed != GIT_ENOTFOUND.rawValue { try check(removed, "replace \(name)") }
+            try check(git_config_set_string(config, name, value), "set \(name)")
+        }
+    }
+}

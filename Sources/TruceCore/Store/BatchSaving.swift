@@ -8,13 +8,17 @@ public struct BatchSave: Sendable {
     public let date: Date
     /// The version this save is made from; nil chains it on the key's previous save in the batch, or its current version.
     public let base: VersionID?
+    /// git's committer date, when the version is written; nil is now. Fixing it (with `date`) makes the version id
+    /// the same on every run, which is what TruceTesting's fabricated stores need.
+    public let committerDate: Date?
 
-    public init(key: DocumentKey, content: Data?, device: String, date: Date = Date(), base: VersionID? = nil) {
+    public init(key: DocumentKey, content: Data?, device: String, date: Date = Date(), base: VersionID? = nil, committerDate: Date? = nil) {
         self.key = key
         self.content = content
         self.device = device
         self.date = date
         self.base = base
+        self.committerDate = committerDate
     }
 }
 
@@ -30,7 +34,10 @@ extension DocumentStore {
     public func saveBatch(_ saves: [BatchSave]) throws(TruceError) -> [VersionID] {
         guard !saves.isEmpty else { return [] }
         let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
-        for save in saves { try Signature.checkRepresentable(save.date) }
+        for save in saves {
+            try Signature.checkRepresentable(save.date)
+            if let committed = save.committerDate { try Signature.checkRepresentable(committed) }
+        }
         let ids = try withRepository { repository in
             let bulk = try BulkWriter(path: repository.path)
             var before: [DocumentKey: DocumentVersions] = [:]
@@ -57,7 +64,7 @@ extension DocumentStore {
                 }
                 let id = try bulk.repository.writeCommit(
                     tree: tree, parents: parents, author: Signature(device: author, date: save.date),
-                    committer: Signature(device: author, date: Date()),
+                    committer: Signature(device: author, date: save.committerDate ?? Date()),
                     message: VersionMessage(kind: kind, key: save.key.rawValue, device: author).text)
                 bulk.record(id)
                 if let base = save.base { extraHeads.append((save.key, id, base)) } else { tips[save.key] = id }

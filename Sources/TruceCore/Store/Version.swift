@@ -34,6 +34,25 @@ public struct Version: Sendable, Hashable, Identifiable, Codable {
     /// True when this version settles a conflict.
     public var isResolution: Bool { resolvedBy != nil }
 
+    /// A version as a store reads it back, for a resolver tested without a store (TruceTesting builds its conflict sets with it).
+    ///
+    /// Nothing is checked or written: a store's versions come from its reads,
+    /// with `modificationDate` to the second and `deviceName` trimmed.
+    public init(id: VersionID, key: DocumentKey, deviceName: String, modificationDate: Date, isDeletion: Bool = false,
+                parents: [VersionID] = [], resolvedBy: String? = nil, reopened: VersionID? = nil,
+                isConflict: Bool = false, isResolved: Bool = false) {
+        self.id = id
+        self.key = key
+        self.deviceName = deviceName
+        self.modificationDate = modificationDate
+        self.isDeletion = isDeletion
+        self.parents = parents
+        self.resolvedBy = resolvedBy
+        self.reopened = reopened
+        self.isConflict = isConflict
+        self.isResolved = isResolved
+    }
+
     public static func == (lhs: Version, rhs: Version) -> Bool { lhs.id == rhs.id && lhs.key == rhs.key }
 
     public func hash(into hasher: inout Hasher) {

@@ -1,0 +1,80 @@
+import Foundation
+import TruceCore
+
+/// A real store on disk holding a fixture's conflict, for integration tests: `resolve`, `explain`, `sync`, plain `git`.
+///
+/// Made by `ConflictFixture.makeStore()`. A store made in a temporary
+/// directory is removed with the value, so keep the value while the store is in use.
+public final class FabricatedStore: Sendable {
+    /// The store, open.
+    public let store: DocumentStore
+    /// The document in conflict.
+    public let key: DocumentKey
+    /// The base version; nil for unrelated histories.
+    public let base: Version?
+    /// The heads as the store reads them: the current version and the conflict versions, newest first.
+    public let versions: DocumentVersions
+    /// The directory removed with the value; nil for a store made at a path the caller chose.
+    private let temporaryDirectory: String?
+
+    /// The store's directory: a bare git repository that `git -C PATH …` reads.
+    public var path: String { store.path }
+    /// The head the current-version rule picks.
+    public var current: Version { versions.current! }
+    /// The other heads of distinct content, newest first.
+    public var conflicts: [Version] { versions.conflicts }
+
+    init(store: DocumentStore, key: DocumentKey, base: Version?, versions: DocumentVersions, temporaryDirectory: String?) {
+        self.store = store
+        self.key = key
+        self.base = base
+        self.versions = versions
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    deinit {
+        if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
+    }
+}
+
+extension ConflictFixture {
+    /// Writes the fixture into a new store, in a new temporary directory (`path` nil) or at `path` (a new or empty directory).
+    ///
+    /// The base, then every head saved from it, each version's committer date
+    /// its author date, so the commit ids are the same on every run and
+    /// machine. Without a base each head is saved in a store of its own and
+    /// synced in, as unrelated histories arrive. The store is an ordinary one:
+    /// `git fsck --strict` is clean, and later writes (`route`, `resolve`) are
+    /// dated now, as anywhere.
+    public func makeStore(at path: String? = nil) throws -> FabricatedStore {
+        try checkShape()
+        let temporary = path == nil
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("truce-fixture-\(UUID().uuidString)").path : nil
+        do {
+            let root = temporary ?? URL(fileURLWithPath: path!).deletingLastPathComponent().path
+            let store = try DocumentStore.create(at: path ?? temporary! + "/store")
+            let heads = [current] + conflicts
+            func save(_ spec: FixtureVersion, base: VersionID?) -> BatchSave {
+                BatchSave(key: key, content: spec.content, device: spec.device, date: spec.date, base: base, committerDate: spec.date)
+            }
+            var baseID: VersionID?
+            if let base {
+                baseID = try store.saveBatch([save(base, base: nil)])[0]
+                _ = try store.saveBatch(heads.map { save($0, base: baseID) })
+            } else {
+                _ = try store.saveBatch([save(heads[0], base: nil)])
+                for (index, head) in heads.dropFirst().enumerated() {
+                    let side = try DocumentStore.create(at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)")
+                    defer { try? FileManager.default.removeItem(atPath: side.path) }
+                    _ = try side.saveBatch([save(head, base: nil)])
+                    _ = try store.sync(with: side.path)
+                }
+            }
+            let baseVersion = try baseID.map { id throws(TruceError) in try store.version(id.hex, of: key) }
+            return FabricatedStore(store: store, key: key, base: baseVersion, versions: try store.versions(of: key), temporaryDirectory: temporary)
+        } catch {
+            if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+            throw error
+        }
+    }
+}

@@ -2,7 +2,11 @@
 SWIFT ?= swift
 TRUCE = .build/debug/truce
 
-.PHONY: deps build demo test bench docs clean
+.PHONY: deps build demo test bench docs lint clean
+
+# swift-format, from the toolchain, with the project's .swift-format: any finding fails.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Plugins Tests Package.swift
 
 deps:
 	@if ! (command -v pkg-config >/dev/null && pkg-config --exists libgit2); then \

@@ -34,8 +34,10 @@ let package = Package(
         .target(name: "StructuredMerge", dependencies: ["TruceCore"], path: "Plugins/StructuredMerge"),
         .target(
             name: "Truce",
-            dependencies: ["TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge", "LastWriterWins",
-                           "Deduplicate", "ExternalDriver", "StructuredMerge"],
+            dependencies: [
+                "TruceCore", "OverwriteWithCurrent", "ThreeWayMerge", "ListConflicts", "UnionMerge", "LastWriterWins",
+                "Deduplicate", "ExternalDriver", "StructuredMerge",
+            ],
             path: "Sources/Truce"
         ),
         // The whole command line as a library, so an app can ship its own `truce` with its own resolvers;
@@ -52,8 +54,9 @@ let package = Package(
         .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),
         .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
-        .testTarget(name: "TruceTestingTests", dependencies: ["TruceTesting", "ThreeWayMerge", "LastWriterWins", "TestSupport"],
-                    path: "Tests/TruceTestingTests"),
+        .testTarget(
+            name: "TruceTestingTests", dependencies: ["TruceTesting", "ThreeWayMerge", "LastWriterWins", "TestSupport"],
+            path: "Tests/TruceTestingTests"),
     ],
     swiftLanguageModes: [.v6]
 )

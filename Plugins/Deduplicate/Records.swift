@@ -8,8 +8,9 @@ struct Record {
 
     init(_ fields: [String: Any]) throws {
         self.fields = fields
-        canonical = String(decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]),
-                           as: UTF8.self)
+        canonical = String(
+            decoding: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]),
+            as: UTF8.self)
     }
 
     /// The canonical JSON text of any value (a fragment: `"x"`, `12`, `true`).
@@ -41,7 +42,9 @@ struct RecordCollection {
                 do { object = try JSONSerialization.jsonObject(with: Data(line)) } catch {
                     throw malformed("is not valid JSON Lines: line \(index + 1) does not parse")
                 }
-                guard let fields = object as? [String: Any] else { throw malformed("is not a collection of records: line \(index + 1) is not a JSON object") }
+                guard let fields = object as? [String: Any] else {
+                    throw malformed("is not a collection of records: line \(index + 1) is not a JSON object")
+                }
                 objects.append(fields)
             }
         } else {
@@ -82,9 +85,18 @@ enum FieldValue: Comparable {
     case other(String)
 
     init(_ value: Any?) {
-        guard let value else { self = .missing; return }
-        if value is NSNull { self = .null; return }
-        if let text = value as? String { self = .string(text); return }
+        guard let value else {
+            self = .missing
+            return
+        }
+        if value is NSNull {
+            self = .null
+            return
+        }
+        if let text = value as? String {
+            self = .string(text)
+            return
+        }
         // The canonical text tells a JSON boolean from a number, which Foundation stores alike.
         switch Record.canonical(value) {
         case "true": self = .true

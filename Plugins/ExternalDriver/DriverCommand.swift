@@ -35,8 +35,14 @@ struct DriverCommand {
         var output = ""
         var characters = template.makeIterator()
         while let character = characters.next() {
-            guard character == "%" else { output.append(character); continue }
-            guard let placeholder = characters.next() else { output.append("%"); break }
+            guard character == "%" else {
+                output.append(character)
+                continue
+            }
+            guard let placeholder = characters.next() else {
+                output.append("%")
+                break
+            }
             switch placeholder {
             case "%": output += "%"
             case "O": output += Self.baseFile

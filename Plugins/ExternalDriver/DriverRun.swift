@@ -82,7 +82,8 @@ struct DriverRun {
         guard after[.type] as? FileAttributeType == .typeRegular, let content = FileManager.default.contents(atPath: path) else {
             return .unmerged("it exited 0 but replaced its result file %A with something that is not a file")
         }
-        let untouched = after[.modificationDate] as? Date == untouchedDate
+        let untouched =
+            after[.modificationDate] as? Date == untouchedDate
             && after[.systemFileNumber].map { "\($0)" } == before[.systemFileNumber].map { "\($0)" } && content == original
         if untouched { return .unmerged("it exited 0 without writing its result to %A") }
         return .merged(content)

@@ -58,8 +58,9 @@ public struct ExternalDriver: Resolver {
             guard let theirs = other.content else { return .pass(reason: "version \(other.version.id.short) is a deletion") }
             // As git does for an add/add conflict, no base is an empty base.
             let base = try conflict.mergeBase(of: other.version.id, and: merged)
-            let command = DriverCommand(key: conflict.key, markerSize: markerSize, baseLabel: base?.version.id.short ?? "empty",
-                                        currentLabel: conflict.current.version.id.short, otherLabel: other.version.id.short)
+            let command = DriverCommand(
+                key: conflict.key, markerSize: markerSize, baseLabel: base?.version.id.short ?? "empty",
+                currentLabel: conflict.current.version.id.short, otherLabel: other.version.id.short)
             let run = DriverRun(driver: name, command: command, template: self.command, timeout: timeout)
             switch try run.run(base: base?.content ?? Data(), current: result, other: theirs) {
             case .merged(let content): result = content

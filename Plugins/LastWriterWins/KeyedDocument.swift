@@ -47,7 +47,9 @@ struct KeyedDocument {
             do { object = try PropertyListSerialization.propertyList(from: data, options: [], format: &format) } catch {
                 throw malformed("is not a valid property list" + Self.detail(error))
             }
-            guard let entries = object as? [String: Any] else { throw malformed("is a property list but not a dictionary, so it has no keys to merge") }
+            guard let entries = object as? [String: Any] else {
+                throw malformed("is a property list but not a dictionary, so it has no keys to merge")
+            }
             self.entries = entries
             layout = .propertyList(format == .binary ? .binary : .xml)
         }
@@ -57,8 +59,11 @@ struct KeyedDocument {
     func serialized(_ entries: [String: Any]) throws -> Data {
         switch layout {
         case .json(let pretty, let trailingNewline):
-            var data = try JSONSerialization.data(withJSONObject: entries, options: pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-                                                                                          : [.sortedKeys, .withoutEscapingSlashes])
+            var data = try JSONSerialization.data(
+                withJSONObject: entries,
+                options: pretty
+                    ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+                    : [.sortedKeys, .withoutEscapingSlashes])
             if trailingNewline { data.append(0x0A) }
             return data
         case .propertyList(let format):

@@ -26,7 +26,7 @@ struct KeyedMerge {
             let changers = heads.filter { KeyedDocument.canonical($0.document.entries[name], kind: kind) != baseValue }
             let value: Any?
             if let winner = changers.max(by: { LastWriterWins.isEarlier($0.side.version, than: $1.side.version) }) {
-                value = winner.document.entries[name] // nil when the winning change removed the key
+                value = winner.document.entries[name]  // nil when the winning change removed the key
             } else {
                 value = base[name]
             }

@@ -14,9 +14,12 @@ extension StructuredMerge {
     /// The kind comes from `path`'s extension (`.json`, `.plist`), else from the
     /// content. Throws `StructuredInputError` when a file cannot be merged by
     /// structure; then a line merge is the caller's fallback.
-    public static func mergeFiles(base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(),
-                                  markerSize: Int = 7, oursLabel: String = "ours", theirsLabel: String = "theirs")
-        throws(StructuredInputError) -> FileMergeResult {
+    public static func mergeFiles(
+        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(),
+        markerSize: Int = 7, oursLabel: String = "ours", theirsLabel: String = "theirs"
+    )
+        throws(StructuredInputError) -> FileMergeResult
+    {
         let kind = StructuredDocument.kind(ofPath: path, sample: current)
         func read(_ data: Data, _ role: String) throws(StructuredInputError) -> StructuredDocument {
             do { return try StructuredDocument.read(data, kind: kind) } catch { throw StructuredInputError("the \(role) file \(error.description)") }

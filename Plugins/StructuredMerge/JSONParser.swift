@@ -66,7 +66,12 @@ struct JSONParser {
     private func failure(_ what: String) -> StructuredInputError {
         var line = 1, column = 1
         for byte in bytes[..<min(position, bytes.count)] {
-            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else { column += 1 }
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
         }
         return StructuredInputError("is not valid JSON: \(what) at line \(line), column \(column)")
     }
@@ -101,9 +106,15 @@ struct JSONParser {
         case UInt8(ascii: "\""):
             let (text, source) = try parseString(keepingSource: true)
             return .string(text: text, source: source)
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw failure("unexpected character")
         }
@@ -118,7 +129,9 @@ struct JSONParser {
     }
 
     private mutating func enter(_ depth: Int) throws(StructuredInputError) {
-        if depth >= Self.maximumDepth { throw StructuredInputError("nests \(Self.maximumDepth) levels deep or more, deeper than a structured merge reads") }
+        if depth >= Self.maximumDepth {
+            throw StructuredInputError("nests \(Self.maximumDepth) levels deep or more, deeper than a structured merge reads")
+        }
     }
 
     private mutating func parseObject(depth: Int) throws(StructuredInputError) -> StructuredValue {

@@ -58,8 +58,9 @@ struct JSONPrinter {
             let items = object.members.map { member in (key: Optional(member.key), value: member.value) }
             writeContainer(open: "{", close: "}", items: items, depth: depth, inline: inline || object.isInline)
         case .array(let array):
-            writeContainer(open: "[", close: "]", items: array.elements.map { (key: String?.none, value: $0) }, depth: depth,
-                           inline: inline || array.isInline)
+            writeContainer(
+                open: "[", close: "]", items: array.elements.map { (key: String?.none, value: $0) }, depth: depth,
+                inline: inline || array.isInline)
         case .string(_, let source): append(source)
         case .number(let text): append(text)
         case .bool(let flag): append(flag ? "true" : "false")
@@ -74,7 +75,10 @@ struct JSONPrinter {
 
     private mutating func writeContainer(open: String, close: String, items: [(key: String?, value: StructuredValue)], depth: Int, inline: Bool) {
         append(open)
-        guard !items.isEmpty else { append(close); return }
+        guard !items.isEmpty else {
+            append(close)
+            return
+        }
         // Conflict markers must start lines, so a container holding one is laid out over lines.
         let hasMarkers = items.contains { if case .unresolved = $0.value { true } else { false } }
         let oneLine = inline && !hasMarkers
@@ -92,18 +96,29 @@ struct JSONPrinter {
             writeItem(key: item.key, value: item.value, depth: depth + 1, inline: inline)
             if !isLast { append(",") }
         }
-        if oneLine { append(close) } else { newline(depth: depth); append(close) }
+        if oneLine {
+            append(close)
+        } else {
+            newline(depth: depth)
+            append(close)
+        }
     }
 
     private mutating func writeItem(key: String?, value: StructuredValue, depth: Int, inline: Bool) {
-        if let key { append(Self.quoted(key)); append(":" + layout.afterColon) }
+        if let key {
+            append(Self.quoted(key))
+            append(":" + layout.afterColon)
+        }
         write(value, depth: depth, inline: inline)
     }
 
     /// `<<<<<<< ours`, our member, `=======`, theirs, `>>>>>>> theirs`, each on its own line.
     private mutating func writeMarked(_ conflict: UnresolvedValue, key: String?, depth: Int, comma: Bool) {
-        let expanded = layout.indent == nil ? JSONLayout(indent: "  ", afterColon: layout.afterColon, afterComma: layout.afterComma,
-                                                         newline: layout.newline, trailingNewline: false) : layout
+        let expanded =
+            layout.indent == nil
+            ? JSONLayout(
+                indent: "  ", afterColon: layout.afterColon, afterComma: layout.afterComma,
+                newline: layout.newline, trailingNewline: false) : layout
         var inner = JSONPrinter(layout: expanded, markers: markers)
         func side(_ value: StructuredValue?, into printer: inout JSONPrinter) {
             guard let value else { return }

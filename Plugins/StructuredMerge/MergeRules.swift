@@ -46,8 +46,10 @@ public struct MergeRules: Sendable, Equatable {
     /// The members that may identify the elements of the array at `path`, in the order they are tried.
     func identityCandidates(at path: [String]) -> [String] {
         guard arrays == .identity else { return [] }
-        for rule in identityPaths where rule.path.count == path.count
-            && zip(rule.path, path).allSatisfy({ $0 == "*" || $0.utf8.elementsEqual($1.utf8) }) {
+        for rule in identityPaths
+        where rule.path.count == path.count
+            && zip(rule.path, path).allSatisfy({ $0 == "*" || $0.utf8.elementsEqual($1.utf8) })
+        {
             return [rule.member]
         }
         return identityMembers
@@ -55,9 +57,11 @@ public struct MergeRules: Sendable, Equatable {
 
     /// The rules in words, for `explain`.
     public var summary: [String] {
-        var lines = [arrays == .identity
-            ? "arrays of objects that all carry one of \(identityMembers.joined(separator: ", ")) are matched by it; other arrays merge as sequences"
-            : "every array merges as a sequence (arrays = sequence)"]
+        var lines = [
+            arrays == .identity
+                ? "arrays of objects that all carry one of \(identityMembers.joined(separator: ", ")) are matched by it; other arrays merge as sequences"
+                : "every array merges as a sequence (arrays = sequence)"
+        ]
         for rule in identityPaths { lines.append("array at \(JSONPointer.string(rule.path)) is matched by \(rule.member)") }
         return lines
     }

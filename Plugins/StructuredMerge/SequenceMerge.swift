@@ -70,7 +70,9 @@ enum SequenceMerge {
         var prefix = 0
         while prefix < base.count, prefix < side.count, base[prefix] == side[prefix] { prefix += 1 }
         var suffix = 0
-        while suffix < base.count - prefix, suffix < side.count - prefix, base[base.count - 1 - suffix] == side[side.count - 1 - suffix] { suffix += 1 }
+        while suffix < base.count - prefix, suffix < side.count - prefix, base[base.count - 1 - suffix] == side[side.count - 1 - suffix] {
+            suffix += 1
+        }
         let old = Array(base[prefix..<base.count - suffix]), new = Array(side[prefix..<side.count - suffix])
         if old.isEmpty && new.isEmpty { return [] }
         if old.isEmpty || new.isEmpty || old.count * new.count > tableLimit {
@@ -78,14 +80,28 @@ enum SequenceMerge {
         }
         // Elements become small integers once, so the table compares integers.
         var numbers: [StructuredValue: Int32] = [:]
-        let a = old.map { value in numbers[value] ?? { numbers[value] = Int32(numbers.count); return Int32(numbers.count - 1) }() }
-        let b = new.map { value in numbers[value] ?? { numbers[value] = Int32(numbers.count); return Int32(numbers.count - 1) }() }
+        let a = old.map { value in
+            numbers[value]
+                ?? {
+                    numbers[value] = Int32(numbers.count)
+                    return Int32(numbers.count - 1)
+                }()
+        }
+        let b = new.map { value in
+            numbers[value]
+                ?? {
+                    numbers[value] = Int32(numbers.count)
+                    return Int32(numbers.count - 1)
+                }()
+        }
         let n = a.count, m = b.count, width = m + 1
         var table = [Int32](repeating: 0, count: (n + 1) * width)
         for i in stride(from: n - 1, through: 0, by: -1) {
             for j in stride(from: m - 1, through: 0, by: -1) {
-                table[i * width + j] = a[i] == b[j] ? table[(i + 1) * width + j + 1] + 1
-                                                    : max(table[(i + 1) * width + j], table[i * width + j + 1])
+                table[i * width + j] =
+                    a[i] == b[j]
+                    ? table[(i + 1) * width + j + 1] + 1
+                    : max(table[(i + 1) * width + j], table[i * width + j + 1])
             }
         }
         var edits: [Edit] = []
@@ -98,7 +114,8 @@ enum SequenceMerge {
         while i < n || j < m {
             if i < n, j < m, a[i] == b[j] {
                 close(i, j)
-                i += 1; j += 1
+                i += 1
+                j += 1
             } else {
                 if runStart == nil { runStart = (i, j) }
                 if j < m, i == n || table[i * width + j + 1] >= table[(i + 1) * width + j] { j += 1 } else { i += 1 }

@@ -52,14 +52,18 @@ struct StructuredDocument: Sendable {
         switch format {
         case .json(let layout):
             let data = JSONPrinter.document(value, layout: layout, markers: markers)
-            do { _ = try JSONParser.parse(data) } catch { throw StructuredInputError("the merged JSON does not parse again (\(error)); nothing was written") }
+            do { _ = try JSONParser.parse(data) } catch {
+                throw StructuredInputError("the merged JSON does not parse again (\(error)); nothing was written")
+            }
             return data
         case .propertyList(let binary):
             let data: Data
             do {
                 // Foundation's XML writer sorts keys; its binary writer does not, so binary has its own.
-                data = binary ? try BinaryPropertyList.data(value)
-                              : try PropertyListSerialization.data(fromPropertyList: try PropertyListValues.object(of: value), format: .xml, options: 0)
+                data =
+                    binary
+                    ? try BinaryPropertyList.data(value)
+                    : try PropertyListSerialization.data(fromPropertyList: try PropertyListValues.object(of: value), format: .xml, options: 0)
                 _ = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
             } catch let error as StructuredInputError {
                 throw error

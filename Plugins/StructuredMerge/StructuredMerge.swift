@@ -51,7 +51,8 @@ public struct StructuredMerge: PointAnsweringResolver {
         var values: [String: StructuredValue?] = [:]
         for (name, answer) in answers {
             guard let point = points.first(where: { $0.id == name || $0.path.map { Array($0.utf8) == Array(name.utf8) } == true }),
-                  let path = point.path, let found = conflicts.first(where: { $0.pointer == path }) else {
+                let path = point.path, let found = conflicts.first(where: { $0.pointer == path })
+            else {
                 let known = points.map { "\($0.id) \($0.path.map { $0.isEmpty ? "(the whole document)" : $0 } ?? "")" }
                 throw TruceError.invalidAnswer("there is no conflict at \(name) in \(conflict.key); conflicts: \(known.joined(separator: ", "))")
             }
@@ -105,12 +106,15 @@ public struct StructuredMerge: PointAnsweringResolver {
         var points: [ConflictPoint] = []
         for conflict in conflicts where seen.insert(conflict.pointer).inserted {
             let sides = fold.conflict.heads.enumerated().map { index, side in
-                ConflictPoint.Side(version: side.version.id, deviceName: side.version.deviceName, isCurrent: index == 0, lines: nil,
-                                   text: HeadFold.value(at: conflict.steps, in: fold.heads[index].root).map(fold.current.text(of:)))
+                ConflictPoint.Side(
+                    version: side.version.id, deviceName: side.version.deviceName, isCurrent: index == 0, lines: nil,
+                    text: HeadFold.value(at: conflict.steps, in: fold.heads[index].root).map(fold.current.text(of:)))
             }
-            points.append(ConflictPoint(id: "H\(points.count + 1)", baseLines: nil,
-                                        base: HeadFold.value(at: conflict.steps, in: fold.base?.root).map(fold.current.text(of:)),
-                                        sides: sides, path: conflict.pointer, reason: conflict.reason))
+            points.append(
+                ConflictPoint(
+                    id: "H\(points.count + 1)", baseLines: nil,
+                    base: HeadFold.value(at: conflict.steps, in: fold.base?.root).map(fold.current.text(of:)),
+                    sides: sides, path: conflict.pointer, reason: conflict.reason))
         }
         return points
     }

@@ -55,8 +55,12 @@ enum StructuredValue: Hashable, Sendable {
         case .array(let array):
             hasher.combine(1)
             hasher.combine(array.elements)
-        case .string(let text, _): hasher.combine(2); Self.combine(text, into: &hasher)
-        case .number(let text): hasher.combine(3); Self.combine(text, into: &hasher)
+        case .string(let text, _):
+            hasher.combine(2)
+            Self.combine(text, into: &hasher)
+        case .number(let text):
+            hasher.combine(3)
+            Self.combine(text, into: &hasher)
         case .bool(let value): hasher.combine(value)
         case .null: hasher.combine(4)
         case .real(let value): hasher.combine(value)

@@ -38,8 +38,10 @@ struct TreeMerge {
         merge(base, ours, theirs, tokens: [], steps: [])
     }
 
-    private mutating func merge(_ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
-                                tokens: [String], steps: [PathStep]) -> StructuredValue? {
+    private mutating func merge(
+        _ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
+        tokens: [String], steps: [PathStep]
+    ) -> StructuredValue? {
         if ours == theirs || base == theirs { return ours }
         // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
         if let base, let ours, let theirs {
@@ -62,8 +64,10 @@ struct TreeMerge {
         return conflict(reason, ours, theirs, tokens: tokens, steps: steps)
     }
 
-    private mutating func conflict(_ reason: String, _ ours: StructuredValue?, _ theirs: StructuredValue?,
-                                   tokens: [String], steps: [PathStep]) -> StructuredValue? {
+    private mutating func conflict(
+        _ reason: String, _ ours: StructuredValue?, _ theirs: StructuredValue?,
+        tokens: [String], steps: [PathStep]
+    ) -> StructuredValue? {
         let pointer = JSONPointer.string(tokens)
         if let answer = answers[pointer] { return answer }
         conflicts.append(TreeConflict(pointer: pointer, steps: steps, reason: reason))
@@ -72,13 +76,17 @@ struct TreeMerge {
 
     // MARK: - Objects
 
-    private mutating func mergeObjects(_ base: ObjectValue, _ ours: ObjectValue, _ theirs: ObjectValue,
-                                       tokens: [String], steps: [PathStep]) -> ObjectValue {
+    private mutating func mergeObjects(
+        _ base: ObjectValue, _ ours: ObjectValue, _ theirs: ObjectValue,
+        tokens: [String], steps: [PathStep]
+    ) -> ObjectValue {
         let baseMember = base.lookup(), theirMember = theirs.lookup(), ourMember = ours.lookup()
         var merged: [ObjectValue.Member] = []
         for member in ours.members {
-            if let value = merge(baseMember(member.key), member.value, theirMember(member.key), tokens: tokens + [member.key],
-                                 steps: steps + [.member(member.key)]) {
+            if let value = merge(
+                baseMember(member.key), member.value, theirMember(member.key), tokens: tokens + [member.key],
+                steps: steps + [.member(member.key)])
+            {
                 merged.append(ObjectValue.Member(key: member.key, value: value))
             }
         }
@@ -108,14 +116,17 @@ struct TreeMerge {
 
     // MARK: - Arrays
 
-    private mutating func mergeArrays(_ base: ArrayValue, _ ours: ArrayValue, _ theirs: ArrayValue,
-                                      tokens: [String], steps: [PathStep]) -> StructuredValue? {
+    private mutating func mergeArrays(
+        _ base: ArrayValue, _ ours: ArrayValue, _ theirs: ArrayValue,
+        tokens: [String], steps: [PathStep]
+    ) -> StructuredValue? {
         if let member = identityMember(of: [base, ours, theirs], at: tokens) {
             return mergeByIdentity(base, ours, theirs, member: member, tokens: tokens, steps: steps)
         }
         guard let elements = SequenceMerge.merge(base: base.elements, ours: ours.elements, theirs: theirs.elements) else {
-            return conflict("both sides changed the same part of the array", .array(ours), .array(theirs),
-                            tokens: tokens, steps: steps)
+            return conflict(
+                "both sides changed the same part of the array", .array(ours), .array(theirs),
+                tokens: tokens, steps: steps)
         }
         return .array(ArrayValue(elements: elements, isInline: ours.isInline))
     }
@@ -161,8 +172,10 @@ struct TreeMerge {
         }
     }
 
-    private mutating func mergeByIdentity(_ base: ArrayValue, _ ours: ArrayValue, _ theirs: ArrayValue, member: String,
-                                          tokens: [String], steps: [PathStep]) -> StructuredValue? {
+    private mutating func mergeByIdentity(
+        _ base: ArrayValue, _ ours: ArrayValue, _ theirs: ArrayValue, member: String,
+        tokens: [String], steps: [PathStep]
+    ) -> StructuredValue? {
         // Identities become small numbers once; everything after indexes arrays by them.
         var identities: [StructuredValue] = []
         var numbers: [StructuredValue: Int] = [:]
@@ -187,9 +200,10 @@ struct TreeMerge {
         var merged = [StructuredValue?](repeating: nil, count: identities.count)
         for id in identities.indices {
             let position = baseIndex[id] ?? ourIndex[id] ?? theirIndex[id]!
-            merged[id] = merge(baseIndex[id].map { base.elements[$0] }, ourIndex[id].map { ours.elements[$0] },
-                               theirIndex[id].map { theirs.elements[$0] },
-                               tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: identities[id])])
+            merged[id] = merge(
+                baseIndex[id].map { base.elements[$0] }, ourIndex[id].map { ours.elements[$0] },
+                theirIndex[id].map { theirs.elements[$0] },
+                tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: identities[id])])
         }
 
         // The order of the side that reordered; when both did, differently, a person decides.
@@ -200,8 +214,9 @@ struct TreeMerge {
         if oursReordered && theirsReordered {
             func inAll(_ id: Int) -> Bool { baseIndex[id] != nil && ourIndex[id] != nil && theirIndex[id] != nil }
             if !ourIDs.lazy.filter(inAll).elementsEqual(theirIDs.lazy.filter(inAll)) {
-                return conflict("both sides reordered the array differently", .array(ours), .array(theirs),
-                                tokens: tokens, steps: steps)
+                return conflict(
+                    "both sides reordered the array differently", .array(ours), .array(theirs),
+                    tokens: tokens, steps: steps)
             }
         }
         // The base's elements stand in the reordering side's order; each side's new elements follow the element
@@ -217,7 +232,10 @@ struct TreeMerge {
             var groups: [Int: [Int]] = [:]
             var anchor = -1
             for id in ids {
-                if baseIndex[id] != nil { if inSpine[id] { anchor = id }; continue }
+                if baseIndex[id] != nil {
+                    if inSpine[id] { anchor = id }
+                    continue
+                }
                 if merged[id] != nil { groups[anchor, default: []].append(id) }
             }
             return groups

@@ -18,7 +18,9 @@ struct Bench {
     static func main() throws {
         let arguments = Set(CommandLine.arguments.dropFirst())
         let quick = arguments.contains("--quick")
-        let only = CommandLine.arguments.firstIndex(of: "--only").flatMap { CommandLine.arguments.indices.contains($0 + 1) ? CommandLine.arguments[$0 + 1] : nil }
+        let only = CommandLine.arguments.firstIndex(of: "--only").flatMap {
+            CommandLine.arguments.indices.contains($0 + 1) ? CommandLine.arguments[$0 + 1] : nil
+        }
         let scale = Scale(quick: quick)
         let sections: [(String, (Scale) throws -> [Row])] = [
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple), ("saves", StoreRows.saves),

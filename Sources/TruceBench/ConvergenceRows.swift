@@ -59,9 +59,12 @@ enum ConvergenceRows {
         let perConflict = Double(resolutions.count) / Double(max(distinctConflicts, 1))
         let work = "\(count) replicas, \(saves) saves, each resolving after each sync"
         return [
-            Row(work: work + ": ring rounds after saves stop until all hold one same head", truce: converged ? "\(rounds) round(s)" : "not converged after \(rounds)",
+            Row(
+                work: work + ": ring rounds after saves stop until all hold one same head",
+                truce: converged ? "\(rounds) round(s)" : "not converged after \(rounds)",
                 baseline: "before deterministic resolutions: never", ratio: Double(rounds), target: "≤ 2 rounds", met: converged && rounds <= 2),
-            Row(work: work + ": resolution commits per distinct conflict", truce: "\(resolutions.count) commits",
+            Row(
+                work: work + ": resolution commits per distinct conflict", truce: "\(resolutions.count) commits",
                 baseline: "\(distinctConflicts) conflicts settled", ratio: perConflict, target: "≤ 1.0 per conflict",
                 met: converged && perConflict <= 1.0),
         ]

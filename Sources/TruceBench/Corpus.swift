@@ -18,9 +18,11 @@ struct SeededRandom {
 
 /// Realistic text: prose-like lines of words, as notes and source files have.
 enum Corpus {
-    static let words = ["the", "document", "version", "merge", "conflict", "device", "laptop", "phone", "notes", "todo", "write",
-                        "report", "by", "friday", "call", "meeting", "review", "draft", "section", "update", "fix", "list", "item",
-                        "swift", "git", "store", "resolve", "current", "base", "head", "change", "line", "text", "edit", "save"]
+    static let words = [
+        "the", "document", "version", "merge", "conflict", "device", "laptop", "phone", "notes", "todo", "write",
+        "report", "by", "friday", "call", "meeting", "review", "draft", "section", "update", "fix", "list", "item",
+        "swift", "git", "store", "resolve", "current", "base", "head", "change", "line", "text", "edit", "save",
+    ]
 
     static func line(_ random: inout SeededRandom) -> String {
         (0..<random.int(3..<12)).map { _ in words[random.int(0..<words.count)] }.joined(separator: " ") + "\n"

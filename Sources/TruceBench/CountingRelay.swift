@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What some work moved through the relay (both ways) and how long it took.
@@ -89,8 +90,14 @@ final class CountingRelay: @unchecked Sendable {
                 close(server)
                 self.lock.withLock { self.openConnections -= 1 }
             }
-            Thread.detachNewThread { self.pump(from: client, to: server); finished() }
-            Thread.detachNewThread { self.pump(from: server, to: client); finished() }
+            Thread.detachNewThread {
+                self.pump(from: client, to: server)
+                finished()
+            }
+            Thread.detachNewThread {
+                self.pump(from: server, to: client)
+                finished()
+            }
         }
     }
 

@@ -33,10 +33,12 @@ enum ImportRows {
         let imported = report?.newVersions ?? 0
         let committed = runChild("git", ["-C", directory + "/git", "ls-tree", "-r", "--name-only", "HEAD"]).output.count(where: { $0 == 0x0A })
         return [
-            Row(work: "import a folder of \(scale.importedFiles) files into a new store (\(imported) versions; git committed \(committed))",
+            Row(
+                work: "import a folder of \(scale.importedFiles) files into a new store (\(imported) versions; git committed \(committed))",
                 truce: format(truce), baseline: "git add -A && git commit: \(format(git))", ratio: git / truce,
                 target: "≥ 0.5× git's speed", met: imported == scale.importedFiles && committed == scale.importedFiles && git / truce >= 0.5),
-            Row(work: "  the same, against git with core.fsync=all (batch)", truce: format(truce),
+            Row(
+                work: "  the same, against git with core.fsync=all (batch)", truce: format(truce),
                 baseline: "durable git: \(format(durableGit))", ratio: durableGit / truce, target: "(reference; every file imported)",
                 met: imported == scale.importedFiles),
         ]

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Seconds `body` takes on the monotonic clock.
@@ -31,7 +32,12 @@ final class Atomic: @unchecked Sendable {
     private let lock = NSLock()
     init(_ value: Int) { self.value = value }
     /// Returns the value, then adds one.
-    func add() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value - 1 }
+    func add() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value - 1
+    }
 }
 
 /// Work a row measures that did not do what it should: the row fails with this, rather than timing a failure.
@@ -64,7 +70,7 @@ func runChild(_ executable: String, _ arguments: [String], inputFile: String? = 
     env.merge(environment) { $1 }
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    defer { for pointer in argv + envp { free(pointer) } }
     var pid: pid_t = 0
     guard posix_spawnp(&pid, executable, &actions, nil, argv, envp) == 0 else { return ChildResult(status: -1, output: Data(), peakBytes: 0) }
     var status: Int32 = 0

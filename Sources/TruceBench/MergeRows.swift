@@ -23,9 +23,13 @@ enum MergeRows {
         let limit = try bestOf(3) {
             try concurrentlyPerform(triples.count, workers: scale.cores) { index in
                 let (base, ours, theirs) = triples[index]
-                let length = base.withUnsafeBytes { b in ours.withUnsafeBytes { o in theirs.withUnsafeBytes { t in
-                    truce_bench_merge_file(b.baseAddress, b.count, o.baseAddress, o.count, t.baseAddress, t.count)
-                } } }
+                let length = base.withUnsafeBytes { b in
+                    ours.withUnsafeBytes { o in
+                        theirs.withUnsafeBytes { t in
+                            truce_bench_merge_file(b.baseAddress, b.count, o.baseAddress, o.count, t.baseAddress, t.count)
+                        }
+                    }
+                }
                 if length < 0 { throw BenchFailure("libgit2's git_merge_file failed on triple \(index)") }
             }
         }
@@ -44,9 +48,11 @@ enum MergeRows {
             }
         }
         return [
-            Row(work: "three-way merge, \(triples.count) triples of 300 lines (\(scale.cores) cores)", truce: format(truce),
+            Row(
+                work: "three-way merge, \(triples.count) triples of 300 lines (\(scale.cores) cores)", truce: format(truce),
                 baseline: "git merge-file -p per triple: \(format(git))", ratio: git / truce, target: "≥ 20× faster", met: git / truce >= 20),
-            Row(work: "  the same, against libgit2 git_merge_file in a C loop", truce: format(truce), baseline: "C loop: \(format(limit))",
+            Row(
+                work: "  the same, against libgit2 git_merge_file in a C loop", truce: format(truce), baseline: "C loop: \(format(limit))",
                 ratio: truce / limit, target: "≤ 1.2× the limit", met: truce / limit <= 1.2),
         ]
     }
@@ -62,8 +68,11 @@ enum MergeRows {
         writeFile(directory + "/ours", triple.ours)
         writeFile(directory + "/theirs", triple.theirs)
         let git = bestOf(2) { runChild("git", ["-C", directory, "merge-file", "-p", "ours", "base", "theirs"]) }
-        return [Row(work: "three-way merge of one \(scale.largeBytes / 1_000_000) MB triple", truce: format(truce),
-                    baseline: "git merge-file -p: \(format(git))", ratio: git / truce, target: "≥ 0.9× git's speed", met: git / truce >= 0.9)]
+        return [
+            Row(
+                work: "three-way merge of one \(scale.largeBytes / 1_000_000) MB triple", truce: format(truce),
+                baseline: "git merge-file -p: \(format(git))", ratio: git / truce, target: "≥ 0.9× git's speed", met: git / truce >= 0.9)
+        ]
     }
 
     /// Peak memory of `truce merge-file` on a large document, against the document's size.
@@ -78,9 +87,13 @@ enum MergeRows {
         let truce = runChild(truceExecutable(), ["merge-file", directory + "/ours", directory + "/base", directory + "/theirs"])
         let git = runChild("git", ["-C", directory, "merge-file", "-p", "ours", "base", "theirs"])
         let ratio = Double(truce.peakBytes) / Double(triple.base.count)
-        return [Row(work: "peak memory merging a \(triple.base.count / 1_000_000) MB document",
-                    truce: "\(truce.peakBytes / 1_000_000) MB", baseline: "input \(triple.base.count / 1_000_000) MB (git: \(git.peakBytes / 1_000_000) MB)",
-                    ratio: ratio, target: "≤ 3× the input", met: ratio <= 3)]
+        return [
+            Row(
+                work: "peak memory merging a \(triple.base.count / 1_000_000) MB document",
+                truce: "\(truce.peakBytes / 1_000_000) MB",
+                baseline: "input \(triple.base.count / 1_000_000) MB (git: \(git.peakBytes / 1_000_000) MB)",
+                ratio: ratio, target: "≤ 3× the input", met: ratio <= 3)
+        ]
     }
 }
 

@@ -10,8 +10,9 @@ enum StoreRows {
     static func batch(_ count: Int, documents: Int, seed: UInt64, device: String = "bench") -> [BatchSave] {
         var random = SeededRandom(seed: seed)
         return (0..<count).map { index in
-            BatchSave(key: key(index % documents), content: Data(Corpus.lines(8, &random).joined().utf8), device: device,
-                      date: start.addingTimeInterval(Double(index)))
+            BatchSave(
+                key: key(index % documents), content: Data(Corpus.lines(8, &random).joined().utf8), device: device,
+                date: start.addingTimeInterval(Double(index)))
         }
     }
 
@@ -28,7 +29,10 @@ enum StoreRows {
         for (index, save) in saves.enumerated() {
             let message = "Save \(save.key)\n\nDocument: \(save.key)\nDevice: bench\n"
             let time = Int(start.timeIntervalSince1970) + index
-            stream.append(Data("commit refs/truce/bench/\(index % scale.savedDocuments)\nauthor bench <bench@truce> \(time) +0000\ncommitter bench <bench@truce> \(time) +0000\ndata \(message.utf8.count)\n\(message)M 100644 inline \(save.key)\ndata \(save.content!.count)\n".utf8))
+            stream.append(
+                Data(
+                    "commit refs/truce/bench/\(index % scale.savedDocuments)\nauthor bench <bench@truce> \(time) +0000\ncommitter bench <bench@truce> \(time) +0000\ndata \(message.utf8.count)\n\(message)M 100644 inline \(save.key)\ndata \(save.content!.count)\n"
+                        .utf8))
             stream.append(save.content!)
             stream.append(Data("\n".utf8))
         }
@@ -43,7 +47,8 @@ enum StoreRows {
         let plumbing = seconds {
             for index in sample.indices {
                 let git = "git -C plumbing.git"
-                shell("""
+                shell(
+                    """
                     blob=$(\(git) hash-object -w content\(index)); \
                     inner=$(printf '100644 blob %s\\t\(index).txt\\n' $blob | \(git) mktree); \
                     root=$(printf '040000 tree %s\\tdocs\\n' $inner | \(git) mktree); \
@@ -62,14 +67,19 @@ enum StoreRows {
         let bulkRate = Double(saves.count) / bulk, fastRate = Double(saves.count) / fastImport
         let plumbingRate = Double(sample.count) / plumbing, singleRate = 50 / single
         return [
-            Row(work: "\(saves.count) saves across \(scale.savedDocuments) documents, bulk (saveBatch)", truce: String(format: "%.0f saves/s", bulkRate),
+            Row(
+                work: "\(saves.count) saves across \(scale.savedDocuments) documents, bulk (saveBatch)",
+                truce: String(format: "%.0f saves/s", bulkRate),
                 baseline: String(format: "git fast-import: %.0f saves/s", fastRate), ratio: bulkRate / fastRate, target: "≥ 0.5× fast-import",
                 met: bulkRate / fastRate >= 0.5),
-            Row(work: "  the same, against git plumbing per version (\(sample.count) sampled)", truce: String(format: "%.0f saves/s", bulkRate),
+            Row(
+                work: "  the same, against git plumbing per version (\(sample.count) sampled)", truce: String(format: "%.0f saves/s", bulkRate),
                 baseline: String(format: "plumbing: %.1f saves/s", plumbingRate), ratio: bulkRate / plumbingRate, target: "≥ 20× plumbing",
                 met: bulkRate / plumbingRate >= 20),
-            Row(work: "  one save at a time (save, fsynced, 50 sampled)", truce: String(format: "%.0f saves/s", singleRate),
-                baseline: String(format: "plumbing: %.1f saves/s", plumbingRate), ratio: singleRate / plumbingRate, target: "(reference; every save current)",
+            Row(
+                work: "  one save at a time (save, fsynced, 50 sampled)", truce: String(format: "%.0f saves/s", singleRate),
+                baseline: String(format: "plumbing: %.1f saves/s", plumbingRate), ratio: singleRate / plumbingRate,
+                target: "(reference; every save current)",
                 met: singlesLanded),
         ]
     }
@@ -80,10 +90,14 @@ enum StoreRows {
         var random = SeededRandom(seed: 44)
         let triples = (0..<count).map { _ in Corpus.triple(lines: 60, &random) }
         let bases = try store.saveBatch(triples.indices.map { BatchSave(key: key($0), content: triples[$0].base, device: "origin", date: start) })
-        _ = try store.saveBatch(triples.indices.flatMap { index in [
-            BatchSave(key: key(index), content: triples[index].ours, device: "laptop", date: start.addingTimeInterval(60)),
-            BatchSave(key: key(index), content: triples[index].theirs, device: "phone", date: start.addingTimeInterval(120), base: bases[index]),
-        ] })
+        _ = try store.saveBatch(
+            triples.indices.flatMap { index in
+                [
+                    BatchSave(key: key(index), content: triples[index].ours, device: "laptop", date: start.addingTimeInterval(60)),
+                    BatchSave(
+                        key: key(index), content: triples[index].theirs, device: "phone", date: start.addingTimeInterval(120), base: bases[index]),
+                ]
+            })
         try Data("*.txt merge=three-way\n".utf8).write(to: URL(fileURLWithPath: path + "/info/attributes"))
         return store
     }
@@ -114,9 +128,12 @@ enum StoreRows {
         let truce = try seconds { _ = try store.resolveAll(registry: .standard, device: "bench") }
         let git = seconds { shell("sh resolve.sh > /dev/null 2>&1", directory: directory) }
         let left = try store.documentsInConflict().count
-        return [Row(work: "resolve \(scale.conflicts) documents in conflict with three-way (resolveAll; \(left) need a person)",
-                    truce: format(truce), baseline: "shell script of git commands: \(format(git))", ratio: git / truce, target: "≥ 20× faster",
-                    met: git / truce >= 20)]
+        return [
+            Row(
+                work: "resolve \(scale.conflicts) documents in conflict with three-way (resolveAll; \(left) need a person)",
+                truce: format(truce), baseline: "shell script of git commands: \(format(git))", ratio: git / truce, target: "≥ 20× faster",
+                met: git / truce >= 20)
+        ]
     }
 
     /// `versions` of one document in stores of growing size: the time must not follow the store's size.
@@ -127,7 +144,8 @@ enum StoreRows {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let created = try DocumentStore.create(at: directory + "/truce")
             for chunk in stride(from: 0, to: size, by: 20_000) {
-                _ = try created.saveBatch((chunk..<min(size, chunk + 20_000)).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
+                _ = try created.saveBatch(
+                    (chunk..<min(size, chunk + 20_000)).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
             }
             let store = try DocumentStore.open(at: directory + "/truce")
             var random = SeededRandom(seed: 7)
@@ -137,7 +155,8 @@ enum StoreRows {
         }
         let reference = times[0].1
         return times.dropFirst().map { size, time in
-            Row(work: "versions of one document in a store of \(size) documents", truce: format(time),
+            Row(
+                work: "versions of one document in a store of \(size) documents", truce: format(time),
                 baseline: "itself at \(times[0].0): \(format(reference))", ratio: time / reference, target: "≤ 1.5×", met: time / reference <= 1.5)
         }
     }
@@ -147,16 +166,22 @@ enum StoreRows {
         let directory = scratchDirectory("changes")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try DocumentStore.create(at: directory + "/truce")
-        let bases = try store.saveBatch((0..<scale.largeStore).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
+        let bases = try store.saveBatch(
+            (0..<scale.largeStore).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
         let (few, many) = scale.changedDocuments
 
         /// Puts the first `count` documents into conflict and returns the token from before.
         func change(_ count: Int, offset: Int) throws -> ChangeToken {
             let token = try store.changes(since: try store.changes().token).token
-            _ = try store.saveBatch((offset..<offset + count).flatMap { index in [
-                BatchSave(key: key(index), content: Data("a\(index)\n".utf8), device: "laptop", date: start.addingTimeInterval(60)),
-                BatchSave(key: key(index), content: Data("b\(index)\n".utf8), device: "phone", date: start.addingTimeInterval(90), base: bases[index]),
-            ] })
+            _ = try store.saveBatch(
+                (offset..<offset + count).flatMap { index in
+                    [
+                        BatchSave(key: key(index), content: Data("a\(index)\n".utf8), device: "laptop", date: start.addingTimeInterval(60)),
+                        BatchSave(
+                            key: key(index), content: Data("b\(index)\n".utf8), device: "phone", date: start.addingTimeInterval(90),
+                            base: bases[index]),
+                    ]
+                })
             return token
         }
         let fewToken = try change(few, offset: 0)
@@ -169,10 +194,12 @@ enum StoreRows {
         let changesRatio = (fewChanges / Double(2 * few)) / (manyChanges / Double(2 * (many - few)))
         let statusRatio = (fewStatus / Double(few)) / (manyStatus / Double(many))
         return [
-            Row(work: "changes --since, \(2 * few) vs \(2 * (many - few)) changes in a \(scale.largeStore)-document store",
+            Row(
+                work: "changes --since, \(2 * few) vs \(2 * (many - few)) changes in a \(scale.largeStore)-document store",
                 truce: "\(format(fewChanges)) / \(format(manyChanges))", baseline: "cost per change, few over many",
                 ratio: changesRatio, target: "≤ 3× (follows the changes)", met: changesRatio <= 3),
-            Row(work: "status, \(few) vs \(many) documents in conflict in a \(scale.largeStore)-document store",
+            Row(
+                work: "status, \(few) vs \(many) documents in conflict in a \(scale.largeStore)-document store",
                 truce: "\(format(fewStatus)) / \(format(manyStatus))", baseline: "cost per conflict, few over many",
                 ratio: statusRatio, target: "≤ 3× (follows the changes)", met: statusRatio <= 3),
         ]
@@ -197,12 +224,17 @@ enum StoreRows {
         shell("cp -r truce git", directory: directory)
         let truce = try seconds { _ = try store.prune(expire: 0) }
         let git = seconds {
-            runChild("git", ["-C", directory + "/git", "-c", "gc.reflogExpire=now", "-c", "gc.reflogExpireUnreachable=now", "gc", "--prune=now", "--quiet"])
+            runChild(
+                "git",
+                ["-C", directory + "/git", "-c", "gc.reflogExpire=now", "-c", "gc.reflogExpireUnreachable=now", "gc", "--prune=now", "--quiet"])
         }
         let truceSize = packSize(directory + "/truce"), gitSize = packSize(directory + "/git")
-        return [Row(work: "prune --now of \(scale.droppedVersions) dropped versions (space after: \(truceSize / 1024) KiB vs git \(gitSize / 1024) KiB)",
-                    truce: format(truce), baseline: "git gc --prune=now: \(format(git))", ratio: git / truce, target: "≥ 1× git's speed",
-                    met: git / truce >= 1)]
+        return [
+            Row(
+                work: "prune --now of \(scale.droppedVersions) dropped versions (space after: \(truceSize / 1024) KiB vs git \(gitSize / 1024) KiB)",
+                truce: format(truce), baseline: "git gc --prune=now: \(format(git))", ratio: git / truce, target: "≥ 1× git's speed",
+                met: git / truce >= 1)
+        ]
     }
 
     static func packSize(_ store: String) -> Int {

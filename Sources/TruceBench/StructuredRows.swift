@@ -24,9 +24,12 @@ enum StructuredRows {
         }
         let share = Double(structuredRight) / Double(triples.count), gitShare = Double(gitRight) / Double(triples.count)
         func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
-        return [Row(work: "structured merge: share of \(triples.count) JSON triples merged right", truce: percent(share),
-                    baseline: "git merge-file: \(percent(gitShare))", ratio: gitShare > 0 ? share / gitShare : .infinity,
-                    target: "≥ 99% and above git's", met: share >= 0.99 && share > gitShare)]
+        return [
+            Row(
+                work: "structured merge: share of \(triples.count) JSON triples merged right", truce: percent(share),
+                baseline: "git merge-file: \(percent(gitShare))", ratio: gitShare > 0 ? share / gitShare : .infinity,
+                target: "≥ 99% and above git's", met: share >= 0.99 && share > gitShare)
+        ]
     }
 
     private static func isRight(clean: Bool, _ output: Data, _ triple: StructuredTriple) -> Bool {
@@ -54,8 +57,11 @@ enum StructuredRows {
         writeFile(directory + "/theirs", theirs)
         let git = bestOf(2) { runChild("git", ["-C", directory, "merge-file", "-p", "ours", "base", "theirs"]) }
         let ratio = truce / git
-        return [Row(work: "structured merge of one \(base.count / 1_000_000) MB JSON document (\(conflicts) conflicts)", truce: format(truce),
-                    baseline: "git merge-file -p: \(format(git))", ratio: ratio, target: "≤ 3× git's time", met: ratio <= 3 && conflicts == 0)]
+        return [
+            Row(
+                work: "structured merge of one \(base.count / 1_000_000) MB JSON document (\(conflicts) conflicts)", truce: format(truce),
+                baseline: "git merge-file -p: \(format(git))", ratio: ratio, target: "≤ 3× git's time", met: ratio <= 3 && conflicts == 0)
+        ]
     }
 
     /// Records `{"id", "name", "tags", "price", "stock"}` until the document reaches `bytes`; ours edits every 97th record's
@@ -65,8 +71,10 @@ enum StructuredRows {
         var size = 0
         while size < bytes {
             let id = records.count
-            records.append(["id": id, "name": "item \(id)", "tags": ["t\(id % 7)", "t\(id % 11)"], "price": Double(id % 1000) / 4,
-                            "stock": id % 50])
+            records.append([
+                "id": id, "name": "item \(id)", "tags": ["t\(id % 7)", "t\(id % 11)"], "price": Double(id % 1000) / 4,
+                "stock": id % 50,
+            ])
             size += 150
         }
         var ours = records, theirs = records

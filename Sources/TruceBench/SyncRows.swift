@@ -74,8 +74,9 @@ enum SyncRows {
             var saves: [BatchSave] = []
             for version in 1..<SyncRows.longHistoryVersions {
                 saves += (0..<SyncRows.longHistories).map { key in
-                    BatchSave(key: StoreRows.key(key), content: Data(Corpus.lines(2, &random).joined().utf8), device: "bench",
-                              date: StoreRows.start.addingTimeInterval(Double(documents + version * SyncRows.longHistories + key)))
+                    BatchSave(
+                        key: StoreRows.key(key), content: Data(Corpus.lines(2, &random).joined().utf8), device: "bench",
+                        date: StoreRows.start.addingTimeInterval(Double(documents + version * SyncRows.longHistories + key)))
                 }
             }
             let ids = try writer.saveBatch(saves)
@@ -100,14 +101,17 @@ enum SyncRows {
         let disk = diskKiB(setup.reader.path), mirrorDisk = diskKiB(setup.mirror)
         let time = initial.seconds / clone.seconds, space = Double(disk) / Double(mirrorDisk)
         return [
-            Row(work: "initial push of \(setup.label) into an empty hub (\(pushed?.sent ?? 0) sent)",
+            Row(
+                work: "initial push of \(setup.label) into an empty hub (\(pushed?.sent ?? 0) sent)",
                 truce: "\(format(push.seconds)), \(format(bytes: push.bytes))",
                 baseline: "git push --mirror: \(format(gitPush.seconds)), \(format(bytes: gitPush.bytes))",
                 ratio: push.seconds / gitPush.seconds, target: "(reference; hub complete)", met: complete),
-            Row(work: "initial sync of \(setup.label) into an empty store (\(received?.received.count ?? 0) received)",
+            Row(
+                work: "initial sync of \(setup.label) into an empty store (\(received?.received.count ?? 0) received)",
                 truce: format(initial.seconds), baseline: "git clone --mirror: \(format(clone.seconds))",
                 ratio: time, target: "≤ 3× git's time", met: complete && time <= 3),
-            Row(work: "  the same: disk afterwards (du -sk)", truce: String(format: "%.1f MiB", Double(disk) / 1024),
+            Row(
+                work: "  the same: disk afterwards (du -sk)", truce: String(format: "%.1f MiB", Double(disk) / 1024),
                 baseline: String(format: "the mirror: %.1f MiB", Double(mirrorDisk) / 1024),
                 ratio: space, target: "≤ 2× the mirror", met: complete && space <= 2),
         ]
@@ -120,19 +124,26 @@ enum SyncRows {
             var report: SyncReport?
             let measured = try setup.relay.measure { report = try setup.reader.sync(with: setup.hub) }
             return (measured, traffic: (report?.traffic).map(packBytes) ?? 0, empty: report?.received.isEmpty == true && report?.sent == 0)
-        } seconds: { $0.0.seconds }
+        } seconds: {
+            $0.0.seconds
+        }
         let ref = try git(["-C", setup.mirror, "for-each-ref", "--count=1", "--format=%(refname)"])
         let fetches = try repeated {
             try setup.relay.measure { try git(["-C", setup.mirror, "fetch", "-q", setup.hub, "\(ref):\(ref)"]) }
-        } seconds: { $0.seconds }
+        } seconds: {
+            $0.seconds
+        }
         let empty = !ref.isEmpty && syncs.allSatisfy(\.empty)
         let time = median(syncs.map(\.0.seconds)) / median(fetches.map(\.seconds))
         let bytes = median(syncs.map(\.0.bytes)) / median(fetches.map(\.bytes))
         let work = "no-op sync, hub and store of \(setup.label), median of \(syncs.count)"
         return [
-            Row(work: work, truce: format(median(syncs.map(\.0.seconds))), baseline: "git fetch of one ref: \(format(median(fetches.map(\.seconds))))",
+            Row(
+                work: work, truce: format(median(syncs.map(\.0.seconds))),
+                baseline: "git fetch of one ref: \(format(median(fetches.map(\.seconds))))",
                 ratio: time, target: "≤ 2× git's time", met: empty && time <= 2),
-            Row(work: "  the same: bytes on the wire (SyncReport.traffic: \(format(bytes: median(syncs.map(\.traffic)))))",
+            Row(
+                work: "  the same: bytes on the wire (SyncReport.traffic: \(format(bytes: median(syncs.map(\.traffic)))))",
                 truce: format(bytes: median(syncs.map(\.0.bytes))), baseline: "git fetch of one ref: \(format(bytes: median(fetches.map(\.bytes))))",
                 ratio: bytes, target: "≤ 2× git's bytes", met: empty && bytes <= 2),
         ]
@@ -152,26 +163,32 @@ enum SyncRows {
         let rounds = try repeated {
             round += 1
             let content = Data(Corpus.lines(2, &random).joined().utf8)
-            let version = try setup.writer.save(content, to: setup.longDocument, device: "bench",
-                                                date: StoreRows.start.addingTimeInterval(Double(10_000_000 + round)))
+            let version = try setup.writer.save(
+                content, to: setup.longDocument, device: "bench",
+                date: StoreRows.start.addingTimeInterval(Double(10_000_000 + round)))
             var sent: SyncReport?, received: SyncReport?
-            let truce = try setup.relay.measure { sent = try setup.writer.sync(with: setup.hub) }
+            let truce =
+                try setup.relay.measure { sent = try setup.writer.sync(with: setup.hub) }
                 + setup.relay.measure { received = try setup.reader.sync(with: setup.hub) }
             // The same commit into git's writer (locally, not measured), pushed to git's hub and fetched by git's reader.
             try git(["-C", setup.writer.path, "push", "-q", gitWriter, "\(version.id.hex):\(branch)"])
-            let plain = try setup.relay.measure { try git(["-C", gitWriter, "push", "-q", setup.gitHub, branch]) }
+            let plain =
+                try setup.relay.measure { try git(["-C", gitWriter, "push", "-q", setup.gitHub, branch]) }
                 + setup.relay.measure { try git(["-C", gitReader, "fetch", "-q", setup.gitHub, "\(branch):\(branch)"]) }
             let gitReaderHead = try git(["-C", gitReader, "rev-parse", branch])
             let delivered = received?.received.map(\.version) == [version.id] && gitReaderHead == version.id.hex
             return (truce, git: plain, traffic: [sent, received].compactMap { $0?.traffic }.map(packBytes).reduce(0, +), delivered: delivered)
-        } seconds: { $0.0.seconds }
+        } seconds: {
+            $0.0.seconds
+        }
         let bytes = median(rounds.map(\.0.bytes)) / median(rounds.map(\.git.bytes))
         return [
-            Row(work: "one new version of a \(longHistoryVersions)-version document, synced up and down, \(setup.label), median of \(rounds.count) "
+            Row(
+                work: "one new version of a \(longHistoryVersions)-version document, synced up and down, \(setup.label), median of \(rounds.count) "
                     + "(SyncReport.traffic: \(format(bytes: median(rounds.map(\.traffic)))))",
                 truce: "\(format(bytes: median(rounds.map(\.0.bytes)))) in \(format(median(rounds.map(\.0.seconds))))",
                 baseline: "git push + git fetch: \(format(bytes: median(rounds.map(\.git.bytes)))) in \(format(median(rounds.map(\.git.seconds))))",
-                ratio: bytes, target: "≤ 1.5× git's bytes", met: rounds.allSatisfy(\.delivered) && bytes <= 1.5),
+                ratio: bytes, target: "≤ 1.5× git's bytes", met: rounds.allSatisfy(\.delivered) && bytes <= 1.5)
         ]
     }
 

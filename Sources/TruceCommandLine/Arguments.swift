@@ -29,8 +29,9 @@ struct Arguments {
     static func parse(_ words: [[UInt8]], options: [Option], pathPositionals: Set<Int> = [], command: String) throws(UsageError) -> Arguments {
         var result = Arguments()
         func addPositional(_ bytes: [UInt8]) throws(UsageError) {
-            let text = try Self.text(bytes, isPath: pathPositionals.contains(result.positionals.count),
-                                     what: "argument \(result.positionals.count + 1)")
+            let text = try Self.text(
+                bytes, isPath: pathPositionals.contains(result.positionals.count),
+                what: "argument \(result.positionals.count + 1)")
             result.positionals.append(text)
             result.positionalBytes.append(bytes)
         }

@@ -93,7 +93,10 @@ public enum CommandLineTool {
         var global: [[UInt8]] = []
         while let first = words.first.map(text), first.hasPrefix("--store") || first == "--json" {
             global.append(words.removeFirst())
-            if first == "--store", let value = words.first { global.append(value); words.removeFirst() }
+            if first == "--store", let value = words.first {
+                global.append(value)
+                words.removeFirst()
+            }
         }
         guard let name = words.first.map(text) else {
             output.out(HelpCommand.overview)
@@ -102,14 +105,18 @@ public enum CommandLineTool {
             return .badInput
         }
         if name == "--help" || name == "-h" { return run(bytes: [Array("help".utf8)] + words.dropFirst(), registry: registry, output: output) }
-        if name == "--version" { output.out("truce 0.1.0"); return .success }
+        if name == "--version" {
+            output.out("truce 0.1.0")
+            return .success
+        }
         guard let command = commands.first(where: { $0.name == name }) else {
             output.error("unknown command '\(name)'; see 'truce help'")
             return .badInput
         }
         do {
-            let arguments = try Arguments.parse(global + words.dropFirst(), options: command.options + [.store, .help],
-                                                pathPositionals: command.pathPositionals, command: name)
+            let arguments = try Arguments.parse(
+                global + words.dropFirst(), options: command.options + [.store, .help],
+                pathPositionals: command.pathPositionals, command: name)
             if arguments.has("--help") {
                 output.out(HelpCommand.help(for: command))
                 return .success

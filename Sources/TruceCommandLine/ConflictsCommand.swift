@@ -15,8 +15,11 @@ struct ConflictsCommand: Command {
         do {
             conflict = try store.contestedConflictSet(of: key)
         } catch .notInConflict {
-            if invocation.wantsJSON { try invocation.output.json(ConflictsReport(document: key, points: [])) }
-            else { invocation.output.out("\(key): not in conflict") }
+            if invocation.wantsJSON {
+                try invocation.output.json(ConflictsReport(document: key, points: []))
+            } else {
+                invocation.output.out("\(key): not in conflict")
+            }
             return .success
         }
         let points = try store.conflictPoints(of: key, registry: invocation.registry)

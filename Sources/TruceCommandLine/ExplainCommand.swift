@@ -21,7 +21,8 @@ struct ExplainCommand: Command {
         if let choice, explanation.versions.state == .inConflict, choice.chain.allSatisfy({ choice.resolvers[$0]?.definition == nil }) {
             switch try store.resolve(key, registry: invocation.registry, device: invocation.device(), dryRun: true) {
             case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
-            case .needsPerson(let points, let resolver, let reasons): outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)
+            case .needsPerson(let points, let resolver, let reasons):
+                outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)
             case .resolved: break
             }
         }

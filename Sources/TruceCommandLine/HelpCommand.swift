@@ -21,12 +21,13 @@ struct HelpCommand: Command {
         let commands = CommandLineTool.commands
         let width = commands.map { $0.name.count }.max() ?? 0
         let rows = commands.map { command in "  " + pad(command.name, to: width + 2) + command.summary }
-        return (["usage: truce [--store DIR] COMMAND [ARGS] [--json]", "", "commands:"] + rows + [
-            "",
-            "The store is --store DIR, else $TRUCE_STORE, else ./.truce.",
-            "Exit codes: 0 done, 1 a person is needed, 2 bad usage or input, 3 the store or file system failed.",
-            "See 'truce help COMMAND' for one command.",
-        ]).joined(separator: "\n")
+        return
+            (["usage: truce [--store DIR] COMMAND [ARGS] [--json]", "", "commands:"] + rows + [
+                "",
+                "The store is --store DIR, else $TRUCE_STORE, else ./.truce.",
+                "Exit codes: 0 done, 1 a person is needed, 2 bad usage or input, 3 the store or file system failed.",
+                "See 'truce help COMMAND' for one command.",
+            ]).joined(separator: "\n")
     }
 
     static func help(for command: any Command.Type) -> String {

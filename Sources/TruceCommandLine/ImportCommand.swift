@@ -1,39 +1,47 @@
 import Foundation
 import Truce
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 struct ImportCommand: Command {
     static let name = "import"
     static let synopsis = "truce import DIR|- [--device NAME] [--date ISO8601] [--prefix KEY/]"
     static let summary = "save every file under DIR (or the records of a stream on standard input) as documents, in one batch"
-    static let options: [Option] = [.device, .date, .value("--prefix", help: "put every key under this folder (notes/ makes a.txt notes/a.txt)"), .json]
+    static let options: [Option] = [
+        .device, .date, .value("--prefix", help: "put every key under this folder (notes/ makes a.txt notes/a.txt)"), .json,
+    ]
 
     static func run(_ invocation: Invocation) throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let folder = try invocation.positional(0, "DIR (or - for a stream on standard input)")
         let (device, date) = try (invocation.device(), invocation.date())
         let prefix = invocation.arguments.value("--prefix") ?? ""
-        let source: ImportSource = folder == "-"
+        let source: ImportSource =
+            folder == "-"
             ? try .stream(FileHandle.standardInput.readDataToEndOfFile(), prefix: prefix)
             : try .folder(at: folder, prefix: prefix, excluding: invocation.storePath())
         let store = try invocation.openStore()
         let output = invocation.output
         let showsProgress = isatty(STDERR_FILENO) == 1
-        let report = try store.importDocuments(from: source, device: device, date: date, progress: showsProgress ? { read, total in
-            output.progress(read < total ? "reading files: \(count(read)) of \(count(total))" : "read \(count(total)) files; saving…")
-        } : nil)
+        let report = try store.importDocuments(
+            from: source, device: device, date: date,
+            progress: showsProgress
+                ? { read, total in
+                    output.progress(read < total ? "reading files: \(count(read)) of \(count(total))" : "read \(count(total)) files; saving…")
+                } : nil)
         if showsProgress { output.progress("") }
         for issue in report.skipped { output.error("note: skipped \(issue)") }
         for issue in report.refused { output.error("refused \(issue)") }
         if invocation.wantsJSON {
             try output.json(report)
         } else {
-            output.out("imported \(count(report.documents, "document")): \(count(report.newVersions, "new version")), "
-                       + "\(count(report.unchanged)) unchanged, \(count(report.refused.count)) refused")
+            output.out(
+                "imported \(count(report.documents, "document")): \(count(report.newVersions, "new version")), "
+                    + "\(count(report.unchanged)) unchanged, \(count(report.refused.count)) refused")
         }
         return report.refused.isEmpty ? .success : .badInput
     }

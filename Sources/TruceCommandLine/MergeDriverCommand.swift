@@ -34,8 +34,9 @@ struct MergeDriverCommand: Command {
         var result: (content: Data, conflicts: Int)?
         if resolver == .structured {
             do {
-                let merged = try StructuredMerge.mergeFiles(base: base, current: current, other: other, path: path ?? paths[1],
-                                                            markerSize: markerSize)
+                let merged = try StructuredMerge.mergeFiles(
+                    base: base, current: current, other: other, path: path ?? paths[1],
+                    markerSize: markerSize)
                 result = (merged.content, merged.conflictCount)
             } catch {
                 invocation.output.error("merge-driver: \(path ?? paths[1]): \(error.description); merged line by line instead")

@@ -37,7 +37,10 @@ struct Output: Sendable {
         guard text.unicodeScalars.contains(where: isEscaped) else { return text }
         var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard isEscaped(scalar) else { escaped.append(scalar); continue }
+            guard isEscaped(scalar) else {
+                escaped.append(scalar)
+                continue
+            }
             let code = scalar.value < 0x80 ? String(format: "\\x%02X", scalar.value) : String(format: "\\u{%02X}", scalar.value)
             escaped.append(contentsOf: code.unicodeScalars)
         }

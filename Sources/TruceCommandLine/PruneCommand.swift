@@ -32,8 +32,9 @@ struct PruneCommand: Command {
             return .success
         }
         for key in report.droppedDocuments { output.out("dropped deleted document \(key)") }
-        output.out("packed \(report.packedObjects) objects, removed \(report.removedFiles) files, "
-                   + "\(report.bytesBefore) -> \(report.bytesAfter) bytes")
+        output.out(
+            "packed \(report.packedObjects) objects, removed \(report.removedFiles) files, "
+                + "\(report.bytesBefore) -> \(report.bytesAfter) bytes")
         return .success
     }
 }

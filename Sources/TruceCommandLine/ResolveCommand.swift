@@ -8,7 +8,8 @@ struct ResolveCommand: Command {
     static let options: [Option] = [
         .value("--resolver", help: "use this resolver (and its fallbacks) instead of the one config picks"),
         .flag("--dry-run", help: "say what would happen and write nothing"),
-        .value("--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH, HUNK an id or a JSON Pointer path (repeatable)"),
+        .value(
+            "--take", help: "answer a conflict point: HUNK=ours|theirs|base|both|VERSION|file:PATH, HUNK an id or a JSON Pointer path (repeatable)"),
         .path("--content", help: "the whole resolved document, from FILE or - for standard input"),
         .flag("--delete", help: "settle the conflict as a deletion"),
         .flag("--all", help: "settle every document in conflict, written together as one pack"),
@@ -40,8 +41,9 @@ struct ResolveCommand: Command {
             let version = try store.resolve(key, content: content, device: device)
             return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
         }
-        let result = try store.resolve(key, registry: invocation.registry, resolverName: arguments.value("--resolver"), device: device,
-                                       dryRun: arguments.has("--dry-run"))
+        let result = try store.resolve(
+            key, registry: invocation.registry, resolverName: arguments.value("--resolver"), device: device,
+            dryRun: arguments.has("--dry-run"))
         return try report(result, key, store, invocation)
     }
 
@@ -57,8 +59,9 @@ struct ResolveCommand: Command {
         var results: [DocumentKey: ResolveResult] = [:]
         if arguments.has("--dry-run") {
             for versions in try store.documentsInConflict() {
-                results[versions.key] = try store.resolve(versions.key, registry: invocation.registry, resolverName: resolverName,
-                                                          device: invocation.device(), dryRun: true)
+                results[versions.key] = try store.resolve(
+                    versions.key, registry: invocation.registry, resolverName: resolverName,
+                    device: invocation.device(), dryRun: true)
             }
         } else {
             results = try store.resolveAll(registry: invocation.registry, resolverName: resolverName, device: invocation.device())
@@ -80,11 +83,12 @@ struct ResolveCommand: Command {
             case .needsPerson(let points, let resolver, let reasons):
                 needsPerson = true
                 reports.append(ResolveReport(document: key, outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
-                if !invocation.wantsJSON { invocation.output.out("\(key): needs a person (\(points.count) conflict points); see 'truce conflicts \(key)'") }
+                if !invocation.wantsJSON {
+                    invocation.output.out("\(key): needs a person (\(points.count) conflict points); see 'truce conflicts \(key)'")
+                }
             }
         }
-        if invocation.wantsJSON { try invocation.output.json(reports) }
-        else if results.isEmpty { invocation.output.out("no documents in conflict") }
+        if invocation.wantsJSON { try invocation.output.json(reports) } else if results.isEmpty { invocation.output.out("no documents in conflict") }
         return needsPerson ? .needsPerson : .success
     }
 
@@ -103,8 +107,10 @@ struct ResolveCommand: Command {
             if invocation.wantsJSON {
                 // Bytes that are not UTF-8 (an image, say) go as base64, as in `conflicts --json`: decoding them would change them.
                 let text = content.flatMap { String(data: $0, encoding: .utf8) }
-                try output.json(ResolveReport(outcome: "wouldResolve", resolver: resolver, content: text,
-                                              contentBase64: text == nil ? content?.base64EncodedString() : nil))
+                try output.json(
+                    ResolveReport(
+                        outcome: "wouldResolve", resolver: resolver, content: text,
+                        contentBase64: text == nil ? content?.base64EncodedString() : nil))
             } else {
                 let what = content.map { "\($0.count) bytes" } ?? "a deletion"
                 output.out("dry run: \(resolver) would resolve \(key) into \(what); nothing was written")
@@ -132,10 +138,11 @@ struct ResolveCommand: Command {
         let bytes = Array(text.utf8)
         let splits = bytes.indices.filter { bytes[$0] == UInt8(ascii: "=") }
         guard let first = splits.first else { throw UsageError("--take needs HUNK=CHOICE, got '\(text)'") }
-        let equals = splits.first { index in
-            let rest = String(decoding: bytes[(index + 1)...], as: UTF8.self)
-            return rest.hasPrefix("file:") || HunkAnswer(choice: rest) != nil
-        } ?? first
+        let equals =
+            splits.first { index in
+                let rest = String(decoding: bytes[(index + 1)...], as: UTF8.self)
+                return rest.hasPrefix("file:") || HunkAnswer(choice: rest) != nil
+            } ?? first
         let hunk = String(decoding: bytes[..<equals], as: UTF8.self)
         let choice = String(decoding: bytes[(equals + 1)...], as: UTF8.self)
         if choice.hasPrefix("file:") {

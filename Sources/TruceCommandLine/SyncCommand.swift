@@ -16,8 +16,9 @@ struct SyncCommand: Command {
         let store = try invocation.openStore()
         let progress = ProgressLine(output: invocation.output)
         // A progress line only on a terminal: scripts and pipes get the summary alone.
-        let report = try store.sync(with: remote, resolving: resolving ? invocation.registry : nil, device: invocation.device(),
-                                    progress: progress.map { line in { @Sendable traffic in line.show(traffic) } })
+        let report = try store.sync(
+            with: remote, resolving: resolving ? invocation.registry : nil, device: invocation.device(),
+            progress: progress.map { line in { @Sendable traffic in line.show(traffic) } })
         progress?.finish()
         // With --resolve, what still needs a person is exit 1, as for `resolve --all`.
         let status: ExitCode = resolving && !report.needsPerson.isEmpty ? .needsPerson : .success
@@ -26,7 +27,9 @@ struct SyncCommand: Command {
         } else {
             invocation.output.out("received \(report.received.count) version(s), sent \(report.sent)")
             for key in report.resolved { invocation.output.out("\(key): resolved") }
-            for key in report.inConflict { invocation.output.out("\(key): in conflict" + (report.needsPerson.contains(key) ? ", needs a person" : "")) }
+            for key in report.inConflict {
+                invocation.output.out("\(key): in conflict" + (report.needsPerson.contains(key) ? ", needs a person" : ""))
+            }
         }
         // The good heads are in; the refused ones are a failure of the store they come from, one line each.
         for head in report.refused { invocation.output.error("refused head \(head.version) from \(report.remote): \(head.reason)") }
@@ -74,7 +77,10 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     private static func bytes(_ count: Int) -> String {
-        count < 1024 ? "\(count) B" : count < 1024 * 1024 ? String(format: "%.1f KiB", Double(count) / 1024)
-            : String(format: "%.1f MiB", Double(count) / 1024 / 1024)
+        count < 1024
+            ? "\(count) B"
+            : count < 1024 * 1024
+                ? String(format: "%.1f KiB", Double(count) / 1024)
+                : String(format: "%.1f MiB", Double(count) / 1024 / 1024)
     }
 }

@@ -66,6 +66,6 @@ private struct Interruption {
 
     func wait() {
         received.wait()
-        sources.forEach { $0.cancel() }
+        for source in sources { source.cancel() }
     }
 }

@@ -89,9 +89,10 @@ public struct ConflictFixture: Sendable {
     public func conflictSet() throws -> ConflictSet {
         let versions = try memoryVersions()
         let side = { (version: Version, spec: FixtureVersion) in ConflictSet.Side(version: version, content: spec.content) }
-        return ConflictSet(key: key, current: side(versions.heads[0].version, versions.heads[0].spec),
-                           conflicts: versions.heads.dropFirst().map { side($0.version, $0.spec) },
-                           base: versions.base.map { side($0.version, $0.spec) }, equivalents: versions.equivalents)
+        return ConflictSet(
+            key: key, current: side(versions.heads[0].version, versions.heads[0].spec),
+            conflicts: versions.heads.dropFirst().map { side($0.version, $0.spec) },
+            base: versions.base.map { side($0.version, $0.spec) }, equivalents: versions.equivalents)
     }
 
     /// The set `resolve` hands a resolver chain: for a delete conflict, what `policy` leaves of it.
@@ -110,16 +111,20 @@ public struct ConflictFixture: Sendable {
     ///
     /// The store then checks the output (`.json` must parse, and so on);
     /// `store.resolve(key, using:options:device:dryRun:)` on `makeStore()` runs that check too.
-    public func resolve(with resolver: some Resolver, options: [String: String] = [:],
-                        deleteConflict policy: DeleteConflictPolicy = .modifyWins) throws -> ResolutionOutcome {
+    public func resolve(
+        with resolver: some Resolver, options: [String: String] = [:],
+        deleteConflict policy: DeleteConflictPolicy = .modifyWins
+    ) throws -> ResolutionOutcome {
         let resolverOptions = ResolverOptions(resolverName: resolver.name, values: options)
         try resolver.validate(options: resolverOptions)
         return try resolver.resolve(contestedConflictSet(deleteConflict: policy), options: resolverOptions)
     }
 
     /// The fixture's versions as a store would read them: distinct heads current first, equivalents, base.
-    private func memoryVersions() throws -> (heads: [(version: Version, spec: FixtureVersion)], equivalents: [Version],
-                                              base: (version: Version, spec: FixtureVersion)?) {
+    private func memoryVersions() throws -> (
+        heads: [(version: Version, spec: FixtureVersion)], equivalents: [Version],
+        base: (version: Version, spec: FixtureVersion)?
+    ) {
         try checkShape()
         let base = try base.map { spec in (version: try Self.version(of: spec, key: key, parents: []), spec: spec) }
         let parents = base.map { [$0.version.id] } ?? []
@@ -138,8 +143,9 @@ public struct ConflictFixture: Sendable {
         guard distinct.count > 1 else { throw TruceError.notInConflict(key) }
         for index in distinct.indices.dropFirst() {
             let version = distinct[index].version
-            distinct[index].version = Version(id: version.id, key: key, deviceName: version.deviceName, modificationDate: version.modificationDate,
-                                              isDeletion: version.isDeletion, parents: version.parents, isConflict: true)
+            distinct[index].version = Version(
+                id: version.id, key: key, deviceName: version.deviceName, modificationDate: version.modificationDate,
+                isDeletion: version.isDeletion, parents: version.parents, isConflict: true)
         }
         return (distinct, equivalents, base)
     }
@@ -167,8 +173,9 @@ public struct ConflictFixture: Sendable {
         var fields: [UInt8] = Array(key.rawValue.utf8) + [0] + Array(device.utf8) + [0] + Array(String(Int64(seconds)).utf8) + [0]
         fields += spec.content.map { [1] + Array($0) } ?? [2]
         for parent in parents { fields += [0] + parent.bytes }
-        return Version(id: identifier(of: fields), key: key, deviceName: device, modificationDate: Date(timeIntervalSince1970: seconds),
-                       isDeletion: spec.content == nil, parents: parents)
+        return Version(
+            id: identifier(of: fields), key: key, deviceName: device, modificationDate: Date(timeIntervalSince1970: seconds),
+            isDeletion: spec.content == nil, parents: parents)
     }
 
     /// 20 bytes from `bytes`: five 32-bit FNV-1a lanes with different seeds; stable across runs and platforms.
@@ -185,18 +192,18 @@ public struct ConflictFixture: Sendable {
     static func deviceName(_ device: String) throws(TruceError) -> String {
         let name = device.trimmingCharacters(in: .whitespaces)
         let reason: String? =
-            if name.isEmpty { "it is empty" }
-            else if name.utf8.count > 256 { "it is longer than 256 bytes" }
-            else if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { "it contains a control character" }
-            else if name.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" }) { "git forbids '<' and '>' in author names" }
-            else { nil }
+            if name.isEmpty { "it is empty" } else if name.utf8.count > 256 {
+                "it is longer than 256 bytes"
+            } else if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                "it contains a control character"
+            } else if name.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" }) { "git forbids '<' and '>' in author names" } else { nil }
         if let reason { throw .invalidDeviceName(device, reason: reason) }
         return name
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - utf8.count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - utf8.count)) + self }
 }
 
 extension ResolutionOutcome {

@@ -48,7 +48,8 @@ extension ConflictFixture {
     /// dated now, as anywhere.
     public func makeStore(at path: String? = nil) throws -> FabricatedStore {
         try checkShape()
-        let temporary = path == nil
+        let temporary =
+            path == nil
             ? FileManager.default.temporaryDirectory.appendingPathComponent("truce-fixture-\(UUID().uuidString)").path : nil
         do {
             let root = temporary ?? URL(fileURLWithPath: path!).deletingLastPathComponent().path

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 /// Command-line words are bytes: text words must be UTF-8 (never silently replaced), file names may be any bytes,
@@ -24,8 +24,9 @@ struct ArgumentBytesTests {
             let result = try truceWithRawBytes(["save", key, file], store: store.path)
             #expect(result.status == 2, "\(key): \(result.errorOutput)")
             #expect(result.errorLines.count == 1)
-            #expect(result.errorLines.first?.contains("argument 1") == true && result.errorOutput.contains("not valid UTF-8"),
-                    "\(key): \(result.errorOutput)")
+            #expect(
+                result.errorLines.first?.contains("argument 1") == true && result.errorOutput.contains("not valid UTF-8"),
+                "\(key): \(result.errorOutput)")
         }
         let device = try truceWithRawBytes(["save", "a.txt", file, "--device", #"lap\377top"#], store: store.path)
         #expect(device.status == 2)
@@ -58,15 +59,19 @@ struct ArgumentBytesTests {
     @Test func nfcAndNfdSpellingsAreResolvedAndReportedAsTwoDocuments() throws {
         let test = try TestStore()
         for key in [Self.nfc, Self.nfd] {
-            try test.makeConflict(DocumentKey(key), base: .text(Self.base), heads: [
-                ("laptop", .text("ONE\ntwo\nthree\n")), ("phone", .text("one\ntwo\nTHREE\n")),
-            ])
+            try test.makeConflict(
+                DocumentKey(key), base: .text(Self.base),
+                heads: [
+                    ("laptop", .text("ONE\ntwo\nthree\n")), ("phone", .text("one\ntwo\nTHREE\n")),
+                ])
         }
         let result = try truce(["resolve", "--all", "--json"], store: test.path)
         #expect(result.status == 0, "\(result.errorOutput)")
         let reports = try #require(JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]], "\(result.output)")
         let documents = reports.compactMap { $0["document"] as? String }.map { Array($0.utf8) }
-        #expect(documents.sorted { $0.lexicographicallyPrecedes($1) } == [Array(Self.nfd.utf8), Array(Self.nfc.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(
+            documents.sorted { $0.lexicographicallyPrecedes($1) }
+                == [Array(Self.nfd.utf8), Array(Self.nfc.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
         #expect(reports.allSatisfy { $0["outcome"] as? String == "resolved" })
         for key in [Self.nfc, Self.nfd] {
             #expect(try test.store.state(of: DocumentKey(key)) == .settled)

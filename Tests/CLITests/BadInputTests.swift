@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every bad input gets one clear line on stderr, the right exit code, and leaves the store exactly as it was.
 struct BadInputTests {
@@ -27,7 +27,8 @@ struct BadInputTests {
         Row(words: ["save", "GIT~1", "$FILE"], status: 2, message: "how HFS+ or NTFS may spell '.git'"),
         Row(words: ["save", "sub/.gitmodules", "$FILE"], status: 2, message: "may spell '.gitmodules'"),
         Row(words: ["save", "a.txt", "$FILE", "--date", "yesterday"], status: 2, message: "invalid date 'yesterday'"),
-        Row(words: ["save", "a.txt", "$FILE", "--date", "1900-01-01T00:00:00Z"], status: 2,
+        Row(
+            words: ["save", "a.txt", "$FILE", "--date", "1900-01-01T00:00:00Z"], status: 2,
             message: "date 1900-01-01T00:00:00Z is outside what git stores exactly: 1970-01-01T00:00:00Z to 2106-02-07T06:28:15Z"),
         Row(words: ["delete", "a.txt", "--date", "2106-02-07T06:28:16Z"], status: 2, message: "outside what git stores exactly"),
         Row(words: ["save", "a.txt", "/nonexistent/file"], status: 2, message: "cannot read '/nonexistent/file': no such file"),

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A store made through the CLI, with helpers to run `truce` against it.
 final class CLIStore: Sendable {

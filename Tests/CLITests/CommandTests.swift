@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 struct CommandTests {
     @Test func saveCatVersionsLogWithOneDevice() throws {
@@ -37,8 +37,9 @@ struct CommandTests {
         let store = try CLIStore()
         let base = try store.save("notes/todo.md", "a\nb\n", "--device", "laptop", "--date", "2026-11-30T09:00:00Z")
         let laptop = try store.save("notes/todo.md", "A\nb\n", "--device", "laptop", "--base", base, "--date", "2026-11-30T10:00:00Z")
-        let phoneResult = try store.run("save", "notes/todo.md", "-", "--device", "phone", "--base", base, "--date", "2026-11-30T11:00:00Z",
-                                        input: .text("a\nB\n"))
+        let phoneResult = try store.run(
+            "save", "notes/todo.md", "-", "--device", "phone", "--base", base, "--date", "2026-11-30T11:00:00Z",
+            input: .text("a\nB\n"))
         #expect(phoneResult.status == 0)
         #expect(phoneResult.errorLines == ["truce: note: notes/todo.md is now in conflict; see 'truce versions notes/todo.md'"])
         let phone = phoneResult.output.trimmingCharacters(in: .newlines)

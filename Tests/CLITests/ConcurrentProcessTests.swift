@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Several `truce` processes write one store at once; every acknowledged version must survive.
 struct ConcurrentProcessTests {
@@ -10,7 +10,9 @@ struct ConcurrentProcessTests {
     /// Starts `processes` shells, each saving `savesPerProcess` versions and printing the acknowledged ids.
     ///
     /// `document` names what writer `writer` saves; the shell expands `$i`, the save's number, in it.
-    static func runWriters(store: CLIStore, baseArguments: String = "", document: (_ writer: Int) -> String = { _ in "shared.txt" }) throws -> Set<String> {
+    static func runWriters(store: CLIStore, baseArguments: String = "", document: (_ writer: Int) -> String = { _ in "shared.txt" }) throws -> Set<
+        String
+    > {
         let results = try (0..<processes).map { writer in
             let script = """
                 for i in $(seq \(savesPerProcess)); do

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Truce reads only the store's own config: no global, XDG or system git config (nor an attributes file one of
 /// them names) changes what it does, and a home directory whose config cannot be read does not matter.
@@ -35,8 +35,9 @@ struct ConfigIsolationTests {
         let plain = TemporaryDirectory("truce-home")
         let hostile = TemporaryDirectory("truce-home")
         let attributes = hostile.write(.text("*.md merge=union\n"), to: "attributes")
-        hostile.write(.text("[core]\n\tattributesFile = \(attributes)\n[merge]\n\tdefault = union\n[truce]\n\tdeleteConflict = delete-wins\n"),
-                      to: ".gitconfig")
+        hostile.write(
+            .text("[core]\n\tattributesFile = \(attributes)\n[merge]\n\tdefault = union\n[truce]\n\tdeleteConflict = delete-wins\n"),
+            to: ".gitconfig")
         try FileManager.default.createDirectory(atPath: hostile.file("xdg/git"), withIntermediateDirectories: true)
         hostile.write(.text("*.md merge=union\n"), to: "xdg/git/attributes")
         hostile.write(.text("[merge]\n\tdefault = union\n"), to: "xdg/git/config")

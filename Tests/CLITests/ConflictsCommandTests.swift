@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `truce conflicts` with three heads (N-way), and a person's answers given to `truce resolve`.
 struct ConflictsCommandTests {
@@ -31,14 +31,21 @@ struct ConflictsCommandTests {
         let points = try #require(json["points"] as? [[String: Any]])
         #expect(points.map { $0["id"] as? String } == ["H1", "H2"])
 
-        struct Expected { let id: String; let baseStart: Int; let base: String; let sides: [(String, String, Int, Int)] }
+        struct Expected {
+            let id: String
+            let baseStart: Int
+            let base: String
+            let sides: [(String, String, Int, Int)]
+        }
         // Sides: current first, then the conflict versions newest first; (version, text, start line, line count).
         let expected = [
-            Expected(id: "H1", baseStart: 2, base: "2\n",
-                     sides: [(tablet, "2\n", 2, 1), (phone, "2-phone\n", 2, 1), (laptop, "2-laptop\n2-laptop-b\n", 2, 2)]),
+            Expected(
+                id: "H1", baseStart: 2, base: "2\n",
+                sides: [(tablet, "2\n", 2, 1), (phone, "2-phone\n", 2, 1), (laptop, "2-laptop\n2-laptop-b\n", 2, 2)]),
             // The phone's extra line 4b moves its line 6 to 7, the laptop's extra 2-laptop-b moves its line 6 to 7.
-            Expected(id: "H2", baseStart: 6, base: "6\n",
-                     sides: [(tablet, "6-tablet\n", 6, 1), (phone, "6\n", 7, 1), (laptop, "6-laptop\n", 7, 1)]),
+            Expected(
+                id: "H2", baseStart: 6, base: "6\n",
+                sides: [(tablet, "6-tablet\n", 6, 1), (phone, "6\n", 7, 1), (laptop, "6-laptop\n", 7, 1)]),
         ]
         let contents = [laptop: Self.laptop, phone: Self.phone, tablet: Self.tablet]
         for (point, expected) in zip(points, expected) {
@@ -120,8 +127,9 @@ struct ConflictsCommandTests {
 
     @Test func bothTakesATextTwoHeadsShareOnlyOnce() throws {
         let store = try CLIStore()
-        let conflict = try store.saveConflict("a.txt", base: .text("a\nb\nc\n"),
-                                              heads: [("laptop", .text("a\nX\nc\n")), ("phone", .text("a\nY\nc\n")), ("tablet", .text("a\nX\nc\n"))])
+        let conflict = try store.saveConflict(
+            "a.txt", base: .text("a\nb\nc\n"),
+            heads: [("laptop", .text("a\nX\nc\n")), ("phone", .text("a\nY\nc\n")), ("tablet", .text("a\nX\nc\n"))])
         let result = try store.run("resolve", "a.txt", "--take", "H1=both", "--device", "desk")
         #expect(result.status == 0, "stderr: \(result.errorOutput)")
         let resolution = try resolutionID(in: result, key: "a.txt", resolver: "person")
@@ -135,7 +143,8 @@ struct ConflictsCommandTests {
             let conflict = try Self.saveThreeHeadConflict(in: store)
             let bytes = Data("merged by hand\r\n\u{0}no newline at the end".utf8)
             let file = store.directory.write(bytes, to: "merged.md")
-            let result = source == "file"
+            let result =
+                source == "file"
                 ? try store.run("resolve", Self.key, "--content", file, "--device", "desk")
                 : try store.run("resolve", Self.key, "--content", "-", "--device", "desk", input: bytes)
             #expect(result.status == 0, "\(source): \(result.errorOutput)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `sync --resolve`, `log` and `explain` for replicas that each resolve what they see.
 struct ConvergenceCommandTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Damaged stores: every reader says what is damaged, by name, and nothing deletes what the damage hides.
 @Suite struct DamagedStoreTests {
@@ -58,12 +58,14 @@ import TestSupport
             try whole.prefix(length).write(to: URL(fileURLWithPath: file))
             // Every command on the damaged store, and a sync from it into another.
             for (arguments, target) in commands.map({ ($0, store.path) }) + [(["sync", store.path], replica.path)] {
-                let ending = try #require(try BackgroundProcess(arguments, store: target, input: .text("new\n")).wait(upTo: Self.damagedObjectDeadline),
-                                          "\(arguments) on a \(kind) cut to \(length) of \(whole.count) bytes ran past \(Self.damagedObjectDeadline)s")
+                let ending = try #require(
+                    try BackgroundProcess(arguments, store: target, input: .text("new\n")).wait(upTo: Self.damagedObjectDeadline),
+                    "\(arguments) on a \(kind) cut to \(length) of \(whole.count) bytes ran past \(Self.damagedObjectDeadline)s")
                 let lines = ending.errorLines.filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
                 #expect(ending.status == 3, "\(arguments), \(kind) cut to \(length): exit \(ending.status) \(ending.errorOutput)")
-                #expect(lines.count == 1 && lines[0].hasPrefix("truce: ") && lines[0].contains(object),
-                        "\(arguments), \(kind) cut to \(length): \(lines)")
+                #expect(
+                    lines.count == 1 && lines[0].hasPrefix("truce: ") && lines[0].contains(object),
+                    "\(arguments), \(kind) cut to \(length): \(lines)")
             }
         }
         try whole.write(to: URL(fileURLWithPath: file))

@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCommandLine
 
 struct HelpTests {

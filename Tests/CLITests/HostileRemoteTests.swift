@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A Truce store whose heads were crafted with `git hash-object --literally` and `git mktree`, as an attacker would.
 struct HostileStore {
@@ -32,8 +32,10 @@ struct HostileStore {
     }
 
     /// A commit with a Truce version message for `key` (unless `message` is given) and the header lines as given.
-    func commit(tree: String, parents: [String] = [], key: String, author: String = "evil <evil@truce> 1700000000 +0000",
-                message: String? = nil) throws -> String {
+    func commit(
+        tree: String, parents: [String] = [], key: String, author: String = "evil <evil@truce> 1700000000 +0000",
+        message: String? = nil
+    ) throws -> String {
         var header = "tree \(tree)\n" + parents.map { "parent \($0)\n" }.joined()
         header += "author \(author)\ncommitter evil <evil@truce> 1700000000 +0000\n\n"
         return try write("commit", .text(header + (message ?? "Save \(key)\n\nDocument: \(key)\nDevice: evil\n")))

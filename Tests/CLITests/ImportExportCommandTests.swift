@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `truce import` and `truce export` on real folders, as a user runs them.
 struct ImportExportCommandTests {
@@ -18,12 +18,13 @@ struct ImportExportCommandTests {
         let first = try store.run("import", folder.path, "--device", "laptop")
         #expect(first.status == 2, "anything refused is bad input")
         #expect(first.output == "imported 2 documents: 2 new versions, 0 unchanged, 3 refused\n")
-        #expect(first.errorLines == [
-            "truce: note: skipped 'sub/.git': a git folder; its files are git's, not documents",
-            "truce: refused 'bad\\xFF': its name is not valid UTF-8, so it cannot be a document key",
-            "truce: refused 'escape': it is a symbolic link (not followed)",
-            "truce: refused 'new\\x0Aline': its name is not a valid document key: it contains a NUL or control character",
-        ])
+        #expect(
+            first.errorLines == [
+                "truce: note: skipped 'sub/.git': a git folder; its files are git's, not documents",
+                "truce: refused 'bad\\xFF': its name is not valid UTF-8, so it cannot be a document key",
+                "truce: refused 'escape': it is a symbolic link (not followed)",
+                "truce: refused 'new\\x0Aline': its name is not a valid document key: it contains a NUL or control character",
+            ])
         #expect(!first.errorOutput.contains("\r"), "no progress line when stderr is not a terminal")
         #expect(try store.run("cat", "sub/b.txt").output == "two\n")
         #expect(try store.run("cat", "escape").status == 2, "a link is never imported")
@@ -67,13 +68,15 @@ struct ImportExportCommandTests {
         let probe = try TestSupport.run("/usr/bin/env", withoutOverride + ["cat", folder.file("locked.txt")])
         try #require(probe.status != 0, "the test needs a process that cannot read mode-000 files; cat read it")
 
-        let result = try TestSupport.run("/usr/bin/env", withoutOverride + [truceExecutable, "--store", store.path, "import", folder.path, "--device", "laptop"])
+        let result = try TestSupport.run(
+            "/usr/bin/env", withoutOverride + [truceExecutable, "--store", store.path, "import", folder.path, "--device", "laptop"])
         #expect(result.status == 2)
         #expect(result.output == "imported 1 document: 1 new version, 0 unchanged, 2 refused\n")
-        #expect(result.errorLines == [
-            "truce: refused 'closed': cannot read this folder: permission denied",
-            "truce: refused 'locked.txt': cannot read it: permission denied",
-        ])
+        #expect(
+            result.errorLines == [
+                "truce: refused 'closed': cannot read this folder: permission denied",
+                "truce: refused 'locked.txt': cannot read it: permission denied",
+            ])
         #expect(try store.run("cat", "fine.txt").output == "fine")
     }
 

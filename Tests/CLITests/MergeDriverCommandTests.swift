@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `truce merge-driver` as real `git merge` runs it in an ordinary repository.
 struct MergeDriverCommandTests {
-    static let base = "{\n  \"name\": \"app\",\n  \"version\": \"1.0\",\n  \"theme\": \"light\",\n  \"deps\": [\n    {\"id\": \"a\", \"v\": 1},\n    {\"id\": \"b\", \"v\": 1}\n  ]\n}\n"
+    static let base =
+        "{\n  \"name\": \"app\",\n  \"version\": \"1.0\",\n  \"theme\": \"light\",\n  \"deps\": [\n    {\"id\": \"a\", \"v\": 1},\n    {\"id\": \"b\", \"v\": 1}\n  ]\n}\n"
 
     /// A repository whose `*.json` (and `*.txt`) files merge with `truce merge-driver`, with `base` committed.
     final class Repository: Sendable {
@@ -48,28 +49,39 @@ struct MergeDriverCommandTests {
     @Test func gitMergeIsCleanWhereALineMergeConflicts() throws {
         let repository = try Repository()
         // Neighbouring lines changed on each side: git's own line merge conflicts here.
-        try repository.commit(on: "feature", "config.json", Self.base.replacingOccurrences(of: "\"1.0\"", with: "\"1.1\"")
-            .replacingOccurrences(of: "{\"id\": \"b\", \"v\": 1}", with: "{\"id\": \"b\", \"v\": 2}"))
-        try repository.write("config.json", Self.base.replacingOccurrences(of: "\"light\"", with: "\"dark\"")
-            .replacingOccurrences(of: "{\"id\": \"a\", \"v\": 1}", with: "{\"id\": \"a\", \"v\": 3}"))
+        try repository.commit(
+            on: "feature", "config.json",
+            Self.base.replacingOccurrences(of: "\"1.0\"", with: "\"1.1\"")
+                .replacingOccurrences(of: "{\"id\": \"b\", \"v\": 1}", with: "{\"id\": \"b\", \"v\": 2}"))
+        try repository.write(
+            "config.json",
+            Self.base.replacingOccurrences(of: "\"light\"", with: "\"dark\"")
+                .replacingOccurrences(of: "{\"id\": \"a\", \"v\": 1}", with: "{\"id\": \"a\", \"v\": 3}"))
         try repository.git("commit", "-q", "-am", "main")
-        let lineMerge = try gitMergeFile(current: Data(repository.read("config.json").utf8), base: Data(Self.base.utf8),
-                                         other: try repository.git("show", "feature:config.json").stdout)
+        let lineMerge = try gitMergeFile(
+            current: Data(repository.read("config.json").utf8), base: Data(Self.base.utf8),
+            other: try repository.git("show", "feature:config.json").stdout)
         #expect(lineMerge.status > 0, "the case must be one git's line merge cannot do")
 
         let result = try repository.merge("feature")
         #expect(result.status == 0, "\(result.output) \(result.errorOutput)")
-        #expect(repository.read("config.json") == Self.base.replacingOccurrences(of: "\"1.0\"", with: "\"1.1\"")
-            .replacingOccurrences(of: "\"light\"", with: "\"dark\"").replacingOccurrences(of: "{\"id\": \"a\", \"v\": 1}", with: "{\"id\": \"a\", \"v\": 3}")
-            .replacingOccurrences(of: "{\"id\": \"b\", \"v\": 1}", with: "{\"id\": \"b\", \"v\": 2}"))
+        #expect(
+            repository.read("config.json")
+                == Self.base.replacingOccurrences(of: "\"1.0\"", with: "\"1.1\"")
+                .replacingOccurrences(of: "\"light\"", with: "\"dark\"").replacingOccurrences(
+                    of: "{\"id\": \"a\", \"v\": 1}", with: "{\"id\": \"a\", \"v\": 3}"
+                )
+                .replacingOccurrences(of: "{\"id\": \"b\", \"v\": 1}", with: "{\"id\": \"b\", \"v\": 2}"))
         #expect(try repository.git("log", "-1", "--format=%P").output.split(separator: " ").count == 2)
         #expect(try repository.git("status", "--porcelain").output.isEmpty)
     }
 
     @Test func gitMergeConflictMarksOnlyTheConflictingMember() throws {
         let repository = try Repository()
-        try repository.commit(on: "feature", "config.json", Self.base.replacingOccurrences(of: "\"light\"", with: "\"solarized\"")
-            .replacingOccurrences(of: "\"1.0\"", with: "\"1.1\""))
+        try repository.commit(
+            on: "feature", "config.json",
+            Self.base.replacingOccurrences(of: "\"light\"", with: "\"solarized\"")
+                .replacingOccurrences(of: "\"1.0\"", with: "\"1.1\""))
         try repository.write("config.json", Self.base.replacingOccurrences(of: "\"light\"", with: "\"dark\""))
         try repository.git("commit", "-q", "-am", "main")
 
@@ -128,8 +140,10 @@ struct MergeDriverCommandTests {
     @Test func badUsageIsExitTwoWithOneLine() throws {
         let directory = TemporaryDirectory("truce-driver-usage")
         let file = directory.write(.text("{}"), to: "a.json")
-        for arguments in [["merge-driver", file, file], ["merge-driver", "--resolver", "nope", file, file, file],
-                          ["merge-driver", "--marker-size", "x", file, file, file], ["merge-driver", file, directory.file("missing"), file]] {
+        for arguments in [
+            ["merge-driver", file, file], ["merge-driver", "--resolver", "nope", file, file, file],
+            ["merge-driver", "--marker-size", "x", file, file, file], ["merge-driver", file, directory.file("missing"), file],
+        ] {
             let result = try truce(arguments)
             #expect(result.status == 2, "\(arguments): \(result.status)")
             #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("truce: "), "\(result.errorLines)")

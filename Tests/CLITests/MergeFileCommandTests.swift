@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `truce merge-file` against `git merge-file -p` run on the same files with the same arguments.
 @Suite struct MergeFileCommandTests {

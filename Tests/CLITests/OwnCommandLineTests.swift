@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 import TruceCommandLine
 
@@ -17,10 +17,12 @@ struct OwnCommandLineTests {
     @Test func resolveRunsTheAppsOwnResolverThatConfigNames() throws {
         let store = try CLIStore()
         let key = "notes/list.txt"
-        let conflict = try store.saveConflict(key, base: .text("milk\n"), heads: [
-            (device: "laptop", content: .text("oat milk\n")),
-            (device: "phone", content: .text("milk\nbread\n")),
-        ])
+        let conflict = try store.saveConflict(
+            key, base: .text("milk\n"),
+            heads: [
+                (device: "laptop", content: .text("oat milk\n")),
+                (device: "phone", content: .text("milk\nbread\n")),
+            ])
         try store.writeAttributes("*.txt merge=join-heads\n")
 
         // The built-in registry, the default, knows no such resolver: exit 2 and nothing written.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `sync` against real git servers on 127.0.0.1 (git daemon, lighttpd + git http-backend over http and https, OpenSSH),
 /// each hub a plain bare repository, started by the test and stopped by pid.
@@ -41,8 +41,10 @@ import TestSupport
     }
 
     /// Runs a sync that must fail: one `truce:` line containing `expected`, exit code 2, the store byte for byte unchanged.
-    func expectFailure(_ url: String, environment env: [String: String], saying expected: String, hiding secret: String? = nil,
-                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectFailure(
+        _ url: String, environment env: [String: String], saying expected: String, hiding secret: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let store = try CLIStore()
         try store.save("notes/a.md", "one\n")
         let before = snapshot(ofStore: store.path)
@@ -76,8 +78,9 @@ import TestSupport
         // script(1) gives the sync a terminal; its stderr then carries the progress line.
         let command = [truceExecutable, "--store", phone.path, "sync", url].map { "'\($0)'" }.joined(separator: " ")
         let result = try runTool("/usr/bin/script", package: "bsdutils", ["-qec", command, "/dev/null"], environment: environment())
-        #expect(result.output.contains("truce: received 6 objects"),
-                "the laptop's manifest and its empty tree, the version's commit, two trees and a blob: \(result.output.debugDescription)")
+        #expect(
+            result.output.contains("truce: received 6 objects"),
+            "the laptop's manifest and its empty tree, the version's commit, two trees and a blob: \(result.output.debugDescription)")
         #expect(result.output.contains("1 document(s) adopted"), "terminal output: \(result.output.debugDescription)")
         #expect(try phone.run("cat", "notes/a.md").output == "one\n")
     }
@@ -97,16 +100,19 @@ import TestSupport
 
     @Test func httpHubWithThePasswordInTheEnvironmentConverges() throws {
         let web = try HTTPGitServer(tls: false)
-        try expectConvergence(through: web.makeHub(), environment: environment([
-            "TRUCE_USERNAME": HTTPGitServer.user, "TRUCE_PASSWORD": HTTPGitServer.password,
-        ]))
+        try expectConvergence(
+            through: web.makeHub(),
+            environment: environment([
+                "TRUCE_USERNAME": HTTPGitServer.user, "TRUCE_PASSWORD": HTTPGitServer.password,
+            ]))
     }
 
     @Test func httpsHubWithThePasswordInTheURLAndATrustedTestCAConverges() throws {
         let web = try HTTPGitServer(tls: true)
         _ = try web.makeHub()
-        try expectConvergence(through: web.url(of: "hub.git", password: HTTPGitServer.password),
-                              environment: environment(["GIT_SSL_CAINFO": try #require(web.caFile)]))
+        try expectConvergence(
+            through: web.url(of: "hub.git", password: HTTPGitServer.password),
+            environment: environment(["GIT_SSL_CAINFO": try #require(web.caFile)]))
     }
 
     @Test func httpsPasswordFromAGitCredentialHelperIsUsedAndRejectedWhenWrong() throws {
@@ -127,15 +133,17 @@ import TestSupport
     @Test func wrongPasswordSaysAuthenticationFailedWithoutThePassword() throws {
         let web = try HTTPGitServer(tls: false)
         _ = try web.makeHub()
-        try expectFailure(web.url(of: "hub.git", password: "not-the-secret"), environment: environment(),
-                          saying: "authentication failed for http://\(HTTPGitServer.user)@127.0.0.1:\(web.port)/git/hub.git",
-                          hiding: "not-the-secret")
+        try expectFailure(
+            web.url(of: "hub.git", password: "not-the-secret"), environment: environment(),
+            saying: "authentication failed for http://\(HTTPGitServer.user)@127.0.0.1:\(web.port)/git/hub.git",
+            hiding: "not-the-secret")
     }
 
     @Test func everyErrorLineHidesThePasswordOfTheURL() throws {
         let port = try freeLoopbackPort()
-        try expectFailure("http://ada:hunter2-secret@127.0.0.1:\(port)/git/hub.git", environment: environment(),
-                          saying: "ada@127.0.0.1:\(port)", hiding: "hunter2-secret")
+        try expectFailure(
+            "http://ada:hunter2-secret@127.0.0.1:\(port)/git/hub.git", environment: environment(),
+            saying: "ada@127.0.0.1:\(port)", hiding: "hunter2-secret")
     }
 
     @Test func aRefusedHeadLineHidesThePasswordOfTheURL() throws {
@@ -148,21 +156,25 @@ import TestSupport
         // A manifest ref whose chain is an ordinary commit: refused by name, with the URL in the line.
         let hub = web.root + "/hub.git"
         let tree = try git("-C", hub, "mktree").output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let forged = try git(["-C", hub, "commit-tree", tree], input: Data("not a manifest\n".utf8)).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = try git(["-C", hub, "commit-tree", tree], input: Data("not a manifest\n".utf8)).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(try git("-C", hub, "update-ref", "refs/truce/replicas/" + String(repeating: "ab", count: 16), forged).status == 0)
         let result = try truce(["sync", withPassword], store: phone.path, environment: environment())
         #expect(result.status == 3, "\(result.errorOutput)")
         #expect(result.errorLines.count == 1, "\(result.errorOutput)")
-        #expect(result.errorLines.first?.hasPrefix("truce: refused head \(forged) from \(url.replacingOccurrences(of: "://", with: "://\(HTTPGitServer.user)@")): ") == true,
-                "\(result.errorOutput)")
+        #expect(
+            result.errorLines.first?.hasPrefix(
+                "truce: refused head \(forged) from \(url.replacingOccurrences(of: "://", with: "://\(HTTPGitServer.user)@")): ") == true,
+            "\(result.errorOutput)")
         #expect(!result.errorOutput.contains(HTTPGitServer.password) && !result.output.contains(HTTPGitServer.password))
         #expect(try phone.run("cat", "good.md").output == "good\n")
     }
 
     @Test func untrustedCertificateIsOneLineNamingGitSSLCAInfo() throws {
         let web = try HTTPGitServer(tls: true)
-        try expectFailure(web.makeHub(), environment: environment(["TRUCE_USERNAME": HTTPGitServer.user, "TRUCE_PASSWORD": HTTPGitServer.password]),
-                          saying: "GIT_SSL_CAINFO")
+        try expectFailure(
+            web.makeHub(), environment: environment(["TRUCE_USERNAME": HTTPGitServer.user, "TRUCE_PASSWORD": HTTPGitServer.password]),
+            saying: "GIT_SSL_CAINFO")
     }
 
     // MARK: ssh
@@ -192,7 +204,8 @@ import TestSupport
 
     @Test func unknownSSHHostKeyIsRefusedWithHowToTrustIt() throws {
         let ssh = try SSHGitServer()
-        try expectFailure(ssh.makeHub(), environment: environment(["HOME": ssh.home]),
-                          saying: "ssh-keyscan -p \(ssh.port) 127.0.0.1 >> ~/.ssh/known_hosts")
+        try expectFailure(
+            ssh.makeHub(), environment: environment(["HOME": ssh.home]),
+            saying: "ssh-keyscan -p \(ssh.port) 127.0.0.1 >> ~/.ssh/known_hosts")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `truce reopen`: a resolution turned back into the conflict it settled.
 struct ReopenCommandTests {
@@ -44,8 +44,9 @@ struct ReopenCommandTests {
         let store = try CLIStore()
         try store.writeAttributes("*.png merge=overwrite-with-current\n")
         let heads = [Data([0x89, 0x00, 1]), Data([0x89, 0x00, 2]), Data([0x89, 0x00, 3])]
-        let conflict = try store.saveConflict("a.png", base: Data([0x89, 0x00]),
-                                              heads: [("laptop", heads[0]), ("phone", heads[1]), ("tablet", heads[2])])
+        let conflict = try store.saveConflict(
+            "a.png", base: Data([0x89, 0x00]),
+            heads: [("laptop", heads[0]), ("phone", heads[1]), ("tablet", heads[2])])
         #expect(try store.run("resolve", "a.png", "--device", "desk").status == 0)
 
         let result = try store.run("reopen", "a.png", "--json")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `sync`, `changes` and `prune` through the `truce` binary.
 struct ReplicaCommandTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `truce resolve` and `truce explain` through the real binary, with git as the oracle for what was written.
 struct ResolveCommandTests {
@@ -9,7 +9,8 @@ struct ResolveCommandTests {
     /// A Markdown file with three sections, so two devices can edit different parts of it.
     static let plans = Data.text("# Plans\n\n## Monday\ncall the bank\n\n## Tuesday\nwater the plants\n\n## Wednesday\nwrite the report\n")
     /// The laptop edits Monday.
-    static let laptopPlans = Data.text("# Plans\n\n## Monday\ncall the bank at 9\nbring the papers\n\n## Tuesday\nwater the plants\n\n## Wednesday\nwrite the report\n")
+    static let laptopPlans = Data.text(
+        "# Plans\n\n## Monday\ncall the bank at 9\nbring the papers\n\n## Tuesday\nwater the plants\n\n## Wednesday\nwrite the report\n")
     /// The phone edits Wednesday.
     static let phonePlans = Data.text("# Plans\n\n## Monday\ncall the bank\n\n## Tuesday\nwater the plants\n\n## Wednesday\nsend the report\n")
 
@@ -107,8 +108,9 @@ struct ResolveCommandTests {
         let key = "images/logo.png"
         let header: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00]
         let heads = ["first", "second\u{0}", "third"].map { Data(header) + Data($0.utf8) }
-        let conflict = try store.saveConflict(key, base: Data(header) + Data("base".utf8),
-                                              heads: [("laptop", heads[0]), ("phone", heads[1]), ("tablet", heads[2])])
+        let conflict = try store.saveConflict(
+            key, base: Data(header) + Data("base".utf8),
+            heads: [("laptop", heads[0]), ("phone", heads[1]), ("tablet", heads[2])])
         let conflicts = try store.run("conflicts", key)
         #expect(conflicts.output.contains("H1  whole document"))
         #expect(conflicts.output.contains("(binary, \(heads[2].count) bytes)"))
@@ -118,7 +120,8 @@ struct ResolveCommandTests {
         let resolution = try resolutionID(in: result, key: key, resolver: "overwrite-with-current")
         #expect(try store.run("cat", key).stdout == heads[2])
         // The shape of `git merge -s ours`: the current version's tree, every head a parent.
-        #expect(try store.gitInStore("rev-parse", "\(resolution)^{tree}").output == store.gitInStore("rev-parse", "\(conflict.current)^{tree}").output)
+        #expect(
+            try store.gitInStore("rev-parse", "\(resolution)^{tree}").output == store.gitInStore("rev-parse", "\(conflict.current)^{tree}").output)
         try expectResolution(resolution, settles: conflict, key: key, resolver: "overwrite-with-current", in: store)
         let versions = try store.json("versions", key)
         #expect((versions["conflicts"] as? [Any])?.isEmpty == true)
@@ -128,8 +131,9 @@ struct ResolveCommandTests {
         let store = try CLIStore()
         try store.writeAttributes("*.md merge=three-way\n")
         let current = Data("a\u{0}phone\n".utf8)
-        let conflict = try store.saveConflict("blob.md", base: Data("a\u{0}base\n".utf8),
-                                              heads: [("laptop", Data("a\u{0}laptop\n".utf8)), ("phone", current)])
+        let conflict = try store.saveConflict(
+            "blob.md", base: Data("a\u{0}base\n".utf8),
+            heads: [("laptop", Data("a\u{0}laptop\n".utf8)), ("phone", current)])
         let before = snapshot(ofStore: store.path)
         let alone = try store.run("resolve", "blob.md")
         #expect(alone.status == 1)
@@ -211,25 +215,32 @@ struct ResolveCommandTests {
 
     static let badInputs: [BadInput] = [
         BadInput(words: ["resolve", key, "--resolver", "nope"], message: "unknown resolver 'nope' (--resolver nope)"),
-        BadInput(words: ["resolve", key], attributes: "*.md merge=nope\n",
-                 message: "unknown resolver 'nope' (info/attributes line 1: *.md merge=nope)"),
-        BadInput(words: ["resolve", key], attributes: "*.md merge=three-way\n!*.md merge=union\n",
-                 message: "info/attributes line 2: negative patterns are not allowed"),
-        BadInput(words: ["resolve", key], attributes: "*.md merge=three-way\r\n!*.md merge=union\r\n",
-                 message: "info/attributes line 2: negative patterns are not allowed"),
-        BadInput(words: ["resolve", key], config: ["resolver.three-way.style": "fancy"],
-                 message: "resolver.three-way.style = fancy: expected one of merge, diff3, zdiff3"),
-        BadInput(words: ["resolve", key], config: ["resolver.three-way.fallback": "nope"],
-                 message: "unknown resolver 'nope' (resolver.three-way.fallback in config)"),
+        BadInput(
+            words: ["resolve", key], attributes: "*.md merge=nope\n",
+            message: "unknown resolver 'nope' (info/attributes line 1: *.md merge=nope)"),
+        BadInput(
+            words: ["resolve", key], attributes: "*.md merge=three-way\n!*.md merge=union\n",
+            message: "info/attributes line 2: negative patterns are not allowed"),
+        BadInput(
+            words: ["resolve", key], attributes: "*.md merge=three-way\r\n!*.md merge=union\r\n",
+            message: "info/attributes line 2: negative patterns are not allowed"),
+        BadInput(
+            words: ["resolve", key], config: ["resolver.three-way.style": "fancy"],
+            message: "resolver.three-way.style = fancy: expected one of merge, diff3, zdiff3"),
+        BadInput(
+            words: ["resolve", key], config: ["resolver.three-way.fallback": "nope"],
+            message: "unknown resolver 'nope' (resolver.three-way.fallback in config)"),
         BadInput(words: ["resolve", key], appendedToConfig: "[broken\n", message: "invalid configuration: failed to parse config file"),
         BadInput(words: ["resolve", key, "--take", "H9=ours"], message: "there is no conflict point H9 in \(key); points: H1, H2"),
         BadInput(words: ["resolve", key, "--take", "H1=bogus", "--take", "H2=ours"], message: "unknown choice 'bogus' for H1"),
         BadInput(words: ["resolve", key, "--take", "H1=ours"], message: "conflict point H2 has no answer"),
         BadInput(words: ["resolve", key, "--take", "H1=theirs", "--take", "H2=ours"], message: "H1=theirs is ambiguous with 2 conflict versions"),
-        BadInput(words: ["resolve", key, "--take", "H1=ours", "--take", "H1=base", "--take", "H2=ours"], message: "conflict point H1 is answered twice"),
+        BadInput(
+            words: ["resolve", key, "--take", "H1=ours", "--take", "H1=base", "--take", "H2=ours"], message: "conflict point H1 is answered twice"),
         BadInput(words: ["resolve", key, "--take", "H1=dead", "--take", "H2=ours"], message: "H1=dead: no head or base of \(key) has that id"),
-        BadInput(words: ["resolve", key, "--take", "H1=file:/nonexistent/answer", "--take", "H2=ours"],
-                 message: "cannot read '/nonexistent/answer': no such file"),
+        BadInput(
+            words: ["resolve", key, "--take", "H1=file:/nonexistent/answer", "--take", "H2=ours"],
+            message: "cannot read '/nonexistent/answer': no such file"),
         BadInput(words: ["resolve", "settled.md", "--take", "H1=ours"], message: "'settled.md' is not in conflict"),
         BadInput(words: ["resolve", "settled.md"], message: "'settled.md' is not in conflict"),
         BadInput(words: ["resolve", "missing.md"], message: "no document 'missing.md'"),
@@ -274,10 +285,12 @@ struct ResolveCommandTests {
 struct ExplainResolverTests {
     @Test func namesTheResolverItsAttributesLineAndTheFallbackChain() throws {
         let store = try CLIStore()
-        try store.saveConflict(ResolveCommandTests.key, base: ResolveCommandTests.plans,
-                               heads: [("laptop", ResolveCommandTests.laptopPlans), ("phone", ResolveCommandTests.phonePlans)])
+        try store.saveConflict(
+            ResolveCommandTests.key, base: ResolveCommandTests.plans,
+            heads: [("laptop", ResolveCommandTests.laptopPlans), ("phone", ResolveCommandTests.phonePlans)])
         // Line 2 matches too, but line 5 comes later and wins, as in git.
-        try store.writeAttributes("# which resolver settles what\n*.md merge=union\n*.png merge=overwrite-with-current\n\nnotes/*.md merge=three-way\n")
+        try store.writeAttributes(
+            "# which resolver settles what\n*.md merge=union\n*.png merge=overwrite-with-current\n\nnotes/*.md merge=three-way\n")
         #expect(try store.gitInStore("check-attr", "merge", "--", ResolveCommandTests.key).output == "\(ResolveCommandTests.key): merge: three-way\n")
 
         let plain = try store.run("explain", ResolveCommandTests.key)
@@ -314,7 +327,8 @@ struct ExplainResolverTests {
         #expect(try store.gitInStore("check-attr", "merge", "--", ResolveCommandTests.key).output == "\(ResolveCommandTests.key): merge: three-way\n")
         let result = try store.run("explain", ResolveCommandTests.key)
         #expect(result.status == 0, "stderr: \(result.errorOutput)")
-        #expect(result.output.contains("\nresolver: three-way (from info/attributes line 3: notes/*.md merge=three-way)\n"), "stdout:\n\(result.output)")
+        #expect(
+            result.output.contains("\nresolver: three-way (from info/attributes line 3: notes/*.md merge=three-way)\n"), "stdout:\n\(result.output)")
     }
 
     @Test func explainWritesNothing() throws {
@@ -329,8 +343,9 @@ struct ExplainResolverTests {
 
     @Test func anUnknownResolverIsExplainedThenReportedWithExitTwo() throws {
         let store = try CLIStore()
-        try store.saveConflict(ResolveCommandTests.key, base: ResolveCommandTests.plans,
-                               heads: [("laptop", ResolveCommandTests.laptopPlans), ("phone", ResolveCommandTests.phonePlans)])
+        try store.saveConflict(
+            ResolveCommandTests.key, base: ResolveCommandTests.plans,
+            heads: [("laptop", ResolveCommandTests.laptopPlans), ("phone", ResolveCommandTests.phonePlans)])
         try store.writeAttributes("*.md merge=nope\n")
         let before = snapshot(ofStore: store.path)
         let result = try store.run("explain", ResolveCommandTests.key)
@@ -404,8 +419,9 @@ extension CLIStore {
 func gitMergeFile(current: Data, base: Data, other: Data) throws -> ProcessResult {
     let directory = TemporaryDirectory("truce-merge-oracle")
     let files = [directory.write(current, to: "current"), directory.write(base, to: "base"), directory.write(other, to: "other")]
-    return try run("/usr/bin/env", ["git", "merge-file", "-p"] + files,
-                   environment: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"])
+    return try run(
+        "/usr/bin/env", ["git", "merge-file", "-p"] + files,
+        environment: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"])
 }
 
 /// A command's `--json` output, whatever its exit code.
@@ -424,8 +440,10 @@ func resolutionID(in result: ProcessResult, key: String, resolver: String) throw
 
 /// Checks a resolution as git and Truce see it: parents are the current version first and then every loser,
 /// the trailers name the resolver and each loser once, the document has one head, and `fsck` is clean.
-func expectResolution(_ id: String, settles conflict: SavedConflict, key: String, resolver: String, in store: CLIStore,
-                      deleted: Bool = false) throws {
+func expectResolution(
+    _ id: String, settles conflict: SavedConflict, key: String, resolver: String, in store: CLIStore,
+    deleted: Bool = false
+) throws {
     let parents = try store.gitInStore("log", "-1", "--format=%P", id).output.trimmingCharacters(in: .newlines).split(separator: " ").map(String.init)
     #expect(parents.first == conflict.current, "parents: \(parents)")
     #expect(parents.count == conflict.heads.count && Set(parents.dropFirst()) == conflict.losers, "parents: \(parents)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The resolvers of issue 5 through `truce`: config errors `explain` reports, drivers only from the store's own config.
 struct ResolverPluginCommandTests {
@@ -22,9 +22,18 @@ struct ResolverPluginCommandTests {
     }
 
     @Test(arguments: [
-        ("resolver.deduplicate.keep", "newest", "truce: invalid configuration: resolver.deduplicate.keep = newest: expected smallest-key, latest:<field> or smallest:<field>"),
-        ("resolver.deduplicate.fallback", "list-conflicts", "truce: invalid configuration: resolver.deduplicate.key is missing: name the field that identifies a record (for example uuid)"),
-        ("truce.deleteConflict", "keep-both", "truce: invalid configuration: truce.deleteConflict = keep-both: expected one of modify-wins, delete-wins"),
+        (
+            "resolver.deduplicate.keep", "newest",
+            "truce: invalid configuration: resolver.deduplicate.keep = newest: expected smallest-key, latest:<field> or smallest:<field>"
+        ),
+        (
+            "resolver.deduplicate.fallback", "list-conflicts",
+            "truce: invalid configuration: resolver.deduplicate.key is missing: name the field that identifies a record (for example uuid)"
+        ),
+        (
+            "truce.deleteConflict", "keep-both",
+            "truce: invalid configuration: truce.deleteConflict = keep-both: expected one of modify-wins, delete-wins"
+        ),
     ])
     func explainReportsAConfigErrorOnOneLineWithExitTwo(name: String, value: String, message: String) throws {
         let store = try conflict("r.json", base: "[]", laptop: "[{\"uuid\":1}]", phone: "[{\"uuid\":2}]")
@@ -52,7 +61,8 @@ struct ResolverPluginCommandTests {
         #expect(explain.status == 0, "\(explain.errorOutput)")
         let lines = explain.output.split(separator: "\n").map(String.init)
         #expect(lines.contains("resolver: mergiraf (from info/attributes line 1: *.rs merge=mergiraf)"))
-        #expect(lines.contains("definition: merge.mergiraf.driver = mergiraf merge --git %O %A %B -s %S -x %X -y %Y -p %P -l %L (the store's config)"))
+        #expect(
+            lines.contains("definition: merge.mergiraf.driver = mergiraf merge --git %O %A %B -s %S -x %X -y %Y -p %P -l %L (the store's config)"))
         #expect(lines.contains("delete conflicts: modify-wins (default)"))
         let json = try store.json("explain", "a.rs")
         #expect((json["definitions"] as? [String: String])?["mergiraf"]?.hasPrefix("merge.mergiraf.driver = mergiraf merge") == true)
@@ -65,8 +75,9 @@ struct ResolverPluginCommandTests {
         let marker = home.file("ran")
         // The global file also names an attributes file routing to the driver: truce reads neither.
         let attributes = home.write(.text("*.md merge=evil\n"), to: "attributes")
-        let global = home.write(.text("[core]\n\tattributesFile = \(attributes)\n[merge \"evil\"]\n\tdriver = touch \(marker) && cp %B %A\n"),
-                                to: ".gitconfig")
+        let global = home.write(
+            .text("[core]\n\tattributesFile = \(attributes)\n[merge \"evil\"]\n\tdriver = touch \(marker) && cp %B %A\n"),
+            to: ".gitconfig")
         try FileManager.default.createDirectory(atPath: home.file("xdg/git"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: global, toPath: home.file("xdg/git/config"))
         let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.file("xdg"), "GIT_CONFIG_GLOBAL": global, "GIT_CONFIG_NOSYSTEM": "1"]

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 /// Routing written by the library's `store.route(_:to:options:)`, as the `truce` command reads it.
@@ -11,8 +11,9 @@ struct RouteCommandTests {
         let base = try #require(try store.json("versions", "notes/todo.md")["current"] as? [String: Any])["id"] as! String
         try store.save("notes/todo.md", "A\nb\nc\n", "--device", "laptop", "--base", base, "--date", "2026-11-30T10:00:00Z")
         try store.save("notes/todo.md", "a\nb\nC\n", "--device", "phone", "--base", base, "--date", "2026-11-30T10:05:00Z")
-        try DocumentStore.open(at: store.path).route("*.md", to: "three-way", options: ["style": "diff3", "fallback": "list-conflicts"],
-                                                     device: "laptop")
+        try DocumentStore.open(at: store.path).route(
+            "*.md", to: "three-way", options: ["style": "diff3", "fallback": "list-conflicts"],
+            device: "laptop")
 
         let explain = try store.run("explain", "notes/todo.md")
         #expect(explain.status == 0, "stderr: \(explain.errorOutput)")

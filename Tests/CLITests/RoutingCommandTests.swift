@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The synced routing documents `.truce/attributes` and `.truce/config`, as the CLI reads them.
 struct RoutingCommandTests {
@@ -11,8 +11,9 @@ struct RoutingCommandTests {
         _ = try store.saveConflict("notes/todo.md", base: .text("a\nb\n"), heads: [("laptop", .text("A\nb\n")), ("phone", .text("a\nB\n"))])
         let explain = try store.run("explain", "notes/todo.md")
         #expect(explain.status == 0, "stderr: \(explain.errorOutput)")
-        #expect(explain.output.contains("resolver: overwrite-with-current (from .truce/attributes line 2: *.md merge=overwrite-with-current)"),
-                "\(explain.output)")
+        #expect(
+            explain.output.contains("resolver: overwrite-with-current (from .truce/attributes line 2: *.md merge=overwrite-with-current)"),
+            "\(explain.output)")
         let resolved = try store.run("resolve", "notes/todo.md")
         #expect(resolved.status == 0, "stderr: \(resolved.errorOutput)")
         #expect(try store.run("cat", "notes/todo.md").output == "a\nB\n", "overwrite-with-current keeps the phone's, the current version")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `conflicts`, `resolve --take PATH=…` and `explain` on a JSON document that `merge=structured` settles.
 struct StructuredCommandTests {

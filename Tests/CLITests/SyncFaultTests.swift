@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What a user can see of a store: every file's bytes, what `git fsck --strict` says, and what `truce changes` lists.
 struct StoreState: Equatable {
@@ -37,12 +37,15 @@ struct StoreState: Equatable {
         #expect(result.status == status, "exit \(result.status): \(result.errorOutput)", sourceLocation: sourceLocation)
         #expect(result.errorLines.count == 1, "stderr: \(result.errorOutput)", sourceLocation: sourceLocation)
         #expect(result.errorLines.first?.hasPrefix("truce: ") == true, "stderr: \(result.errorOutput)", sourceLocation: sourceLocation)
-        #expect(result.errorLines.first?.contains(expected) == true, "expected '\(expected)' in: \(result.errorOutput)", sourceLocation: sourceLocation)
+        #expect(
+            result.errorLines.first?.contains(expected) == true, "expected '\(expected)' in: \(result.errorOutput)", sourceLocation: sourceLocation)
     }
 
     /// A store with one saved document, synced to `remote`: the sync must fail with one line and leave the store as it was.
-    func expectFailureLeavingTheStoreAsItWas(_ remote: String, status: Int32 = 2, saying expected: String,
-                                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectFailureLeavingTheStoreAsItWas(
+        _ remote: String, status: Int32 = 2, saying expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let store = try CLIStore()
         try store.save("notes/a.md", "one\n")
         let before = try StoreState(of: store.path)
@@ -179,8 +182,9 @@ struct StoreState: Equatable {
         let store = try CLIStore()
         try store.save("notes/a.md", "one\n")
         let before = try StoreState(of: store.path)
-        let result = try truce(["sync", hub], store: store.path,
-                               environment: environment(["TRUCE_USERNAME": HTTPGitServer.user, "TRUCE_PASSWORD": HTTPGitServer.password]))
+        let result = try truce(
+            ["sync", hub], store: store.path,
+            environment: environment(["TRUCE_USERNAME": HTTPGitServer.user, "TRUCE_PASSWORD": HTTPGitServer.password]))
         expectOneLine(result, status: 2, saying: "cannot sync with '\(hub)': it refused our push: ")
         #expect(try StoreState(of: store.path) == before, "the store changed")
         #expect(snapshot(ofStore: web.root + "/hub.git") == hubBefore, "the hub changed")
@@ -322,7 +326,10 @@ struct StoreState: Equatable {
 /// A directory where writing more than about 1 MiB fails: a tmpfs of that size, or (without the right to mount)
 /// a file size limit on the processes `run` starts there.
 final class SmallDisk {
-    enum Kind: String { case tmpfs = "a 1 MiB tmpfs", fileSizeLimit = "ulimit -f (RLIMIT_FSIZE)" }
+    enum Kind: String {
+        case tmpfs = "a 1 MiB tmpfs"
+        case fileSizeLimit = "ulimit -f (RLIMIT_FSIZE)"
+    }
     private let parent = TemporaryDirectory("truce-small-disk")
     let directory: String
     private(set) var kind: Kind

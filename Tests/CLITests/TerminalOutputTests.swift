@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Text that arrives from elsewhere (author names and trailers of commits another replica made with plain git)
 /// reaches people's terminals with its control characters escaped, never raw.
@@ -20,9 +20,12 @@ struct TerminalOutputTests {
         let tree = try git(["-C", remote.path, "mktree"], input: .text("100644 blob \(blob)\tnotes.md\n")).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let message = "Save notes.md\n\nDocument: notes.md\nDevice: evil\nResolved-By: \(Self.evilResolver)\n"
-        let commit = try run("/usr/bin/env", ["git", "-C", remote.path, "commit-tree", tree, "-p", base], input: .text(message),
-                             environment: ["GIT_AUTHOR_NAME": Self.evilDevice, "GIT_AUTHOR_EMAIL": "e@x",
-                                           "GIT_COMMITTER_NAME": "c", "GIT_COMMITTER_EMAIL": "c@x"])
+        let commit = try run(
+            "/usr/bin/env", ["git", "-C", remote.path, "commit-tree", tree, "-p", base], input: .text(message),
+            environment: [
+                "GIT_AUTHOR_NAME": Self.evilDevice, "GIT_AUTHOR_EMAIL": "e@x",
+                "GIT_COMMITTER_NAME": "c", "GIT_COMMITTER_EMAIL": "c@x",
+            ])
         try #require(commit.status == 0, "\(commit.errorOutput)")
         let evil = commit.output.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(try git(["-C", remote.path, "cat-file", "commit", evil]).output.contains(Self.evilDevice), "git kept the raw name")
@@ -37,8 +40,10 @@ struct TerminalOutputTests {
         #expect(synced.status == 0, "\(synced.errorOutput)")
 
         var shownEscaped = 0
-        for words in [["versions", "notes.md"], ["log", "notes.md"], ["changes"], ["status"], ["explain", "notes.md"],
-                      ["conflicts", "notes.md"], ["resolve", "notes.md", "--resolver", "list-conflicts"]] {
+        for words in [
+            ["versions", "notes.md"], ["log", "notes.md"], ["changes"], ["status"], ["explain", "notes.md"],
+            ["conflicts", "notes.md"], ["resolve", "notes.md", "--resolver", "list-conflicts"],
+        ] {
             let result = try truce(words, store: local.path)
             #expect(result.status <= 1, "\(words): \(result.errorOutput)")
             for (stream, bytes) in [("stdout", result.stdout), ("stderr", result.stderr)] {

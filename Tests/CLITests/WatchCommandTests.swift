@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCommandLine
 
 /// `truce watch` as a user runs it: a process of its own, printing what other processes change, stopped by a signal.

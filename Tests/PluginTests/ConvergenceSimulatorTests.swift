@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 /// Many replicas that each resolve whatever they see after every sync, as every device of an iCloud app does.
@@ -79,8 +79,9 @@ struct ConvergenceSimulatorTests {
         let settledSets = Set(resolutions.map { "\($0.key) \($0.parents.map(\.hex).sorted())" })
         #expect(resolutions.count == settledSets.count, "\(context): \(resolutions.count) resolution commits for \(settledSets.count) conflicts")
         #expect(simulation.resolutionsWritten > 0, "\(context): no replica resolved anything")
-        print("convergence: \(context): \(simulation.saved.count) saves, \(resolutions.count) resolution commits "
-              + "(\(simulation.resolutionsWritten) resolutions written by replicas), converged after \(rounds) round(s)")
+        print(
+            "convergence: \(context): \(simulation.saved.count) saves, \(resolutions.count) resolution commits "
+                + "(\(simulation.resolutionsWritten) resolutions written by replicas), converged after \(rounds) round(s)")
     }
 }
 
@@ -196,7 +197,8 @@ struct Simulation {
     /// `current` with line `index` replaced (the document padded to `lines` lines): replicas that edit lines two
     /// apart never touch the same or neighbouring lines.
     static func editingLine(_ index: Int, of current: Data?, to text: String, lines count: Int) -> Data {
-        var lines = current.map { String(decoding: $0, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? []
+        var lines =
+            current.map { String(decoding: $0, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? []
         if lines.last == "" { lines.removeLast() }
         // Filler lines differ from each other, so that every diff aligns one way only.
         while lines.count < count { lines.append("line \(lines.count)") }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 struct DeduplicateTests {
@@ -15,7 +15,10 @@ struct DeduplicateTests {
 
     func resolvedText(_ test: TestStore, _ key: DocumentKey) throws -> String? {
         let result = try test.store.resolve(key, registry: .standard, device: "x")
-        guard case .resolved(let version, "deduplicate", .settled) = result else { Issue.record("\(result)"); return nil }
+        guard case .resolved(let version, "deduplicate", .settled) = result else {
+            Issue.record("\(result)")
+            return nil
+        }
         #expect(version.parents.count == 2)
         return try test.store.contents(of: version).map { String(decoding: $0, as: UTF8.self) }
     }
@@ -25,9 +28,13 @@ struct DeduplicateTests {
         let base = #"[{"uuid":"b","name":"Bread","syncedTimestamp":1}]"#
         // laptop adds c and renames b (later timestamp); phone (current) adds a and d.
         let laptop = #"[{"uuid":"b","name":"Brot","syncedTimestamp":5},{"uuid":"c","name":"Cheese","syncedTimestamp":2}]"#
-        let phone = #"[{"uuid":"d","name":"Dates","syncedTimestamp":3},{"uuid":"b","name":"Bread","syncedTimestamp":1},{"uuid":"a","syncedTimestamp":4}]"#
+        let phone =
+            #"[{"uuid":"d","name":"Dates","syncedTimestamp":3},{"uuid":"b","name":"Bread","syncedTimestamp":1},{"uuid":"a","syncedTimestamp":4}]"#
         try test.makeConflict("list.json", base: .text(base), heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
-        #expect(try resolvedText(test, "list.json") == #"[{"name":"Dates","syncedTimestamp":3,"uuid":"d"},{"name":"Brot","syncedTimestamp":5,"uuid":"b"},{"syncedTimestamp":4,"uuid":"a"},{"name":"Cheese","syncedTimestamp":2,"uuid":"c"}]"#)
+        #expect(
+            try resolvedText(test, "list.json")
+                == #"[{"name":"Dates","syncedTimestamp":3,"uuid":"d"},{"name":"Brot","syncedTimestamp":5,"uuid":"b"},{"syncedTimestamp":4,"uuid":"a"},{"name":"Cheese","syncedTimestamp":2,"uuid":"c"}]"#
+        )
     }
 
     @Test func latestComparesISODatesAsTextAndATieFallsToTheSmallestRecord() throws {
@@ -48,49 +55,56 @@ struct DeduplicateTests {
             """
         try test.makeConflict("r.json", base: .text("[]\n"), heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
         // Indented, with a final newline, because the current version was.
-        #expect(try resolvedText(test, "r.json") == """
-            [
-              {
-                "modified" : "2026-11-30T10:00:00Z",
-                "uuid" : 7,
-                "v" : "laptop"
-              },
-              {
-                "modified" : "2026-11-30T09:00:00Z",
-                "uuid" : 8,
-                "v" : "a"
-              }
-            ]
+        #expect(
+            try resolvedText(test, "r.json") == """
+                [
+                  {
+                    "modified" : "2026-11-30T10:00:00Z",
+                    "uuid" : 7,
+                    "v" : "laptop"
+                  },
+                  {
+                    "modified" : "2026-11-30T09:00:00Z",
+                    "uuid" : 8,
+                    "v" : "a"
+                  }
+                ]
 
-            """)
+                """)
     }
 
     @Test func smallestKeyIsTheDefaultAndPicksTheSmallestCanonicalRecord() throws {
         let test = try store()
-        try test.makeConflict("r.json", base: .text("[]"), heads: [
-            ("laptop", .text(#"[{"uuid":"x","n":2},{"uuid":"y","tag":"only laptop"}]"#)),
-            ("phone", .text(#"[{"n":10,"uuid":"x"}]"#)),
-        ])
+        try test.makeConflict(
+            "r.json", base: .text("[]"),
+            heads: [
+                ("laptop", .text(#"[{"uuid":"x","n":2},{"uuid":"y","tag":"only laptop"}]"#)),
+                ("phone", .text(#"[{"n":10,"uuid":"x"}]"#)),
+            ])
         #expect(try resolvedText(test, "r.json") == #"[{"n":10,"uuid":"x"},{"tag":"only laptop","uuid":"y"}]"#)
     }
 
     @Test func smallestOfAFieldDeduplicatesTagsByNameAsTheCloudKitSampleDoes() throws {
         let test = try store(keep: "smallest:uuid")
         try test.setConfig("resolver.deduplicate.key", "name")
-        try test.makeConflict("tags.json", base: .text("[]"), heads: [
-            ("laptop", .text(#"[{"name":"Home","uuid":"B-2"},{"name":"Work","uuid":"W"}]"#)),
-            ("phone", .text(#"[{"name":"Home","uuid":"A-1"},{"name":"Home","uuid":"C-3"}]"#)),
-        ])
+        try test.makeConflict(
+            "tags.json", base: .text("[]"),
+            heads: [
+                ("laptop", .text(#"[{"name":"Home","uuid":"B-2"},{"name":"Work","uuid":"W"}]"#)),
+                ("phone", .text(#"[{"name":"Home","uuid":"A-1"},{"name":"Home","uuid":"C-3"}]"#)),
+            ])
         #expect(try resolvedText(test, "tags.json") == #"[{"name":"Home","uuid":"A-1"},{"name":"Work","uuid":"W"}]"#)
     }
 
     @Test(arguments: ["events.jsonl", "events.ndjson"])
     func jsonLinesAreOneCompactRecordPerLine(key: String) throws {
         let test = try store(keep: "latest:rev")
-        try test.makeConflict(DocumentKey(key), base: .text("{\"uuid\":1,\"rev\":1}\n"), heads: [
-            ("laptop", .text("{\"uuid\":1,\"rev\":2}\n{\"uuid\":2,\"rev\":1}\n")),
-            ("phone", .text("{\"uuid\": 3, \"rev\": 1}\n\n{\"uuid\":1,\"rev\":1}\n{\"rev\": 9}\n{\"rev\": 9}\n")),
-        ])
+        try test.makeConflict(
+            DocumentKey(key), base: .text("{\"uuid\":1,\"rev\":1}\n"),
+            heads: [
+                ("laptop", .text("{\"uuid\":1,\"rev\":2}\n{\"uuid\":2,\"rev\":1}\n")),
+                ("phone", .text("{\"uuid\": 3, \"rev\": 1}\n\n{\"uuid\":1,\"rev\":1}\n{\"rev\": 9}\n{\"rev\": 9}\n")),
+            ])
         // A record without the key (`{"rev": 9}`) collapses only with an identical one.
         #expect(try resolvedText(test, DocumentKey(key)) == "{\"rev\":1,\"uuid\":3}\n{\"rev\":2,\"uuid\":1}\n{\"rev\":9}\n{\"rev\":1,\"uuid\":2}\n")
     }
@@ -105,7 +119,8 @@ struct DeduplicateTests {
     func malformedHeadsAreClearErrorsNamingTheVersion(key: String, bad: String, message: String) throws {
         let test = try store()
         let document = try DocumentKey(key)
-        let made = try test.makeConflict(document, base: .text(""), heads: [("laptop", .text(bad)), ("phone", .text(key.hasSuffix("l") ? "" : "[]"))])
+        let made = try test.makeConflict(
+            document, base: .text(""), heads: [("laptop", .text(bad)), ("phone", .text(key.hasSuffix("l") ? "" : "[]"))])
         let before = snapshot(ofStore: test.path)
         #expect(throws: TruceError.malformedContent(document, version: made.heads[0].id, reason: message)) {
             try test.store.resolve(document, registry: .standard, device: "x")
@@ -113,16 +128,20 @@ struct DeduplicateTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test(arguments: [
-        (nil, "newest", "resolver.deduplicate.keep = newest: expected smallest-key, latest:<field> or smallest:<field>"),
-        (nil, "latest:", "resolver.deduplicate.keep = latest:: expected smallest-key, latest:<field> or smallest:<field>"),
-        ("", nil, "resolver.deduplicate.key is missing: name the field that identifies a record (for example uuid)"),
-    ] as [(String?, String?, String)])
+    @Test(
+        arguments: [
+            (nil, "newest", "resolver.deduplicate.keep = newest: expected smallest-key, latest:<field> or smallest:<field>"),
+            (nil, "latest:", "resolver.deduplicate.keep = latest:: expected smallest-key, latest:<field> or smallest:<field>"),
+            ("", nil, "resolver.deduplicate.key is missing: name the field that identifies a record (for example uuid)"),
+        ] as [(String?, String?, String)])
     func aMissingKeyOrAnUnknownRuleIsAConfigError(key: String?, keep: String?, message: String) throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=deduplicate\n")
         if let key { try test.setConfig("resolver.deduplicate.key", key) }
-        if let keep { try test.setConfig("resolver.deduplicate.key", "uuid"); try test.setConfig("resolver.deduplicate.keep", keep) }
+        if let keep {
+            try test.setConfig("resolver.deduplicate.key", "uuid")
+            try test.setConfig("resolver.deduplicate.keep", keep)
+        }
         try test.makeConflict("r.json", base: .text("[]"), heads: [("laptop", .text("[{\"uuid\":1}]")), ("phone", .text("[{\"uuid\":2}]"))])
         let before = snapshot(ofStore: test.path)
         #expect(throws: TruceError.invalidConfiguration(message)) { try test.store.resolverChoice(for: "r.json", registry: .standard) }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 struct DeleteConflictTests {
@@ -11,7 +11,10 @@ struct DeleteConflictTests {
         // The deletion is newer, so it is the current version; the policy still keeps the edit.
         let made = try test.makeConflict("n.md", base: .text(Self.base), heads: [("laptop", .text("edited\n")), ("phone", nil)])
         let result = try test.store.resolve("n.md", registry: .standard, device: "x")
-        guard case .resolved(let version, "modify-wins", .settled) = result else { Issue.record("\(result)"); return }
+        guard case .resolved(let version, "modify-wins", .settled) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(try test.store.contents(of: "n.md") == .text("edited\n"))
         #expect(version.parents == [made.current.id, made.heads[0].id])
         #expect(version.resolvedBy == "modify-wins")
@@ -22,11 +25,18 @@ struct DeleteConflictTests {
     @Test func deleteWinsSettlesAsADeletionWithEveryHeadAsParent() throws {
         let test = try TestStore()
         try test.setConfig("truce.deleteConflict", "delete-wins")
-        let made = try test.makeConflict("n.md", base: .text(Self.base), heads: [("laptop", nil), ("phone", .text("edited\n")), ("tablet", .text("x\n"))])
+        let made = try test.makeConflict(
+            "n.md", base: .text(Self.base), heads: [("laptop", nil), ("phone", .text("edited\n")), ("tablet", .text("x\n"))])
         let dryRun = try test.store.resolve("n.md", registry: .standard, device: "x", dryRun: true)
-        guard case .wouldResolve(nil, "delete-wins") = dryRun else { Issue.record("\(dryRun)"); return }
+        guard case .wouldResolve(nil, "delete-wins") = dryRun else {
+            Issue.record("\(dryRun)")
+            return
+        }
         let result = try test.store.resolve("n.md", registry: .standard, device: "x")
-        guard case .resolved(let version, "delete-wins", .deleted) = result else { Issue.record("\(result)"); return }
+        guard case .resolved(let version, "delete-wins", .deleted) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(version.isDeletion)
         #expect(Set(version.parents) == Set(made.heads.map(\.id)) && version.parents.count == 3)
         #expect(version.parents.first == made.current.id)
@@ -37,9 +47,13 @@ struct DeleteConflictTests {
         try test.setAttributes("*.md merge=three-way\n")
         let laptop = Self.base.replacingOccurrences(of: "a\n", with: "A\n")
         let tablet = Self.base.replacingOccurrences(of: "d\n", with: "D\n")
-        let made = try test.makeConflict("n.md", base: .text(Self.base), heads: [("laptop", .text(laptop)), ("phone", nil), ("tablet", .text(tablet))])
+        let made = try test.makeConflict(
+            "n.md", base: .text(Self.base), heads: [("laptop", .text(laptop)), ("phone", nil), ("tablet", .text(tablet))])
         let result = try test.store.resolve("n.md", registry: .standard, device: "x")
-        guard case .resolved(let version, "three-way", .settled) = result else { Issue.record("\(result)"); return }
+        guard case .resolved(let version, "three-way", .settled) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(try test.store.contents(of: version) == .text("A\nb\nc\nD\n"))
         #expect(version.parents == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
         #expect(try test.store.versions(of: "n.md").heads.map(\.id) == [version.id])
@@ -47,11 +61,16 @@ struct DeleteConflictTests {
 
     @Test func aPersonDecidesAmongTheEditsAndTheResolutionStillResolvesTheDeletion() throws {
         let test = try TestStore()
-        let made = try test.makeConflict("n.md", base: .text(Self.base), heads: [
-            ("laptop", .text("a\nlaptop\nc\nd\n")), ("phone", .text("a\nphone\nc\nd\n")), ("tablet", nil),
-        ])
+        let made = try test.makeConflict(
+            "n.md", base: .text(Self.base),
+            heads: [
+                ("laptop", .text("a\nlaptop\nc\nd\n")), ("phone", .text("a\nphone\nc\nd\n")), ("tablet", nil),
+            ])
         let result = try test.store.resolve("n.md", registry: .standard, device: "x")
-        guard case .needsPerson(let points, "three-way", _) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(let points, "three-way", _) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(points.count == 1 && !points[0].isWholeDocument)
         #expect(points[0].sides.map(\.version) == [made.heads[1].id, made.heads[0].id])
         #expect(try test.store.conflictPoints(of: "n.md") == points)

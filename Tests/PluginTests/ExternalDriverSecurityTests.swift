@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 /// Drivers that misbehave, and keys that try to reach the shell: the store stays as it was.
@@ -21,7 +21,8 @@ struct ExternalDriverSecurityTests {
         // If %P were pasted into the command, `rm -rf b.md` or `touch x` would run in the driver's directory, which it lists.
         let test = try conflict(DocumentKey(key), driver: "touch b.md; sh \(script) %A %O %B %P %S %X %Y; ls -A > \(record.path)/listing")
         guard case .resolved = try test.store.resolve(DocumentKey(key), registry: .standard, device: "x") else {
-            Issue.record("not resolved"); return
+            Issue.record("not resolved")
+            return
         }
         let listing = try String(contentsOfFile: record.file("listing"), encoding: .utf8).split(separator: "\n")
         #expect(listing.sorted() == ["b.md", "base", "current", "other"])
@@ -60,7 +61,10 @@ struct ExternalDriverSecurityTests {
         let test = try conflict(driver: command)
         let before = snapshot(ofStore: test.path)
         let result = try test.store.resolve("a.md", registry: .standard, device: "x")
-        guard case .needsPerson(_, "bad", let reasons) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(_, "bad", let reasons) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(reasons.count == 1)
         #expect(reasons.first?.hasPrefix("bad: merging version ") == true)
         #expect(reasons.first?.contains(reason) == true, "\(reasons)")
@@ -75,7 +79,10 @@ struct ExternalDriverSecurityTests {
         let start = DispatchTime.now()
         let result = try test.store.resolve("a.md", registry: .standard, device: "x")
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        guard case .needsPerson(_, "bad", let reasons) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(_, "bad", let reasons) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(reasons.first?.hasSuffix("(or a process it started) ran longer than its timeout of 0.5 s and was killed") == true, "\(reasons)")
         #expect(elapsed < 20)
         #expect(snapshot(ofStore: test.path) == before)
@@ -94,7 +101,8 @@ struct ExternalDriverSecurityTests {
         try test.setConfig("resolver.external.timeout", "600")
         try test.setConfig("resolver.bad.timeout", "0.3")
         guard case .needsPerson(_, _, let reasons) = try test.store.resolve("a.md", registry: .standard, device: "x") else {
-            Issue.record("not passed"); return
+            Issue.record("not passed")
+            return
         }
         #expect(reasons.first?.hasSuffix("timeout of 0.3 s and was killed") == true, "\(reasons)")
     }
@@ -107,13 +115,19 @@ struct ExternalDriverSecurityTests {
         try test.makeConflict("s.json", base: .text("{\"a\": 1}\n"), heads: [("laptop", .text("{\"a\": 2}\n")), ("phone", .text("{\"a\": 3}\n"))])
         let before = snapshot(ofStore: test.path)
         let result = try test.store.resolve("s.json", registry: .standard, device: "x")
-        guard case .needsPerson(_, "list-conflicts", let reasons) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(_, "list-conflicts", let reasons) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(reasons == ["broken: its output is not valid JSON; nothing was written"])
         #expect(snapshot(ofStore: test.path) == before)
 
         try test.setConfig("resolver.broken.fallback", "overwrite-with-current")
         guard case .resolved(let version, "overwrite-with-current", _) = try test.store.resolve("s.json", registry: .standard, device: "x")
-        else { Issue.record("the chain did not go on"); return }
+        else {
+            Issue.record("the chain did not go on")
+            return
+        }
         #expect(try test.store.contents(of: version) == .text("{\"a\": 3}\n"))
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 struct LastWriterWinsTests {
@@ -17,7 +17,10 @@ struct LastWriterWinsTests {
 
     func resolved(_ test: TestStore, _ key: DocumentKey) throws -> Version? {
         let result = try test.store.resolve(key, registry: .standard, device: "x")
-        guard case .resolved(let version, "last-writer-wins", .settled) = result else { Issue.record("\(result)"); return nil }
+        guard case .resolved(let version, "last-writer-wins", .settled) = result else {
+            Issue.record("\(result)")
+            return nil
+        }
         return version
     }
 
@@ -61,16 +64,19 @@ struct LastWriterWinsTests {
         try conflict(test, "settings.json", base: .text(base), heads: [("laptop", .text(laptop), 1), ("phone", .text(phone), 2)])
         guard let version = try resolved(test, "settings.json") else { return }
         // Sorted keys; indented and ending in a newline as the current (phone's) version was.
-        #expect(try test.store.contents(of: version) == .text("""
-            {
-              "both" : 2,
-              "font" : "mono/serif",
-              "theme" : "dark",
-              "volume" : 7,
-              "zoom" : 1
-            }
+        #expect(
+            try test.store.contents(of: version)
+                == .text(
+                    """
+                    {
+                      "both" : 2,
+                      "font" : "mono/serif",
+                      "theme" : "dark",
+                      "volume" : 7,
+                      "zoom" : 1
+                    }
 
-            """))
+                    """))
     }
 
     @Test func aRemovalAndAChangeOfOneKeyFollowTheLatestAuthorDate() throws {
@@ -91,10 +97,12 @@ struct LastWriterWinsTests {
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("*.json merge=last-writer-wins\n")
-        try conflict(test, "x.json", base: .text(#"{"k":0,"m":0,"n":0}"#), heads: [
-            ("bob", .text(#"{"k":"bob","m":1,"n":0}"#), 3), ("amy", .text(#"{"k":"amy","m":0,"n":0}"#), 3),
-            ("cat", .text(#"{"k":0,"m":0,"n":2}"#), 1),
-        ])
+        try conflict(
+            test, "x.json", base: .text(#"{"k":0,"m":0,"n":0}"#),
+            heads: [
+                ("bob", .text(#"{"k":"bob","m":1,"n":0}"#), 3), ("amy", .text(#"{"k":"amy","m":0,"n":0}"#), 3),
+                ("cat", .text(#"{"k":0,"m":0,"n":2}"#), 1),
+            ])
         guard let version = try resolved(test, "x.json") else { return }
         #expect(try test.store.contents(of: version) == .text(#"{"k":"bob","m":1,"n":2}"#))
         #expect(version.parents.count == 3)
@@ -109,10 +117,12 @@ struct LastWriterWinsTests {
             try PropertyListSerialization.data(fromPropertyList: entries, format: format, options: 0)
         }
         let date = Date(timeIntervalSince1970: 1_800_000_000)
-        try conflict(test, "Prefs.plist", base: try plist(["a": 1, "b": "x", "c": Data([1])]), heads: [
-            ("laptop", try plist(["a": 2, "b": "x", "c": Data([1])]), 1),
-            ("phone", try plist(["a": 1, "b": "y", "c": Data([1]), "d": date], format), 2),
-        ])
+        try conflict(
+            test, "Prefs.plist", base: try plist(["a": 1, "b": "x", "c": Data([1])]),
+            heads: [
+                ("laptop", try plist(["a": 2, "b": "x", "c": Data([1])]), 1),
+                ("phone", try plist(["a": 1, "b": "y", "c": Data([1]), "d": date], format), 2),
+            ])
         guard let version = try resolved(test, "Prefs.plist") else { return }
         let content = try #require(try test.store.contents(of: version))
         var written = PropertyListSerialization.PropertyListFormat.openStep
@@ -151,17 +161,25 @@ struct LastWriterWinsTests {
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setConfig("resolver.last-writer-wins.fallback", "list-conflicts")
         try test.setAttributes("* merge=last-writer-wins\n")
-        let heads = try conflict(test, "s.json", base: .text("{\"a\": 1}"), heads: [("laptop", .text("{\"a\": "), 1), ("phone", .text("{\"a\": 2}"), 2)])
+        let heads = try conflict(
+            test, "s.json", base: .text("{\"a\": 1}"), heads: [("laptop", .text("{\"a\": "), 1), ("phone", .text("{\"a\": 2}"), 2)])
         let before = snapshot(ofStore: test.path)
         let asked = try test.store.resolve("s.json", registry: .standard, device: "x")
-        guard case .needsPerson(_, "list-conflicts", let reasons) = asked else { Issue.record("\(asked)"); return }
+        guard case .needsPerson(_, "list-conflicts", let reasons) = asked else {
+            Issue.record("\(asked)")
+            return
+        }
         #expect(reasons.count == 1)
-        #expect(reasons.first?.hasPrefix("last-writer-wins: it failed: version \(heads[0].id.short) of 's.json' is not valid JSON") == true, "\(reasons)")
+        #expect(
+            reasons.first?.hasPrefix("last-writer-wins: it failed: version \(heads[0].id.short) of 's.json' is not valid JSON") == true, "\(reasons)")
         #expect(snapshot(ofStore: test.path) == before)
 
         try test.setConfig("resolver.last-writer-wins.fallback", "overwrite-with-current")
         let settled = try test.store.resolve("s.json", registry: .standard, device: "x")
-        guard case .resolved(let version, "overwrite-with-current", .settled) = settled else { Issue.record("\(settled)"); return }
+        guard case .resolved(let version, "overwrite-with-current", .settled) = settled else {
+            Issue.record("\(settled)")
+            return
+        }
         #expect(try test.store.contents(of: version) == .text("{\"a\": 2}"))
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 struct ListConflictsTests {
@@ -10,18 +10,23 @@ struct ListConflictsTests {
     func threeHeads() throws -> (TestStore, MadeConflict) {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=list-conflicts\n")
-        let made = try test.makeConflict("n.txt", base: .text(Self.base), heads: [
-            ("laptop", .text("a\nB1\nc\nd\ne\nF\ng\n")),
-            ("phone", .text("a\nB2\nc\nd\ne\nf\ng\nphone\n")),
-            ("tablet", .text("a\nB3\nc\nd\ne\nf\ng\ntablet\n")),
-        ])
+        let made = try test.makeConflict(
+            "n.txt", base: .text(Self.base),
+            heads: [
+                ("laptop", .text("a\nB1\nc\nd\ne\nF\ng\n")),
+                ("phone", .text("a\nB2\nc\nd\ne\nf\ng\nphone\n")),
+                ("tablet", .text("a\nB3\nc\nd\ne\nf\ng\ntablet\n")),
+            ])
         return (test, made)
     }
 
     @Test func pointsCoverEveryHeadWithStableIDsAndRanges() throws {
         let (test, made) = try threeHeads()
         let result = try test.store.resolve("n.txt", registry: .standard, device: "x")
-        guard case .needsPerson(let points, "list-conflicts", _) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(let points, "list-conflicts", _) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(points.map(\.id) == ["H1", "H2"])
         #expect(points[0].baseLines == LineRange(start: 2, count: 1))
         #expect(points[0].base == .text("b\n"))

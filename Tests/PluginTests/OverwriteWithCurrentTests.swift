@@ -1,19 +1,24 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 struct OverwriteWithCurrentTests {
     @Test func keepsTheCurrentTreeAndResolvesEveryOtherHead() throws {
         let test = try TestStore()
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0, 1])
-        let made = try test.makeConflict("images/logo.png", base: png, heads: [
-            ("laptop", png + Data([1])), ("phone", png + Data([2])), ("tablet", png + Data([3])),
-        ])
+        let made = try test.makeConflict(
+            "images/logo.png", base: png,
+            heads: [
+                ("laptop", png + Data([1])), ("phone", png + Data([2])), ("tablet", png + Data([3])),
+            ])
         try test.setAttributes("*.png merge=overwrite-with-current\n")
 
         let result = try test.store.resolve("images/logo.png", registry: .standard, device: "laptop")
-        guard case .resolved(let resolution, let resolver, let state) = result else { Issue.record("not resolved: \(result)"); return }
+        guard case .resolved(let resolution, let resolver, let state) = result else {
+            Issue.record("not resolved: \(result)")
+            return
+        }
         #expect(resolver == "overwrite-with-current")
         #expect(state == .settled)
         #expect(resolution.parents == [made.current.id, made.heads[1].id, made.heads[0].id])
@@ -22,14 +27,15 @@ struct OverwriteWithCurrentTests {
         #expect(try test.git("rev-parse", "\(resolution.id.hex)^{tree}") == test.git("rev-parse", "\(made.current.id.hex)^{tree}"))
 
         let trailers = try git("interpret-trailers", "--parse", input: .text(test.git("log", "-1", "--format=%B", resolution.id.hex))).output
-        #expect(trailers == """
-            Document: images/logo.png
-            Device: overwrite-with-current
-            Resolved-By: overwrite-with-current
-            Resolves: \(made.heads[1].id.hex)
-            Resolves: \(made.heads[0].id.hex)
+        #expect(
+            trailers == """
+                Document: images/logo.png
+                Device: overwrite-with-current
+                Resolved-By: overwrite-with-current
+                Resolves: \(made.heads[1].id.hex)
+                Resolves: \(made.heads[0].id.hex)
 
-            """)
+                """)
         let versions = try test.store.versions(of: "images/logo.png")
         #expect(versions.heads.map(\.id) == [resolution.id])
         #expect(try test.store.documentsInConflict().isEmpty)
@@ -43,7 +49,10 @@ struct OverwriteWithCurrentTests {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
         let result = try test.store.resolve("a.txt", using: OverwriteWithCurrent(), device: "phone")
-        guard case .resolved(let version, _, _) = result else { Issue.record("not resolved"); return }
+        guard case .resolved(let version, _, _) = result else {
+            Issue.record("not resolved")
+            return
+        }
         #expect(version.resolvedBy == "overwrite-with-current")
         #expect(try test.store.contents(of: "a.txt") == .text("2\n"))
         #expect(try test.store.currentVersion(of: "a.txt")?.parents == [made.current.id, made.heads[0].id])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 /// Two replicas and one conflict: what each replica writes, and what sync makes of it.
@@ -12,8 +12,10 @@ struct ReplicaConvergenceTests {
         let b: DocumentStore
         let base: Version
 
-        init(key: DocumentKey = "notes/todo.md", base: String = "one\ntwo\nthree\nfour\nfive\n", onA: String? = "ONE\ntwo\nthree\nfour\nfive\n",
-             onB: String? = "one\ntwo\nthree\nfour\nFIVE\n") throws {
+        init(
+            key: DocumentKey = "notes/todo.md", base: String = "one\ntwo\nthree\nfour\nfive\n", onA: String? = "ONE\ntwo\nthree\nfour\nfive\n",
+            onB: String? = "one\ntwo\nthree\nfour\nFIVE\n"
+        ) throws {
             a = try DocumentStore.create(at: directory.file("a"))
             b = try DocumentStore.create(at: directory.file("b"))
             let start = Date(timeIntervalSince1970: 1_796_000_000)
@@ -58,13 +60,15 @@ struct ReplicaConvergenceTests {
         // A whole edited file given alike on two devices is one commit too.
         let other = try Pair(onA: "one\nTWO laptop\nthree\n", onB: "one\nTWO phone\nthree\n")
         let edited = Data("one\nTWO by hand\nthree\n".utf8)
-        #expect(try other.a.resolve("notes/todo.md", content: edited, device: "laptop").id
+        #expect(
+            try other.a.resolve("notes/todo.md", content: edited, device: "laptop").id
                 == other.b.resolve("notes/todo.md", content: edited, device: "phone").id)
     }
 
     @Test func twoDifferentResolutionsAreOneMoreConflictThatSettlesOnce() throws {
         let pair = try Pair()
-        let onA = try Self.resolvedVersion(pair.a.resolve("notes/todo.md", registry: .standard, resolverName: "overwrite-with-current", device: "laptop"))
+        let onA = try Self.resolvedVersion(
+            pair.a.resolve("notes/todo.md", registry: .standard, resolverName: "overwrite-with-current", device: "laptop"))
         let onB = try Self.resolvedVersion(pair.b.resolve("notes/todo.md", registry: .standard, resolverName: "three-way", device: "phone"))
         #expect(onA.id != onB.id)
         _ = try pair.a.sync(with: pair.b.path)
@@ -127,8 +131,9 @@ struct ReplicaConvergenceTests {
         let key: DocumentKey = "notes/todo.md"
         let pair = try Pair(key: key, base: "1\n2\n3\n4\n5\n6\n7\n", onA: "1 x\n2\n3\n4\n5\n6\n7\n", onB: "1\n2\n3\n4 y\n5\n6\n7\n")
         let first = try Self.resolvedVersion(pair.a.resolve(key, registry: .standard, device: "laptop"))
-        let z = try pair.b.save(Data("1\n2\n3\n4 y\n5\n6\n7 z\n".utf8), to: key, device: "tablet", base: pair.base.id,
-                                date: Date(timeIntervalSince1970: 1_796_000_300))
+        let z = try pair.b.save(
+            Data("1\n2\n3\n4 y\n5\n6\n7 z\n".utf8), to: key, device: "tablet", base: pair.base.id,
+            date: Date(timeIntervalSince1970: 1_796_000_300))
         let second = try Self.resolvedVersion(pair.b.resolve(key, registry: .standard, device: "phone"))
         #expect(second.parents.count == 3 && second.parents.contains(z.id))
         _ = try pair.a.sync(with: pair.b.path)

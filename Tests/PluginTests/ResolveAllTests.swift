@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 struct ResolveAllTests {
@@ -12,23 +12,33 @@ struct ResolveAllTests {
         for index in 0..<12 {
             let key = try DocumentKey("docs/\(index).md")
             let theirs = index == 5 ? Self.base.replacingOccurrences(of: "one", with: "ONE?") : Self.base.replacingOccurrences(of: "six", with: "SIX")
-            made[key] = try test.makeConflict(key, base: .text(Self.base), heads: [
-                ("laptop", .text(Self.base.replacingOccurrences(of: "one", with: "ONE"))), ("phone", .text(theirs)),
-            ])
+            made[key] = try test.makeConflict(
+                key, base: .text(Self.base),
+                heads: [
+                    ("laptop", .text(Self.base.replacingOccurrences(of: "one", with: "ONE"))), ("phone", .text(theirs)),
+                ])
         }
         let events = test.store.events
         let results = try test.store.resolveAll(registry: .standard, device: "bench")
         #expect(results.count == 12)
         for (key, conflict) in made {
             if key == "docs/5.md" {
-                guard case .needsPerson(let points, "three-way", _) = results[key] else { Issue.record("\(String(describing: results[key]))"); continue }
+                guard case .needsPerson(let points, "three-way", _) = results[key] else {
+                    Issue.record("\(String(describing: results[key]))")
+                    continue
+                }
                 #expect(points.count == 1)
                 #expect(try test.store.state(of: key) == .inConflict)
                 continue
             }
-            guard case .resolved(let version, "three-way", .settled) = results[key] else { Issue.record("\(String(describing: results[key]))"); continue }
+            guard case .resolved(let version, "three-way", .settled) = results[key] else {
+                Issue.record("\(String(describing: results[key]))")
+                continue
+            }
             #expect(version.parents == [conflict.current.id, conflict.heads[0].id])
-            #expect(try test.store.contents(of: version) == .text(Self.base.replacingOccurrences(of: "one", with: "ONE").replacingOccurrences(of: "six", with: "SIX")))
+            #expect(
+                try test.store.contents(of: version)
+                    == .text(Self.base.replacingOccurrences(of: "one", with: "ONE").replacingOccurrences(of: "six", with: "SIX")))
         }
         #expect(try test.store.documentsInConflict().map(\.key) == ["docs/5.md"])
         #expect(try test.store.changes().changes.filter { $0.kind == .resolution }.count == 11)
@@ -40,9 +50,12 @@ struct ResolveAllTests {
     @Test func manyResolutionsAreOneJournalEntryThatKeepsWhoRanThem() throws {
         let test = try TestStore()
         for index in 0..<20 {
-            try test.makeConflict(DocumentKey("docs/\(index).md"), base: .text(Self.base), heads: [
-                ("laptop", .text(Self.base.replacingOccurrences(of: "one", with: "ONE"))), ("phone", .text(Self.base.replacingOccurrences(of: "six", with: "SIX"))),
-            ])
+            try test.makeConflict(
+                DocumentKey("docs/\(index).md"), base: .text(Self.base),
+                heads: [
+                    ("laptop", .text(Self.base.replacingOccurrences(of: "one", with: "ONE"))),
+                    ("phone", .text(Self.base.replacingOccurrences(of: "six", with: "SIX"))),
+                ])
         }
         let results = try test.store.resolveAll(registry: .standard, device: "tablet")
         let resolutions = results.values.compactMap { result -> Version? in if case .resolved(let version, _, _) = result { version } else { nil } }
@@ -60,7 +73,8 @@ struct ResolveAllTests {
 
     @Test func theCommandLineSettlesEveryDocumentAndSaysWhichNeedAPerson() throws {
         let test = try TestStore()
-        try test.makeConflict("a.md", base: .text(Self.base), heads: [("laptop", .text("ONE\n" + Self.base.dropFirst(4))), ("phone", .text(Self.base + "seven\n"))])
+        try test.makeConflict(
+            "a.md", base: .text(Self.base), heads: [("laptop", .text("ONE\n" + Self.base.dropFirst(4))), ("phone", .text(Self.base + "seven\n"))])
         try test.makeConflict("b.md", base: .text(Self.base), heads: [("laptop", .text("x\n")), ("phone", .text("y\n"))])
         let dryRun = try truce(["resolve", "--all", "--dry-run"], store: test.path)
         #expect(dryRun.status == 1)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 /// Generated triples (seeded): properties every structured merge must have, whatever the documents.
@@ -8,8 +8,9 @@ struct StructuredMergePropertyTests {
     static let count = 240
 
     static func merge(_ triple: StructuredTriple, swapped: Bool) throws -> StructuredMerge.FileMergeResult {
-        try StructuredMerge.mergeFiles(base: triple.base, current: swapped ? triple.theirs : triple.ours,
-                                       other: swapped ? triple.ours : triple.theirs, path: "generated.json")
+        try StructuredMerge.mergeFiles(
+            base: triple.base, current: swapped ? triple.theirs : triple.ours,
+            other: swapped ? triple.ours : triple.theirs, path: "generated.json")
     }
 
     static func object(_ data: Data) throws -> [String: Any] {
@@ -52,8 +53,9 @@ struct StructuredMergePropertyTests {
             for name in base.keys where !triple.oursOnly.contains(name) && !triple.theirsOnly.contains(name) {
                 #expect(Self.same(merged[name], ours[name]) && Self.same(merged[name], theirs[name]), "triple \(index): \(name) changed")
             }
-            #expect(try StructuredValueText(forward.content) == StructuredValueText(backward.content),
-                    "triple \(index): the result depends on which side is current")
+            #expect(
+                try StructuredValueText(forward.content) == StructuredValueText(backward.content),
+                "triple \(index): the result depends on which side is current")
             if let expected = triple.expected { #expect(try StructuredValueText(forward.content) == StructuredValueText(expected)) }
         }
         // The generator must exercise both outcomes, or the properties above prove little.

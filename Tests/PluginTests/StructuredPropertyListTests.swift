@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 /// Property lists, XML and binary, merged by structure with their types and format kept.
@@ -12,9 +12,11 @@ struct StructuredPropertyListTests {
     }
 
     static func base(_ changes: [String: Any] = [:]) -> [String: Any] {
-        var entries: [String: Any] = ["name": "app", "count": 1, "ratio": 0.5, "when": date, "blob": Data([0, 1, 2]), "flag": true,
-                                      "list": ["a", "b"], "title": "café ✓", "big": 70_000, "negative": -3,
-                                      "long": String(repeating: "x", count: 40)]
+        var entries: [String: Any] = [
+            "name": "app", "count": 1, "ratio": 0.5, "when": date, "blob": Data([0, 1, 2]), "flag": true,
+            "list": ["a", "b"], "title": "café ✓", "big": 70_000, "negative": -3,
+            "long": String(repeating: "x", count: 40),
+        ]
         for (key, value) in changes { entries[key] = value }
         return entries
     }
@@ -23,12 +25,17 @@ struct StructuredPropertyListTests {
     func mergesKeepingTypesAndFormat(_ format: PropertyListSerialization.PropertyListFormat) throws {
         let test = try TestStore()
         try test.setAttributes("*.plist merge=structured\n")
-        try test.makeConflict("prefs.plist", base: try Self.plist(Self.base(), format), heads: [
-            ("phone", try Self.plist(Self.base(["ratio": 0.75, "list": ["a", "b", "c"]]), format)),
-            ("laptop", try Self.plist(Self.base(["count": 2, "when": Self.date.addingTimeInterval(60)]), format)),
-        ])
+        try test.makeConflict(
+            "prefs.plist", base: try Self.plist(Self.base(), format),
+            heads: [
+                ("phone", try Self.plist(Self.base(["ratio": 0.75, "list": ["a", "b", "c"]]), format)),
+                ("laptop", try Self.plist(Self.base(["count": 2, "when": Self.date.addingTimeInterval(60)]), format)),
+            ])
         let result = try test.store.resolve("prefs.plist", registry: .standard, device: "x")
-        guard case .resolved(let version, "structured", _) = result else { Issue.record("\(result)"); return }
+        guard case .resolved(let version, "structured", _) = result else {
+            Issue.record("\(result)")
+            return
+        }
         let content = try #require(try test.store.contents(of: version))
         #expect(content.starts(with: Data("bplist".utf8)) == (format == .binary), "the format changed")
         var read = PropertyListSerialization.PropertyListFormat.xml
@@ -49,11 +56,16 @@ struct StructuredPropertyListTests {
     @Test func aConflictIsReportedAtItsPathAndABrokenPropertyListPasses() throws {
         let test = try TestStore()
         try test.setAttributes("*.plist merge=structured\n")
-        try test.makeConflict("p.plist", base: try Self.plist(Self.base(), .xml), heads: [
-            ("phone", try Self.plist(Self.base(["count": 3]), .xml)), ("laptop", try Self.plist(Self.base(["count": 4]), .binary)),
-        ])
+        try test.makeConflict(
+            "p.plist", base: try Self.plist(Self.base(), .xml),
+            heads: [
+                ("phone", try Self.plist(Self.base(["count": 3]), .xml)), ("laptop", try Self.plist(Self.base(["count": 4]), .binary)),
+            ])
         let result = try test.store.resolve("p.plist", registry: .standard, device: "x")
-        guard case .needsPerson(let points, "structured", _) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(let points, "structured", _) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(points.map(\.path) == ["/count"])
         #expect(points.first?.sides.map(\.text) == [.text("4\n"), .text("3\n")])
 
@@ -65,12 +77,17 @@ struct StructuredPropertyListTests {
 
         let broken = try TestStore()
         try broken.setAttributes("*.plist merge=structured\n")
-        try broken.makeConflict("b.plist", base: try Self.plist(Self.base(), .xml), heads: [
-            ("phone", .text("<?xml version=\"1.0\"?><plist><dict><key>a</key>")), ("laptop", try Self.plist(Self.base(["count": 4]), .xml)),
-        ])
+        try broken.makeConflict(
+            "b.plist", base: try Self.plist(Self.base(), .xml),
+            heads: [
+                ("phone", .text("<?xml version=\"1.0\"?><plist><dict><key>a</key>")), ("laptop", try Self.plist(Self.base(["count": 4]), .xml)),
+            ])
         let before = snapshot(ofStore: broken.path)
         let passed = try broken.store.resolve("b.plist", registry: .standard, device: "x")
-        guard case .needsPerson(_, _, let reasons) = passed else { Issue.record("\(passed)"); return }
+        guard case .needsPerson(_, _, let reasons) = passed else {
+            Issue.record("\(passed)")
+            return
+        }
         #expect(reasons.contains { $0.contains("is not a valid property list") }, "\(reasons)")
         #expect(snapshot(ofStore: broken.path) == before)
     }

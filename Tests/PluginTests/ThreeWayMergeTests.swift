@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Truce
 
 struct ThreeWayMergeTests {
@@ -22,7 +22,10 @@ struct ThreeWayMergeTests {
         let made = try test.makeConflict("notes/a.md", base: .text(Self.base), heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
 
         let result = try test.store.resolve("notes/a.md", registry: .standard, device: "laptop")
-        guard case .resolved(let version, "three-way", .settled) = result else { Issue.record("\(result)"); return }
+        guard case .resolved(let version, "three-way", .settled) = result else {
+            Issue.record("\(result)")
+            return
+        }
         let (expected, status) = try Self.gitMergeFile(current: .text(phone), base: .text(Self.base), other: .text(laptop))
         #expect(status == 0)
         #expect(try test.store.contents(of: version) == expected)
@@ -33,13 +36,18 @@ struct ThreeWayMergeTests {
     @Test func overlappingEditsNeedAPersonAndWriteNothing() throws {
         let test = try TestStore()
         try test.setAttributes("*.md merge=three-way\n")
-        try test.makeConflict("a.md", base: .text(Self.base), heads: [
-            ("laptop", .text(Self.base.replacingOccurrences(of: "three\n", with: "laptop three\n"))),
-            ("phone", .text(Self.base.replacingOccurrences(of: "three\n", with: "phone three\n"))),
-        ])
+        try test.makeConflict(
+            "a.md", base: .text(Self.base),
+            heads: [
+                ("laptop", .text(Self.base.replacingOccurrences(of: "three\n", with: "laptop three\n"))),
+                ("phone", .text(Self.base.replacingOccurrences(of: "three\n", with: "phone three\n"))),
+            ])
         let before = snapshot(ofStore: test.path)
         let result = try test.store.resolve("a.md", registry: .standard, device: "laptop")
-        guard case .needsPerson(let points, "three-way", _) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(let points, "three-way", _) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(points.count == 1)
         #expect(points[0].baseLines == LineRange(start: 5, count: 1))
         #expect(points[0].base == .text("three\n"))
@@ -50,9 +58,13 @@ struct ThreeWayMergeTests {
     @Test func threeHeadsFoldCleanlyInHeadOrder() throws {
         let test = try TestStore()
         let edits = [("laptop", "one\n", "ONE\n"), ("phone", "four\n", "FOUR\n"), ("tablet", "seven\n", "SEVEN\n")]
-        try test.makeConflict("a.md", base: .text(Self.base), heads: edits.map { ($0.0, .text(Self.base.replacingOccurrences(of: $0.1, with: $0.2))) })
+        try test.makeConflict(
+            "a.md", base: .text(Self.base), heads: edits.map { ($0.0, .text(Self.base.replacingOccurrences(of: $0.1, with: $0.2))) })
         let result = try test.store.resolve("a.md", registry: .standard, device: "laptop")
-        guard case .resolved(let version, "three-way", _) = result else { Issue.record("\(result)"); return }
+        guard case .resolved(let version, "three-way", _) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(try test.store.contents(of: version) == .text("# Notes\n\nONE\ntwo\nthree\nFOUR\nfive\nsix\nSEVEN\n"))
         #expect(version.parents.count == 3)
     }
@@ -63,7 +75,10 @@ struct ThreeWayMergeTests {
         try test.setConfig("resolver.three-way.fallback", "overwrite-with-current")
         try test.makeConflict("a.bin", base: Data([0, 1]), heads: [("laptop", Data([0, 2])), ("phone", Data([0, 3]))])
         let result = try test.store.resolve("a.bin", registry: .standard, device: "laptop")
-        guard case .resolved(let version, "overwrite-with-current", _) = result else { Issue.record("\(result)"); return }
+        guard case .resolved(let version, "overwrite-with-current", _) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(try test.store.contents(of: version) == Data([0, 3]))
     }
 
@@ -71,7 +86,10 @@ struct ThreeWayMergeTests {
         let test = try TestStore()
         try test.makeConflict("a.bin", base: Data([0, 1]), heads: [("laptop", Data([0, 2])), ("phone", Data([0, 3]))])
         let result = try test.store.resolve("a.bin", registry: .standard, device: "laptop")
-        guard case .needsPerson(let points, _, let reasons) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(let points, _, let reasons) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(points.count == 1 && points[0].isWholeDocument)
         #expect(reasons == ["three-way: binary content"])
     }
@@ -83,11 +101,16 @@ struct ThreeWayMergeTests {
         try test.makeConflict("a.md", base: .text("a\n"), heads: [("laptop", .text("a\nb\n")), ("phone", .text("c\na\n"))])
         let choice = try test.store.resolverChoice(for: "a.md", registry: .standard)
         #expect(choice.options["three-way"]?["style"] == style)
-        guard case .resolved = try test.store.resolve("a.md", registry: .standard, device: "x") else { Issue.record("not resolved"); return }
+        guard case .resolved = try test.store.resolve("a.md", registry: .standard, device: "x") else {
+            Issue.record("not resolved")
+            return
+        }
     }
 
-    @Test(arguments: [("style", "fancy", "expected one of merge, diff3, zdiff3"), ("markerSize", "0", "from 1 to 1024"),
-                      ("diffAlgorithm", "histogram", "expected one of myers, minimal, patience")])
+    @Test(arguments: [
+        ("style", "fancy", "expected one of merge, diff3, zdiff3"), ("markerSize", "0", "from 1 to 1024"),
+        ("diffAlgorithm", "histogram", "expected one of myers, minimal, patience"),
+    ])
     func badOptionsAreConfigErrorsThatChangeNothing(option: String, value: String, message: String) throws {
         let test = try TestStore()
         try test.makeConflict("a.md", base: .text("a\n"), heads: [("laptop", .text("a\nb\n")), ("phone", .text("c\na\n"))])

@@ -14,22 +14,24 @@ public func firstElements<S: AsyncSequence & Sendable>(
     var tasks: [Task<Void, Never>] = []
     let (elements, ending) = await withCheckedContinuation { continuation in
         wait.start(continuation)
-        tasks.append(Task {
-            do {
-                for try await element in sequence where isWanted(element) {
-                    if wait.add(element) { return }
+        tasks.append(
+            Task {
+                do {
+                    for try await element in sequence where isWanted(element) {
+                        if wait.add(element) { return }
+                    }
+                    wait.end("the sequence ended")
+                } catch {
+                    wait.end("the sequence failed (\(error))")
                 }
-                wait.end("the sequence ended")
-            } catch {
-                wait.end("the sequence failed (\(error))")
-            }
-        })
-        tasks.append(Task {
-            try? await Task.sleep(for: limit)
-            wait.end("the deadline of \(limit) passed")
-        })
+            })
+        tasks.append(
+            Task {
+                try? await Task.sleep(for: limit)
+                wait.end("the deadline of \(limit) passed")
+            })
     }
-    tasks.forEach { $0.cancel() }
+    for task in tasks { task.cancel() }
     guard let ending else { return elements }
     throw DeadlinePassed(description: "\(ending) while waiting for \(what): \(elements.count) of \(count) came: \(elements)")
 }

@@ -28,9 +28,12 @@ public final class GitDaemon: GitHubServer, @unchecked Sendable {
         let root = directory.file("repos"), log = directory.file("daemon.log")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         (server, port) = try startOnFreePort { port in
-            try ServerProcess("git daemon", executable: "/usr/lib/git-core/git-daemon", package: "git", arguments: [
-                "--reuseaddr", allowingPush ? "--enable=receive-pack" : "--forbid-override=receive-pack", "--export-all", "--base-path=\(root)", "--listen=127.0.0.1", "--port=\(port)", root,
-            ], log: log)
+            try ServerProcess(
+                "git daemon", executable: "/usr/lib/git-core/git-daemon", package: "git",
+                arguments: [
+                    "--reuseaddr", allowingPush ? "--enable=receive-pack" : "--forbid-override=receive-pack", "--export-all", "--base-path=\(root)",
+                    "--listen=127.0.0.1", "--port=\(port)", root,
+                ], log: log)
         }
     }
 
@@ -81,8 +84,9 @@ public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
                 \(tlsConfig)
                 """
             try config.write(toFile: dir + "/lighttpd.conf", atomically: true, encoding: .utf8)
-            return try ServerProcess("lighttpd", executable: "/usr/sbin/lighttpd", package: "lighttpd",
-                                     arguments: ["-D", "-f", dir + "/lighttpd.conf"], log: dir + "/lighttpd.log")
+            return try ServerProcess(
+                "lighttpd", executable: "/usr/sbin/lighttpd", package: "lighttpd",
+                arguments: ["-D", "-f", dir + "/lighttpd.conf"], log: dir + "/lighttpd.log")
         }
     }
 
@@ -98,13 +102,25 @@ public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
     private static func makeCertificates(in dir: String) throws -> String {
         let openssl = "/usr/bin/openssl"
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        _ = try runTool(openssl, package: "openssl", ["req", "-x509"] + ec + ["-keyout", dir + "/ca.key", "-out", dir + "/ca.pem",
-                                                                              "-days", "2", "-subj", "/CN=Truce Test CA"])
-        _ = try runTool(openssl, package: "openssl", ["req"] + ec + ["-keyout", dir + "/server.key", "-out", dir + "/server.csr",
-                                                                     "-subj", "/CN=localhost"])
+        _ = try runTool(
+            openssl, package: "openssl",
+            ["req", "-x509"] + ec + [
+                "-keyout", dir + "/ca.key", "-out", dir + "/ca.pem",
+                "-days", "2", "-subj", "/CN=Truce Test CA",
+            ])
+        _ = try runTool(
+            openssl, package: "openssl",
+            ["req"] + ec + [
+                "-keyout", dir + "/server.key", "-out", dir + "/server.csr",
+                "-subj", "/CN=localhost",
+            ])
         try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n".write(toFile: dir + "/ext", atomically: true, encoding: .utf8)
-        _ = try runTool(openssl, package: "openssl", ["x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key",
-                                                      "-CAcreateserial", "-out", dir + "/server.pem", "-days", "2", "-extfile", dir + "/ext"])
+        _ = try runTool(
+            openssl, package: "openssl",
+            [
+                "x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key",
+                "-CAcreateserial", "-out", dir + "/server.pem", "-days", "2", "-extfile", dir + "/ext",
+            ])
         return dir + "/ca.pem"
     }
 }
@@ -145,8 +161,9 @@ public final class SSHGitServer: GitHubServer, @unchecked Sendable {
                 UsePAM no
                 """
             try config.write(toFile: dir + "/sshd_config", atomically: true, encoding: .utf8)
-            return try ServerProcess("sshd", executable: "/usr/sbin/sshd", package: "openssh-server",
-                                     arguments: ["-D", "-e", "-f", dir + "/sshd_config"], log: dir + "/sshd.log")
+            return try ServerProcess(
+                "sshd", executable: "/usr/sbin/sshd", package: "openssh-server",
+                arguments: ["-D", "-e", "-f", dir + "/sshd_config"], log: dir + "/sshd.log")
         }
     }
 
@@ -167,8 +184,9 @@ public final class SSHAgent: @unchecked Sendable {
     public let agent: ServerProcess
 
     public init(adding key: String) throws {
-        agent = try ServerProcess("ssh-agent", executable: "/usr/bin/ssh-agent", package: "openssh-client",
-                                  arguments: ["-D", "-a", directory.file("agent.sock")], log: directory.file("agent.log"))
+        agent = try ServerProcess(
+            "ssh-agent", executable: "/usr/bin/ssh-agent", package: "openssh-client",
+            arguments: ["-D", "-a", directory.file("agent.sock")], log: directory.file("agent.log"))
         let socket = directory.file("agent.sock")
         guard waitUntil(seconds: 20, { FileManager.default.fileExists(atPath: socket) }) else {
             throw ServerError("ssh-agent made no socket within 20 s: \(agent.output)")

@@ -15,8 +15,10 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs `executable` with `arguments`, feeding `input` to its stdin, and waits for it.
-public func run(_ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
-                directory: String? = nil) throws -> ProcessResult {
+public func run(
+    _ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
+    directory: String? = nil
+) throws -> ProcessResult {
     let process = makeProcess(executable, arguments, environment: environment, directory: directory)
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
@@ -25,9 +27,15 @@ public func run(_ executable: String, _ arguments: [String], input: Data = Data(
     let group = DispatchGroup()
     nonisolated(unsafe) var out = Data(), err = Data()
     group.enter()
-    DispatchQueue.global().async { out = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async {
+        out = stdout.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
     group.enter()
-    DispatchQueue.global().async { err = stderr.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async {
+        err = stderr.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
     stdin.fileHandleForWriting.write(input)
     try stdin.fileHandleForWriting.close()
     process.waitUntilExit()
@@ -37,8 +45,10 @@ public func run(_ executable: String, _ arguments: [String], input: Data = Data(
 
 /// Runs `executable` like `run`, without holding a thread while the child runs.
 /// stdin, stdout and stderr go through files, so no pipe can fill up and block either side.
-public func runAsync(_ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
-                     directory: String? = nil) async throws -> ProcessResult {
+public func runAsync(
+    _ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
+    directory: String? = nil
+) async throws -> ProcessResult {
     let files = FileManager.default.temporaryDirectory.appendingPathComponent("truce-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: files) }
@@ -84,10 +94,12 @@ private func makeProcess(_ executable: String, _ arguments: [String], environmen
 /// Runs the real `git` in `directory` with no system or user configuration, so that settings there
 /// (`merge.conflictStyle`, say) cannot change what it prints; it looks for no repository above `directory`'s parent.
 public func gitWithoutUserConfig(_ arguments: [String], in directory: String) async throws -> ProcessResult {
-    try await runAsync("/usr/bin/env", ["git"] + arguments, environment: [
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CEILING_DIRECTORIES": URL(fileURLWithPath: directory).deletingLastPathComponent().path,
-    ], directory: directory)
+    try await runAsync(
+        "/usr/bin/env", ["git"] + arguments,
+        environment: [
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
+            "GIT_CEILING_DIRECTORIES": URL(fileURLWithPath: directory).deletingLastPathComponent().path,
+        ], directory: directory)
 }
 
 /// Runs the real `git` with `arguments`, as the oracle for what Truce wrote.

@@ -27,8 +27,10 @@ public struct SeededRandom: Sendable {
 }
 
 /// Runs `body` for every index, at most `width` at a time, and returns the results in index order.
-public func concurrently<T: Sendable>(_ indices: Range<Int>, width: Int,
-                                      _ body: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
+public func concurrently<T: Sendable>(
+    _ indices: Range<Int>, width: Int,
+    _ body: @escaping @Sendable (Int) async throws -> T
+) async throws -> [T] {
     try await withThrowingTaskGroup(of: (Int, T).self) { group in
         var results = [T?](repeating: nil, count: indices.count)
         var next = indices.lowerBound

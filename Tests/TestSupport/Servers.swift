@@ -12,8 +12,10 @@ public final class ServerProcess: @unchecked Sendable {
     private var exited = false
 
     /// Starts `executable`; fails with the Debian package to install when it is missing.
-    public init(_ name: String, executable: String, package: String, arguments: [String], environment: [String: String] = [:],
-                log: String) throws {
+    public init(
+        _ name: String, executable: String, package: String, arguments: [String], environment: [String: String] = [:],
+        log: String
+    ) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ServerError("\(executable) is missing: install the Debian package \(package) (.ci/run does)")
         }
@@ -28,7 +30,7 @@ public final class ServerProcess: @unchecked Sendable {
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         // A test thread may block signals, and a spawned child inherits the mask: without this SIGTERM would not stop it.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -101,7 +103,9 @@ public func freeLoopbackPort() throws -> Int {
     guard fd >= 0 else { throw ServerError("socket failed: errno \(errno)") }
     defer { close(fd) }
     var address = loopback(port: 0)
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
     guard bound == 0 else { throw ServerError("bind failed: errno \(errno)") }
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }

@@ -62,8 +62,9 @@ public enum StructuredTriples {
             expected?["added"] = theirs["added"]
             theirsOnly.append("added")
         }
-        return StructuredTriple(base: json(base), ours: json(ours), theirs: json(theirs), expected: expected.map(json),
-                                oursOnly: oursOnly, theirsOnly: theirsOnly, conflicting: conflicting)
+        return StructuredTriple(
+            base: json(base), ours: json(ours), theirs: json(theirs), expected: expected.map(json),
+            oursOnly: oursOnly, theirsOnly: theirsOnly, conflicting: conflicting)
     }
 
     /// Pretty JSON with sorted keys, one member or element per line, as settings files are written.

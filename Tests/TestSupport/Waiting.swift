@@ -42,7 +42,8 @@ public final class EventRecorder: Sendable {
     /// Waits until `condition` holds for the events received, then returns them; throws `DeadlinePassed` after `seconds`.
     @discardableResult
     public func wait(within seconds: Double, for what: String, until condition: ([DocumentStateChange]) -> Bool) async throws
-        -> [DocumentStateChange] {
+        -> [DocumentStateChange]
+    {
         try await waitUntil("\(what) (received so far: \(describe(events)))", within: seconds) { condition(events) }
         return events
     }

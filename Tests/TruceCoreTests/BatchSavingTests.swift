@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 struct BatchSavingTests {
@@ -9,8 +10,9 @@ struct BatchSavingTests {
         let existing = try test.store.save(.text("before\n"), to: "docs/0.txt", device: "laptop")
         let start = Date(timeIntervalSince1970: 1_796_000_000)
         let saves = (0..<300).map { index in
-            BatchSave(key: try! DocumentKey("docs/\(index % 30).txt"), content: .text("save \(index)\n"), device: "bulk",
-                      date: start.addingTimeInterval(Double(index)))
+            BatchSave(
+                key: try! DocumentKey("docs/\(index % 30).txt"), content: .text("save \(index)\n"), device: "bulk",
+                date: start.addingTimeInterval(Double(index)))
         }
         let ids = try test.store.saveBatch(saves)
         #expect(ids.count == 300)
@@ -31,8 +33,10 @@ struct BatchSavingTests {
         let test = try TestStore()
         let before = snapshot(ofStore: test.path)
         #expect(throws: TruceError.invalidDeviceName("", reason: "it is empty")) {
-            try test.store.saveBatch([BatchSave(key: "a.txt", content: .text("x"), device: "laptop"),
-                                      BatchSave(key: "b.txt", content: .text("y"), device: "")])
+            try test.store.saveBatch([
+                BatchSave(key: "a.txt", content: .text("x"), device: "laptop"),
+                BatchSave(key: "b.txt", content: .text("y"), device: ""),
+            ])
         }
         #expect(snapshot(ofStore: test.path) == before)
     }
@@ -49,8 +53,10 @@ struct BatchSavingTests {
         let composed: DocumentKey = "caf\u{E9}.md", decomposed: DocumentKey = "cafe\u{301}.md"
         #expect(composed != decomposed)
         #expect(Set([composed, decomposed]).count == 2)
-        _ = try test.store.saveBatch([BatchSave(key: composed, content: .text("NFC"), device: "laptop"),
-                                      BatchSave(key: decomposed, content: .text("NFD"), device: "laptop")])
+        _ = try test.store.saveBatch([
+            BatchSave(key: composed, content: .text("NFC"), device: "laptop"),
+            BatchSave(key: decomposed, content: .text("NFD"), device: "laptop"),
+        ])
         #expect(try test.store.contents(of: composed) == .text("NFC"))
         #expect(try test.store.contents(of: decomposed) == .text("NFD"))
         #expect(try test.store.history(of: decomposed).count == 1, "one key's save must not chain on the other's")

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The benchmark's parallel loop: every index runs, and a failure in any of them is thrown, never dropped.
 struct ConcurrentlyPerformTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 struct ConflictTests {
@@ -9,8 +10,10 @@ struct ConflictTests {
     @Test func concurrentSavesFromOneBaseAreAConflictWithTheLatestAsCurrent() throws {
         let store = try TestStore()
         let base = try store.store.save(.text("a\nb\n"), to: "notes/todo.md", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
-        let laptop = try store.store.save(.text("A\nb\n"), to: "notes/todo.md", device: "laptop", base: base.id, date: Self.date("2026-11-30T10:00:00Z"))
-        let phone = try store.store.save(.text("a\nB\n"), to: "notes/todo.md", device: "phone", base: base.id, date: Self.date("2026-11-30T11:00:00Z"))
+        let laptop = try store.store.save(
+            .text("A\nb\n"), to: "notes/todo.md", device: "laptop", base: base.id, date: Self.date("2026-11-30T10:00:00Z"))
+        let phone = try store.store.save(
+            .text("a\nB\n"), to: "notes/todo.md", device: "phone", base: base.id, date: Self.date("2026-11-30T11:00:00Z"))
 
         let versions = try store.store.versions(of: "notes/todo.md")
         #expect(versions.state == .inConflict)
@@ -42,8 +45,11 @@ struct ConflictTests {
         let base = try store.store.save(.text("base\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
         var ids: [VersionID] = []
         for (index, device) in ["laptop", "phone", "tablet"].enumerated() {
-            ids.append(try store.store.save(.text("\(device)\n"), to: "a.txt", device: device, base: base.id,
-                                            date: Self.date("2026-11-30T1\(index):00:00Z")).id)
+            ids.append(
+                try store.store.save(
+                    .text("\(device)\n"), to: "a.txt", device: device, base: base.id,
+                    date: Self.date("2026-11-30T1\(index):00:00Z")
+                ).id)
         }
         let versions = try store.store.versions(of: "a.txt")
         #expect(versions.heads.map(\.id) == ids.reversed())
@@ -115,10 +121,11 @@ struct ConflictTests {
         try store.store.save(.text("x\n"), to: "b.txt", device: "phone")
         try store.store.delete("b.txt", device: "phone")
         let received = try await firstElements(5, of: events, waitingFor: "the five changes of a.txt and b.txt")
-        #expect(received.map { "\($0.kind) \($0.key) \($0.author) \($0.previous)→\($0.current)" } == [
-            "save a.txt laptop absent→settled", "save a.txt laptop settled→settled", "save a.txt phone settled→in conflict",
-            "save b.txt phone absent→settled", "delete b.txt phone settled→deleted",
-        ])
+        #expect(
+            received.map { "\($0.kind) \($0.key) \($0.author) \($0.previous)→\($0.current)" } == [
+                "save a.txt laptop absent→settled", "save a.txt laptop settled→settled", "save a.txt phone settled→in conflict",
+                "save b.txt phone absent→settled", "delete b.txt phone settled→deleted",
+            ])
         #expect(received.map(\.changedState) == [true, false, true, true, true])
         #expect(received[2].becameInConflict)
     }

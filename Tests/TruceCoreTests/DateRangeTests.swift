@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// A version's date is stored exactly or refused: libgit2 writes seconds as an unsigned 32-bit number, so
@@ -15,8 +16,10 @@ struct DateRangeTests {
         #expect(throws: TruceError.dateOutOfRange(date)) { try test.store.save(.text("x\n"), to: "a.txt", device: "laptop", date: date) }
         #expect(throws: TruceError.dateOutOfRange(date)) { try test.store.delete("a.txt", device: "laptop", date: date) }
         #expect(throws: TruceError.dateOutOfRange(date)) {
-            try test.store.saveBatch([BatchSave(key: "b.txt", content: .text("b\n"), device: "laptop"),
-                                      BatchSave(key: "c.txt", content: .text("c\n"), device: "laptop", date: date)])
+            try test.store.saveBatch([
+                BatchSave(key: "b.txt", content: .text("b\n"), device: "laptop"),
+                BatchSave(key: "c.txt", content: .text("c\n"), device: "laptop", date: date),
+            ])
         }
         #expect(snapshot(ofStore: test.path) == before)
     }

@@ -1,6 +1,7 @@
-import Testing
-@testable import TruceCore
 import TestSupport
+import Testing
+
+@testable import TruceCore
 
 struct DocumentKeyTests {
     @Test(arguments: [

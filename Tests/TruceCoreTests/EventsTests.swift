@@ -1,15 +1,17 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// `events` from every writer: this object, another `DocumentStore` on the same path, another process, a sync into the store.
 struct EventsTests {
     /// Runs the built `truce` against `store` and returns the version id it printed.
     static func truceSave(_ text: String, to key: String, in store: String, device: String, base: String? = nil) async throws -> VersionID {
-        let result = try await runAsync(truceExecutable, ["--store", store, "save", key, "-", "--device", device] + (base.map { ["--base", $0] } ?? []),
-                                        input: .text(text))
+        let result = try await runAsync(
+            truceExecutable, ["--store", store, "save", key, "-", "--device", device] + (base.map { ["--base", $0] } ?? []),
+            input: .text(text))
         #expect(result.status == 0, "truce save: \(result.errorOutput)")
         return try #require(VersionID(hex: result.output.trimmingCharacters(in: .whitespacesAndNewlines)), "truce save printed \(result.output)")
     }
@@ -31,15 +33,18 @@ struct EventsTests {
         let recorder = EventRecorder(test.store)
         let left = try await Self.truceSave("1\n", to: "a.txt", in: test.path, device: "phone", base: base.id.hex)
         let right = try await Self.truceSave("2\n", to: "a.txt", in: test.path, device: "tablet", base: base.id.hex)
-        let resolved = try await runAsync(truceExecutable, ["--store", test.path, "resolve", "a.txt", "--resolver", "overwrite-with-current"],
-                                          environment: ["TRUCE_DEVICE": "desktop"])
+        let resolved = try await runAsync(
+            truceExecutable, ["--store", test.path, "resolve", "a.txt", "--resolver", "overwrite-with-current"],
+            environment: ["TRUCE_DEVICE": "desktop"])
         #expect(resolved.status == 0, "truce resolve: \(resolved.errorOutput)")
         let deleted = try await runAsync(truceExecutable, ["--store", test.path, "delete", "a.txt", "--device", "phone"])
         #expect(deleted.status == 0, "truce delete: \(deleted.errorOutput)")
         let events = try await recorder.wait(within: 2, for: "four changes") { $0.count >= 4 }
-        #expect(events.map { "\($0.kind) \($0.author) \($0.previous)→\($0.current)" } == [
-            "save phone settled→settled", "save tablet settled→in conflict", "resolution desktop in conflict→settled", "delete phone settled→deleted",
-        ])
+        #expect(
+            events.map { "\($0.kind) \($0.author) \($0.previous)→\($0.current)" } == [
+                "save phone settled→settled", "save tablet settled→in conflict", "resolution desktop in conflict→settled",
+                "delete phone settled→deleted",
+            ])
         #expect(events.prefix(2).map(\.version) == [left, right])
         #expect(events[1].becameInConflict && events[2].wasResolved)
     }
@@ -72,7 +77,8 @@ struct EventsTests {
         ])
         let events = try await recorder.wait(within: 3, for: "the batch") { $0.count >= 3 }
         #expect(events.map(\.version) == ids)
-        #expect(events.map { "\($0.key) \($0.previous)→\($0.current)" } == ["a.txt settled→settled", "a.txt settled→in conflict", "b.txt absent→settled"])
+        #expect(
+            events.map { "\($0.key) \($0.previous)→\($0.current)" } == ["a.txt settled→settled", "a.txt settled→in conflict", "b.txt absent→settled"])
     }
 
     @Test func aSyncPushingIntoThisStoreFromAnotherProcessIsSeen() async throws {
@@ -92,7 +98,7 @@ struct EventsTests {
         let second = EventRecorder(test.store)
         let watcher = try #require(test.store.eventHub.watcher, "no watcher while sequences are live")
         #if os(Linux)
-        #expect(watcher.mechanism == .inotify)
+            #expect(watcher.mechanism == .inotify)
         #endif
         first.stop()
         try await waitUntil("the first sequence to end", within: 2) { first.hasEnded }
@@ -143,7 +149,7 @@ struct EventsTests {
         }
         defer { watcher.stop() }
         #if os(Linux)
-        #expect(watcher.mechanism == (polling ? .poll : .inotify))
+            #expect(watcher.mechanism == (polling ? .poll : .inotify))
         #endif
         try await waitUntil("the first wake-up", within: 3) { seen.wakes >= 1 }
         // Nothing changes for a while: a watch wakes not at all, a poll once per interval; either would wake thousands of times if it spun.
@@ -153,7 +159,8 @@ struct EventsTests {
         let wakes = seen.wakes - quiet
         // A loaded machine may sleep far longer than asked: allow one poll per interval actually elapsed, and one more.
         let intervals = (ContinuousClock.now - start) / .milliseconds(Int(StoreWatcher.pollInterval))
-        #expect(Double(wakes) <= (polling ? intervals.rounded(.up) + 1 : 0), "\(wakes) wake-ups in \(ContinuousClock.now - start) while nothing changed")
+        #expect(
+            Double(wakes) <= (polling ? intervals.rounded(.up) + 1 : 0), "\(wakes) wake-ups in \(ContinuousClock.now - start) while nothing changed")
         let saved = try await Self.truceSave("1\n", to: "a.txt", in: test.path, device: "phone")
         let tip = try #require(try store.withRepository { try $0.reference(ChangeJournal.reference) })
         try await waitUntil("a wake-up that sees the journal entry for \(saved)", within: 3) { seen.lastTip == tip }

@@ -14,8 +14,10 @@ struct ISO8601Tests {
         #expect(try #require(ISO8601.parse(text)).timeIntervalSince1970 == seconds)
     }
 
-    @Test(arguments: ["", "yesterday", "2026-11-30", "2026-11-30T20:15:00", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
-                      "2026-11-30T25:00:00Z", "2026-11-30T20:15:00Zjunk", "2026-11-30T20:15Z"])
+    @Test(arguments: [
+        "", "yesterday", "2026-11-30", "2026-11-30T20:15:00", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z",
+        "2026-11-30T25:00:00Z", "2026-11-30T20:15:00Zjunk", "2026-11-30T20:15Z",
+    ])
     func rejects(text: String) {
         #expect(ISO8601.parse(text) == nil)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TruceCore
 
 /// `importDocuments` and `exportDocuments` on real folders and real stores.
@@ -52,7 +52,9 @@ struct ImportExportTests {
         folder.write(.text("x"), to: "a.txt")
         let report = try test.store.importDocuments(from: .folder(at: folder.path, prefix: "archive/2026"), device: "laptop")
         #expect(report.versions.map(\.key) == ["archive/2026/a.txt"])
-        #expect(throws: TruceError.invalidKey("../up", reason: "it has a '..' segment")) { try ImportSource.folder(at: folder.path, prefix: "../up/") }
+        #expect(throws: TruceError.invalidKey("../up", reason: "it has a '..' segment")) {
+            try ImportSource.folder(at: folder.path, prefix: "../up/")
+        }
     }
 
     @Test func aFileThatVanishesAfterTheListingIsRefusedAndTheRestImported() throws {
@@ -88,10 +90,11 @@ struct ImportExportTests {
         outside.write(.text("secret too"), to: "inner.txt")
 
         let report = try test.store.importDocuments(from: source, device: "laptop")
-        #expect(report.refused == [
-            PathIssue(path: "file.txt", reason: "cannot read it: it is a symbolic link (not followed)"),
-            PathIssue(path: "sub/inner.txt", reason: "cannot read it: 'sub' on its path is a symbolic link (not followed)"),
-        ])
+        #expect(
+            report.refused == [
+                PathIssue(path: "file.txt", reason: "cannot read it: it is a symbolic link (not followed)"),
+                PathIssue(path: "sub/inner.txt", reason: "cannot read it: 'sub' on its path is a symbolic link (not followed)"),
+            ])
         #expect(try test.store.documents().isEmpty)
     }
 
@@ -103,17 +106,18 @@ struct ImportExportTests {
         try FileManager.default.createDirectory(atPath: folder.file(".git"), withIntermediateDirectories: true)
         folder.write(.text("[core]\n"), to: ".git/config")
         folder.createEmptyFile(named: Array("tab\there".utf8))
-        folder.createEmptyFile(named: [0x6C, 0x61, 0x74, 0x69, 0x6E, 0x31, 0xE9]) // "latin1é" in Latin-1
+        folder.createEmptyFile(named: [0x6C, 0x61, 0x74, 0x69, 0x6E, 0x31, 0xE9])  // "latin1é" in Latin-1
 
         let source = try ImportSource.folder(at: folder.path)
         #expect(source.entries.map(\.key) == ["ok.txt"])
         #expect(source.skipped.map(\.path) == [".git"])
-        #expect(source.refused == [
-            PathIssue(path: "latin1\\xE9", reason: "its name is not valid UTF-8, so it cannot be a document key"),
-            PathIssue(path: "link", reason: "it is a symbolic link (not followed)"),
-            PathIssue(path: "pipe", reason: "it is a named pipe, not a regular file"),
-            PathIssue(path: "tab\\x09here", reason: "its name is not a valid document key: it contains a NUL or control character"),
-        ])
+        #expect(
+            source.refused == [
+                PathIssue(path: "latin1\\xE9", reason: "its name is not valid UTF-8, so it cannot be a document key"),
+                PathIssue(path: "link", reason: "it is a symbolic link (not followed)"),
+                PathIssue(path: "pipe", reason: "it is a named pipe, not a regular file"),
+                PathIssue(path: "tab\\x09here", reason: "its name is not a valid document key: it contains a NUL or control character"),
+            ])
     }
 
     @Test func theStoreInsideTheFolderIsSkipped() throws {
@@ -131,8 +135,12 @@ struct ImportExportTests {
     @Test func aFolderThatIsMissingOrAFileIsBadInput() throws {
         let folder = TemporaryDirectory("truce-import")
         folder.write(.text("x"), to: "file")
-        #expect(throws: TruceError.invalidFolder(folder.file("missing"), reason: "it does not exist")) { try ImportSource.folder(at: folder.file("missing")) }
-        #expect(throws: TruceError.invalidFolder(folder.file("file"), reason: "it is not a folder")) { try ImportSource.folder(at: folder.file("file")) }
+        #expect(throws: TruceError.invalidFolder(folder.file("missing"), reason: "it does not exist")) {
+            try ImportSource.folder(at: folder.file("missing"))
+        }
+        #expect(throws: TruceError.invalidFolder(folder.file("file"), reason: "it is not a folder")) {
+            try ImportSource.folder(at: folder.file("file"))
+        }
     }
 
     // MARK: - The stream
@@ -170,7 +178,10 @@ struct ImportExportTests {
     ])
     func aMalformedStreamSaysWhereAndSavesNothing(stream: String, line: Int, message: String) throws {
         let error = try #require(throws: TruceError.self) { try ImportSource.stream(Data(stream.utf8)) }
-        guard case .malformedStream(let reported, _) = error else { Issue.record("unexpected error \(error)"); return }
+        guard case .malformedStream(let reported, _) = error else {
+            Issue.record("unexpected error \(error)")
+            return
+        }
         #expect(reported == line)
         #expect(error.localizedDescription.contains(message), "\(error.localizedDescription)")
     }

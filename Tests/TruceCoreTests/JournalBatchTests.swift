@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// Many changes recorded at once are one journal entry whose `changes` file lists them, one line each.
@@ -42,7 +43,8 @@ struct JournalBatchTests {
         #expect(ChangeJournal.parseBatch(Data("save\tnot-an-id\t0\t-\tlaptop\ta.txt\n".utf8)) == nil)
         #expect(ChangeJournal.parseBatch(Data("save\t\(String(repeating: "a", count: 40))\t0\t-\tlaptop\n".utf8)) == nil)
         #expect(ChangeJournal.parseBatch(Data("save\t\(String(repeating: "a", count: 40))\t0\tbad\tlaptop\ta.txt\n".utf8)) == nil)
-        let good = ChangeJournal.parseBatch(Data("delete\t\(String(repeating: "a", count: 40))\t7\t\(String(repeating: "b", count: 40))\tphone\td/e f.txt\n".utf8))
+        let good = ChangeJournal.parseBatch(
+            Data("delete\t\(String(repeating: "a", count: 40))\t7\t\(String(repeating: "b", count: 40))\tphone\td/e f.txt\n".utf8))
         #expect(good?.count == 1)
         #expect(good?.first?.change.kind == .delete)
         #expect(good?.first?.via?.hex == String(repeating: "b", count: 40))
@@ -54,7 +56,8 @@ struct JournalBatchTests {
 /// change came through given manifests is answered from it; a batch with one change of its own has none.
 struct JournalBatchViaTests {
     static func changes(_ count: Int, in test: TestStore) throws -> [Change] {
-        let ids = try test.store.saveBatch((0..<count).map { BatchSave(key: DocumentKey(stringLiteral: "v/\($0).md"), content: .text("\($0)\n"), device: "phone") })
+        let ids = try test.store.saveBatch(
+            (0..<count).map { BatchSave(key: DocumentKey(stringLiteral: "v/\($0).md"), content: .text("\($0)\n"), device: "phone") })
         return try test.store.changes().changes.filter { ids.contains($0.version) }
     }
 
@@ -71,8 +74,9 @@ struct JournalBatchViaTests {
             #expect(try test.git("log", "-1", "--format=%(trailers:key=Via,valueonly)", tip.hex) == "\(first.hex) \(second.hex)\n\n")
             // The saveBatch entry below came through nothing, so only a walk that stops above it is answered yes.
             #expect(try ChangeJournal.everyChange(from: tip, cameThrough: [first, second], in: repository) == false)
-            let lone = try repository.writeCommit(tree: repository.readCommit(tip).tree, parents: [], author: repository.readCommit(tip).author,
-                                                  committer: repository.readCommit(tip).committer, message: repository.readCommit(tip).message)
+            let lone = try repository.writeCommit(
+                tree: repository.readCommit(tip).tree, parents: [], author: repository.readCommit(tip).author,
+                committer: repository.readCommit(tip).committer, message: repository.readCommit(tip).message)
             #expect(try ChangeJournal.everyChange(from: lone, cameThrough: [first, second], in: repository))
             #expect(try ChangeJournal.everyChange(from: lone, cameThrough: [first], in: repository) == false)
             #expect(before != tip)
@@ -89,8 +93,9 @@ struct JournalBatchViaTests {
             try ChangeJournal.append(changes, via: via, in: repository)
             let tip = try #require(try repository.reference(ChangeJournal.reference))
             #expect(try test.git("log", "-1", "--format=%(trailers:key=Via,valueonly)", tip.hex) == "\n")
-            let lone = try repository.writeCommit(tree: repository.readCommit(tip).tree, parents: [], author: repository.readCommit(tip).author,
-                                                  committer: repository.readCommit(tip).committer, message: repository.readCommit(tip).message)
+            let lone = try repository.writeCommit(
+                tree: repository.readCommit(tip).tree, parents: [], author: repository.readCommit(tip).author,
+                committer: repository.readCommit(tip).committer, message: repository.readCommit(tip).message)
             #expect(try ChangeJournal.everyChange(from: lone, cameThrough: [manifest], in: repository) == false)
             let recorded = try #require(try ChangeJournal.recorded(in: repository.readCommit(tip), of: repository))
             #expect(recorded.map(\.via) == [nil] + Array(repeating: Optional(manifest), count: 29))

@@ -1,13 +1,16 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// Keys, trailers and device names are bytes, as git sees them: never split at grapheme boundaries, never
 /// compared by canonical equivalence.
 struct KeyBytesTests {
-    @Test(arguments: ["\u{200C}.md", "\u{200D}x", "\u{0301}accent.txt", "\u{FE0F}", "dir/\u{0301}name.txt", "a/\u{200C}/b",
-                      ": \u{0301}colon", "\u{0301}/\u{0301}"])
+    @Test(arguments: [
+        "\u{200C}.md", "\u{200D}x", "\u{0301}accent.txt", "\u{FE0F}", "dir/\u{0301}name.txt", "a/\u{200C}/b",
+        ": \u{0301}colon", "\u{0301}/\u{0301}",
+    ])
     func aKeyStartingASegmentWithAMarkOrJoinerReadsBackAndKeepsTheJournalReadable(key: String) throws {
         let test = try TestStore()
         let documentKey = try DocumentKey(key)
@@ -95,9 +98,12 @@ struct LegacyKeyTests {
         let emptyTree = try test.git("hash-object", "-t", "tree", "-w", "/dev/null").trimmingCharacters(in: .whitespacesAndNewlines)
         let legacy = ".gi\u{200C}t"
         let message = "save \(legacy)\n\nChange: save\nDocument: \(legacy)\nVersion: \(saved.id.hex)\nDevice: old\n"
-        let entry = try run("/usr/bin/env", ["git", "-C", test.path, "commit-tree", emptyTree, "-p", tip], input: .text(message),
-                            environment: ["GIT_AUTHOR_NAME": "old", "GIT_AUTHOR_EMAIL": "o@x", "GIT_COMMITTER_NAME": "old",
-                                          "GIT_COMMITTER_EMAIL": "o@x"])
+        let entry = try run(
+            "/usr/bin/env", ["git", "-C", test.path, "commit-tree", emptyTree, "-p", tip], input: .text(message),
+            environment: [
+                "GIT_AUTHOR_NAME": "old", "GIT_AUTHOR_EMAIL": "o@x", "GIT_COMMITTER_NAME": "old",
+                "GIT_COMMITTER_EMAIL": "o@x",
+            ])
         try #require(entry.status == 0, "\(entry.errorOutput)")
         _ = try test.git("update-ref", "refs/truce/journal", entry.output.trimmingCharacters(in: .whitespacesAndNewlines))
         let changes = try test.store.changes().changes

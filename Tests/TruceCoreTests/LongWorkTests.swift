@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// A sync's transfer and a prune's repack run on a repository handle of their own: the store's other calls, from
@@ -39,7 +40,12 @@ import TestSupport
         defer { daemon.server.stop() }
         let hub = try daemon.makeHub()
         let laptop = try TestStore(), phone = try TestStore()
-        _ = try laptop.store.saveBatch((0..<300).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).md"), content: .text("\($0) " + String(repeating: "x", count: 2000) + "\n"), device: "laptop") })
+        _ = try laptop.store.saveBatch(
+            (0..<300).map {
+                BatchSave(
+                    key: DocumentKey(stringLiteral: "d/\($0).md"), content: .text("\($0) " + String(repeating: "x", count: 2000) + "\n"),
+                    device: "laptop")
+            })
         _ = try laptop.store.sync(with: hub)
         try phone.store.save(.text("mine\n"), to: "own.md", device: "phone")
         let during = ReadDuring()
@@ -53,7 +59,8 @@ import TestSupport
     @Test func aReadDuringAPruneDoesNotWaitForIt() throws {
         let test = try TestStore()
         for round in 0..<3 {
-            _ = try test.store.saveBatch((0..<200).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).md"), content: .text("\(round) \($0)\n"), device: "laptop") })
+            _ = try test.store.saveBatch(
+                (0..<200).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).md"), content: .text("\(round) \($0)\n"), device: "laptop") })
         }
         let during = ReadDuring()
         let report = try test.store.prune(expire: 0) { _ in during.read("d/7.md", of: test.store) }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import TruceCore
 
@@ -84,10 +84,14 @@ import TestSupport
         for index in 0..<40 { try laptop.store.save(.text("\(index)\n"), to: DocumentKey("d/\(index).md"), device: "laptop") }
         _ = try laptop.store.sync(with: hub)
         #expect(try phone.store.sync(with: hub).received.count == 40)
-        let phoneManifest = try #require(try phone.git("for-each-ref", "--format=%(objectname)",
-                                                        ReplicaManifest.reference(of: replicaID(of: phone))).split(separator: "\n").first)
+        let phoneManifest = try #require(
+            try phone.git(
+                "for-each-ref", "--format=%(objectname)",
+                ReplicaManifest.reference(of: replicaID(of: phone))
+            ).split(separator: "\n").first)
         let parents = try phone.git("rev-list", "--parents", "-n", "1", String(phoneManifest)).split(separator: " ").dropFirst()
-        let laptopManifest = try laptop.git("rev-parse", ReplicaManifest.reference(of: replicaID(of: laptop))).trimmingCharacters(in: .whitespacesAndNewlines)
+        let laptopManifest = try laptop.git("rev-parse", ReplicaManifest.reference(of: replicaID(of: laptop))).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(parents.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } == [laptopManifest])
         // The phone's journal says so in one line, which is what its first manifest read instead of 40 changes.
         #expect(try phone.git("log", "-1", "--format=%(trailers:key=Via,valueonly)", ChangeJournal.reference) == laptopManifest + "\n\n")
@@ -124,14 +128,16 @@ import TestSupport
         _ = try away.store.sync(with: hub)
         // Enough rounds that the laptop's chain passes its snapshot threshold and starts again from a snapshot.
         for round in 0..<7 {
-            _ = try laptop.store.saveBatch((0..<150).map {
-                BatchSave(key: try DocumentKey("bulk/\($0).md"), content: Data("round \(round) \($0)\n".utf8), device: "laptop")
-            })
+            _ = try laptop.store.saveBatch(
+                (0..<150).map {
+                    BatchSave(key: try DocumentKey("bulk/\($0).md"), content: Data("round \(round) \($0)\n".utf8), device: "laptop")
+                })
             _ = try laptop.store.sync(with: hub)
             _ = try phone.store.sync(with: hub)
         }
         // Every manifest the ref pointed at, from its reflog: a snapshot starts the chain again, so the chain alone shows the last.
-        let snapshots = try laptop.git("log", "-g", "--format=%B", ReplicaManifest.reference(of: replicaID(of: laptop)))
+        let snapshots =
+            try laptop.git("log", "-g", "--format=%B", ReplicaManifest.reference(of: replicaID(of: laptop)))
             .components(separatedBy: "Snapshot: yes").count - 1
         #expect(snapshots >= 2, "the laptop's chain never restarted from a snapshot")
         try away.store.save(.text("written while away\n"), to: "away.md", device: "away")

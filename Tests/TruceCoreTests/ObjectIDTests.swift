@@ -1,7 +1,8 @@
 import CLibgit2
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// An id held as three words reads and writes the same 20 bytes and 40 digits git does, and orders as its bytes do.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// Heads written in bulk are lines of `packed-refs`: git reads them as refs, Truce finds one document's by binary search.

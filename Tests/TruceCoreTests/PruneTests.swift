@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 struct PruneTests {
@@ -109,8 +110,11 @@ struct PruneTests {
 
     @Test func repeatedPrunesAtTheDefaultGraceKeepTheStoreSizeFlat() throws {
         let test = try TestStore()
-        for index in 0..<20 { try test.store.save(.text("version \(index)\n" + String(repeating: "text\n", count: index * 50)), to: "a.txt", device: "laptop") }
-        _ = try test.store.saveBatch((0..<30).map { BatchSave(key: DocumentKey(stringLiteral: "batch/\($0).txt"), content: .text("\($0)\n"), device: "laptop") })
+        for index in 0..<20 {
+            try test.store.save(.text("version \(index)\n" + String(repeating: "text\n", count: index * 50)), to: "a.txt", device: "laptop")
+        }
+        _ = try test.store.saveBatch(
+            (0..<30).map { BatchSave(key: DocumentKey(stringLiteral: "batch/\($0).txt"), content: .text("\($0)\n"), device: "laptop") })
         let young = try Self.abandonedBlob(test, "unreachable, but within the grace period\n")
         try test.store.prune()
         let first = try Self.packs(test)

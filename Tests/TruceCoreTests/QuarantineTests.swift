@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// What a download brings joins the store only through `admit`: as it came when every object in it was checked,
@@ -9,18 +10,23 @@ struct QuarantineTests {
     /// A store holding `count` documents, and their ids.
     static func source(_ count: Int) throws -> (TestStore, [VersionID]) {
         let test = try TestStore()
-        let ids = try test.store.saveBatch((0..<count).map { BatchSave(key: DocumentKey(stringLiteral: "docs/\($0).md"), content: .text("\($0)\n"), device: "laptop") })
+        let ids = try test.store.saveBatch(
+            (0..<count).map { BatchSave(key: DocumentKey(stringLiteral: "docs/\($0).md"), content: .text("\($0)\n"), device: "laptop") })
         return (test, ids)
     }
 
     /// Downloads `source`'s heads into a quarantine of `target` as one pack (what a fetch leaves), then admits `ids`
     /// with `checked` minus `unchecked`; returns the download's pack name and whether the store now holds that file.
-    static func download(from source: TestStore, into target: TestStore, admitting ids: [VersionID],
-                         leavingUnchecked unchecked: Int) throws -> (pack: String, kept: Bool, objects: [String]) {
+    static func download(
+        from source: TestStore, into target: TestStore, admitting ids: [VersionID],
+        leavingUnchecked unchecked: Int
+    ) throws -> (pack: String, kept: Bool, objects: [String]) {
         let (pack, objects) = try target.store.withRepository { repository -> (String, [String]) in
             let quarantine = try Quarantine(of: repository)
             let directory = quarantine.repository.path
-            let fetched = try git(["--git-dir", directory, "-c", "fetch.unpackLimit=1", "fetch", "-q", source.path, "refs/truce/heads/*:refs/incoming/*"])
+            let fetched = try git([
+                "--git-dir", directory, "-c", "fetch.unpackLimit=1", "fetch", "-q", source.path, "refs/truce/heads/*:refs/incoming/*",
+            ])
             try #require(fetched.status == 0, "git fetch into the quarantine: \(fetched.errorOutput)")
             let objects = try git(["--git-dir", directory, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"]).output
                 .split(separator: "\n").map(String.init).sorted()

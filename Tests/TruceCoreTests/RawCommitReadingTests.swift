@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// The checks of a download read each commit once, raw, and take what it records from those bytes: that reading

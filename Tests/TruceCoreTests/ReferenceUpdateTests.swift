@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// Reference updates are compare-and-swap: every writer's journal append and conflict marker relies on it.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TruceCore
 
 /// Random (base, ours, theirs) triples merged by `TextMerge` and by `git merge-file -p`: the same bytes and conflict counts.
@@ -21,7 +21,8 @@ import TruceCore
         let environment = ProcessInfo.processInfo.environment
         let heavy = environment["HEAVY"] == "1"
         let count = heavy ? 20_000 : 2_000
-        let seed = environment["RELIABILITY_SEED"].flatMap { $0.hasPrefix("0x") ? UInt64($0.dropFirst(2), radix: 16) : UInt64($0) }
+        let seed =
+            environment["RELIABILITY_SEED"].flatMap { $0.hasPrefix("0x") ? UInt64($0.dropFirst(2), radix: 16) : UInt64($0) }
             ?? 0x6D65_7267_6566_757A
         print("reliability: merge fuzz seed \(seed) (replay with RELIABILITY_SEED=\(seed))\(heavy ? " HEAVY" : "")")
         var random = SeededRandom(seed: seed)
@@ -30,8 +31,9 @@ import TruceCore
         for fuzz in cases { try fuzz.write(to: directory.file("\(fuzz.index)")) }
 
         let gitResults = try await concurrently(cases.indices, width: 4) { index in
-            try await gitWithoutUserConfig(["merge-file", "-p"] + cases[index].optionArguments + ["ours", "base", "theirs"],
-                                           in: directory.file("\(index)"))
+            try await gitWithoutUserConfig(
+                ["merge-file", "-p"] + cases[index].optionArguments + ["ours", "base", "theirs"],
+                in: directory.file("\(index)"))
         }
 
         var mismatches: [String] = []
@@ -48,7 +50,8 @@ import TruceCore
             }
             if merged.conflictCount > 0 { conflicted += 1 } else { clean += 1 }
             if merged.content != git.stdout || min(merged.conflictCount, 127) != Int(git.status) {
-                mismatches.append("""
+                mismatches.append(
+                    """
                     \(fuzz): git exit \(git.status), TextMerge \(merged.conflictCount) conflicts
                       base:      \(fuzz.base.escaped)
                       ours:      \(fuzz.ours.escaped)
@@ -58,13 +61,16 @@ import TruceCore
                     """)
             }
         }
-        #expect(mismatches.isEmpty, "\(mismatches.count) of \(count) merges differ from git (seed \(seed)):\n\(mismatches.prefix(5).joined(separator: "\n"))")
+        #expect(
+            mismatches.isEmpty,
+            "\(mismatches.count) of \(count) merges differ from git (seed \(seed)):\n\(mismatches.prefix(5).joined(separator: "\n"))")
 
         // The command line on every binary case and on a sample of the rest: git's output and exit status, or one line and exit 2.
         let sample = cases.filter { gitResults[$0.index].status == 255 || $0.index % 40 == 0 }
         let cliResults = try await concurrently(sample.indices, width: 2) { index in
-            try await runAsync(truceExecutable, ["merge-file"] + sample[index].optionArguments + ["ours", "base", "theirs"],
-                               directory: directory.file("\(sample[index].index)"))
+            try await runAsync(
+                truceExecutable, ["merge-file"] + sample[index].optionArguments + ["ours", "base", "theirs"],
+                directory: directory.file("\(sample[index].index)"))
         }
         var cliMismatches: [String] = []
         for (fuzz, truce) in zip(sample, cliResults) {
@@ -75,7 +81,8 @@ import TruceCore
                     cliMismatches.append("\(fuzz): binary input, truce exited \(truce.status) with stderr \(truce.errorOutput.debugDescription)")
                 }
             } else if truce.stdout != git.stdout || truce.status != git.status || !truce.stderr.isEmpty {
-                cliMismatches.append("\(fuzz): truce merge-file exited \(truce.status), git \(git.status); stderr \(truce.errorOutput.debugDescription)")
+                cliMismatches.append(
+                    "\(fuzz): truce merge-file exited \(truce.status), git \(git.status); stderr \(truce.errorOutput.debugDescription)")
             }
         }
         #expect(cliMismatches.isEmpty, "truce merge-file differs from git (seed \(seed)):\n\(cliMismatches.prefix(5).joined(separator: "\n"))")
@@ -87,7 +94,9 @@ import TruceCore
         #expect(cases.contains { $0.lateNUL && gitResults[$0.index].status != 255 }, "no NUL past 8000 bytes merged as text")
         #expect(cases.contains { $0.ours.contains(UInt8(ascii: "\r")) && gitResults[$0.index].status > 0 && gitResults[$0.index].status < 255 })
         #expect(cases.contains { $0.ours.last != UInt8(ascii: "\n") && !$0.ours.isEmpty && gitResults[$0.index].status > 0 })
-        print("reliability: merge fuzz \(count) cases: \(clean) clean, \(conflicted) conflicted, \(binary) binary, \(sample.count) through truce merge-file")
+        print(
+            "reliability: merge fuzz \(count) cases: \(clean) clean, \(conflicted) conflicted, \(binary) binary, \(sample.count) through truce merge-file"
+        )
     }
 }
 
@@ -122,8 +131,10 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
         try writeMergeInputs(base: base, ours: ours, theirs: theirs, to: directory)
     }
 
-    static let pool = ["a", "b", "c", "x = 1", "x = 2", "return x", "{", "}", "", " ", "\t", "// note", "<<<<<<< ours", "=======",
-                       ">>>>>>> theirs", "||||||| base", "<<<<<<<", "éè ü", "end"]
+    static let pool = [
+        "a", "b", "c", "x = 1", "x = 2", "return x", "{", "}", "", " ", "\t", "// note", "<<<<<<< ours", "=======",
+        ">>>>>>> theirs", "||||||| base", "<<<<<<<", "éè ü", "end",
+    ]
 
     static func make(index: Int, random: inout SeededRandom) -> FuzzCase {
         let base = (0..<random.int(0...30)).map { _ in line(&random, side: "base") }
@@ -152,8 +163,9 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
         let style = random.pick(ConflictStyle.allCases)
         let favor: MergeFavor = random.chance(85) ? .normal : random.pick([.ours, .theirs, .union])
         let markerSize = random.chance(85) ? 7 : random.int(1...12)
-        return FuzzCase(index: index, base: files[0], ours: files[1], theirs: files[2], style: style, favor: favor,
-                        markerSize: markerSize, lateNUL: lateNUL)
+        return FuzzCase(
+            index: index, base: files[0], ours: files[1], theirs: files[2], style: style, favor: favor,
+            markerSize: markerSize, lateNUL: lateNUL)
     }
 
     static func line(_ random: inout SeededRandom, side: String) -> String {
@@ -195,4 +207,3 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
         return Data(text.utf8)
     }
 }
-

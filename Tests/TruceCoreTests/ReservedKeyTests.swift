@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// Keys git treats as `.git`, `.gitmodules` or `.gitattributes` in some spelling are refused; every other key
@@ -136,8 +137,9 @@ struct ReservedKeyTests {
     }
 
     /// A blob fsck rejects as a `.gitmodules` (an option for a URL) and as a `.gitattributes` (a 3,000-byte line).
-    static let hostileContent = Data(("[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n#"
-        + String(repeating: "x", count: 3_000) + "\n").utf8)
+    static let hostileContent = Data(
+        ("[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch /tmp/pwned\n#"
+            + String(repeating: "x", count: 3_000) + "\n").utf8)
 
     /// True when `git fsck --strict` accepts a repository holding one tree with `hostileContent` named `name`.
     func fsckAcceptsTree(named name: String) throws -> Bool {

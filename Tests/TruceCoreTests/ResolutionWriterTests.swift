@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// An app-defined resolver, written as a third-party plugin would be: upper-cases the current version.
@@ -59,7 +60,9 @@ struct KeepsTheBaseResolver: Resolver {
 /// Hands every conflict to a person, as list-conflicts does.
 struct AskingResolver: Resolver {
     let name = "asking"
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .needsPerson(try ConflictAnalysis(conflict).points) }
+    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+        .needsPerson(try ConflictAnalysis(conflict).points)
+    }
 }
 
 struct ResolutionWriterTests {
@@ -70,7 +73,8 @@ struct ResolutionWriterTests {
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         let registry = ResolverRegistry([ShoutingResolver()])
         guard case .resolved(let version, "shout", .settled) = try test.store.resolve("a.txt", registry: registry, device: "x") else {
-            Issue.record("not resolved"); return
+            Issue.record("not resolved")
+            return
         }
         #expect(try test.store.contents(of: version) == .text("C!"))
     }
@@ -79,7 +83,10 @@ struct ResolutionWriterTests {
         let test = try TestStore()
         try test.makeConflict("a.txt", base: .text("a\n"), heads: [("laptop", .text("b\n")), ("phone", .text("c\n"))])
         let result = try test.store.resolve("a.txt", using: InterruptedResolver(store: test.store), device: "x")
-        guard case .resolved(let resolution, _, let state) = result else { Issue.record("not resolved"); return }
+        guard case .resolved(let resolution, _, let state) = result else {
+            Issue.record("not resolved")
+            return
+        }
         #expect(state == .inConflict)
         let heads = try test.store.versions(of: "a.txt").heads
         #expect(heads.count == 2)
@@ -94,13 +101,19 @@ struct ResolutionWriterTests {
         let before = snapshot(ofStore: test.path)
         let registry = ResolverRegistry([BrokenJSONResolver(), NamedResolver(name: "list-conflicts")])
         let result = try test.store.resolve("a.json", registry: registry, device: "x")
-        guard case .needsPerson(_, _, let reasons) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(_, _, let reasons) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(reasons == ["broken-json: its output is not valid JSON; nothing was written"])
         #expect(snapshot(ofStore: test.path) == before)
 
         try test.setConfig("resolver.broken-json.fallback", "shout")
         let chained = try test.store.resolve("a.json", registry: ResolverRegistry([BrokenJSONResolver(), ShoutingResolver()]), device: "x")
-        guard case .resolved(_, "shout", _) = chained else { Issue.record("\(chained)"); return }
+        guard case .resolved(_, "shout", _) = chained else {
+            Issue.record("\(chained)")
+            return
+        }
     }
 
     /// Content of each checked kind that does not parse, with the problem a user is told.
@@ -121,7 +134,10 @@ struct ResolutionWriterTests {
         let before = snapshot(ofStore: test.path)
         let registry = ResolverRegistry([FixedOutputResolver(output: .text(content)), NamedResolver(name: "list-conflicts")])
         let result = try test.store.resolve(document, registry: registry, device: "x")
-        guard case .needsPerson(_, _, let reasons) = result else { Issue.record("\(result)"); return }
+        guard case .needsPerson(_, _, let reasons) = result else {
+            Issue.record("\(result)")
+            return
+        }
         #expect(reasons == ["fixed: its output is \(problem); nothing was written"])
         // The same bytes given by a person are refused the same way.
         #expect(throws: TruceError.invalidAnswer("the resolution of \(key) is \(problem); nothing was written")) {
@@ -148,7 +164,8 @@ struct ResolutionWriterTests {
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         let before = snapshot(ofStore: test.path)
         guard case .wouldResolve(let content, "shout") = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x", dryRun: true) else {
-            Issue.record("no dry run"); return
+            Issue.record("no dry run")
+            return
         }
         #expect(content == .text("C"))
         #expect(snapshot(ofStore: test.path) == before)
@@ -160,7 +177,10 @@ struct ResolutionWriterTests {
         let asked = ResolverOptions(resolverName: "shout", values: ["suffix": "?"])
         func dryRun(_ options: ResolverOptions?) throws -> Data? {
             let result = try test.store.resolve("a.txt", using: ShoutingResolver(), options: options, device: "x", dryRun: true)
-            guard case .wouldResolve(let content, "shout") = result else { Issue.record("\(result)"); return nil }
+            guard case .wouldResolve(let content, "shout") = result else {
+                Issue.record("\(result)")
+                return nil
+            }
             return content
         }
         #expect(try dryRun(asked) == .text("C?"))
@@ -169,7 +189,10 @@ struct ResolutionWriterTests {
         #expect(try dryRun(asked) == .text("C?"))
         #expect(try dryRun(nil) == .text("C!"))
         guard case .resolved(let version, "shout", .settled) = try test.store.resolve("a.txt", using: ShoutingResolver(), options: asked, device: "x")
-        else { Issue.record("not resolved"); return }
+        else {
+            Issue.record("not resolved")
+            return
+        }
         #expect(try test.store.contents(of: version) == .text("C?"))
     }
 
@@ -182,15 +205,24 @@ struct ResolutionWriterTests {
         try test.setConfig("resolver.passing.fallback", "mergiraf")
         try test.setConfig("merge.mergiraf.driver", "cp %B %A")
         let settled = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x")
-        guard case .resolved(let version, "shout", .settled) = settled else { Issue.record("\(settled)"); return }
+        guard case .resolved(let version, "shout", .settled) = settled else {
+            Issue.record("\(settled)")
+            return
+        }
         #expect(try test.store.contents(of: version) == .text("C"))
 
         let before = snapshot(ofStore: test.path)
         let passed = try test.store.resolve("b.txt", using: NamedResolver(name: "passing"), device: "x")
-        guard case .needsPerson(let points, "passing", let reasons) = passed else { Issue.record("\(passed)"); return }
+        guard case .needsPerson(let points, "passing", let reasons) = passed else {
+            Issue.record("\(passed)")
+            return
+        }
         #expect(!points.isEmpty)
-        #expect(reasons == ["passing: test",
-                            "mergiraf: skipped: not a resolver this call can use (named by resolver.passing.fallback in config)"])
+        #expect(
+            reasons == [
+                "passing: test",
+                "mergiraf: skipped: not a resolver this call can use (named by resolver.passing.fallback in config)",
+            ])
         #expect(snapshot(ofStore: test.path) == before)
     }
 
@@ -212,14 +244,20 @@ struct ResolutionWriterTests {
         try test.setConfig("resolver.throwing.fallback", "asking")
         let before = snapshot(ofStore: test.path)
         let asked = try test.store.resolve("a.txt", registry: registry, device: "x")
-        guard case .needsPerson(let points, "asking", let reasons) = asked else { Issue.record("\(asked)"); return }
+        guard case .needsPerson(let points, "asking", let reasons) = asked else {
+            Issue.record("\(asked)")
+            return
+        }
         #expect(!points.isEmpty)
         #expect(reasons == ["throwing: it failed: it broke"])
         #expect(snapshot(ofStore: test.path) == before)
         // A fallback that settles it runs, as Couchbase Lite falls back to its default resolver.
         try test.setConfig("resolver.throwing.fallback", "shout")
         let settled = try test.store.resolve("a.txt", registry: registry, device: "x")
-        guard case .resolved(let version, "shout", .settled) = settled else { Issue.record("\(settled)"); return }
+        guard case .resolved(let version, "shout", .settled) = settled else {
+            Issue.record("\(settled)")
+            return
+        }
         #expect(try test.store.contents(of: version) == .text("C"))
     }
 
@@ -233,7 +271,8 @@ struct ResolutionWriterTests {
         }
         try test.setConfig("resolver.keeps-base.fallback", "shout")
         guard case .resolved(_, "shout", .settled) = try test.store.resolve("a.txt", registry: registry, device: "x") else {
-            Issue.record("the fallback did not settle it"); return
+            Issue.record("the fallback did not settle it")
+            return
         }
     }
 
@@ -303,7 +342,8 @@ struct ResolutionWriterTests {
         }
         let seen = try await firstElements(4, of: events, where: { $0.key == "a.txt" }, waitingFor: "a.txt's resolution and reopenings")
         // One journal entry per reopening, each replayed in turn: the second one brings the conflict back.
-        #expect(seen.map { "\($0.kind) \($0.previous)→\($0.current)" }
+        #expect(
+            seen.map { "\($0.kind) \($0.previous)→\($0.current)" }
                 == ["resolution in conflict→settled", "reopen settled→settled", "reopen settled→in conflict", "reopen in conflict→in conflict"])
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TruceCore
 
 /// A resolver that settles nothing, standing for any name a registry may hold.
@@ -10,7 +10,8 @@ struct NamedResolver: Resolver {
 }
 
 struct ResolverSelectionTests {
-    static let registry = ResolverRegistry(["three-way", "list-conflicts", "union", "overwrite-with-current", "mine", "custom"].map(NamedResolver.init))
+    static let registry = ResolverRegistry(
+        ["three-way", "list-conflicts", "union", "overwrite-with-current", "mine", "custom"].map(NamedResolver.init))
     static let attributes = """
         # comment
         *.md merge=three-way
@@ -48,8 +49,10 @@ struct ResolverSelectionTests {
     @Test func gitCheckAttrAgreesWithTruceOnATableOfKeys() throws {
         let test = try TestStore()
         try test.setAttributes(Self.attributes)
-        let keys = ["notes/a.md", "a.png", "docs/a.txt", "docs/sub/a.txt", "x/generated/y", "generated/z", "root.txt", "sub/root.txt",
-                    "a.bin", "a.mac", "special.md", "plain", "deep/er/a.md", "with space.md"]
+        let keys = [
+            "notes/a.md", "a.png", "docs/a.txt", "docs/sub/a.txt", "x/generated/y", "generated/z", "root.txt", "sub/root.txt",
+            "a.bin", "a.mac", "special.md", "plain", "deep/er/a.md", "with space.md",
+        ]
         for key in keys {
             let line = try test.git("check-attr", "merge", "--", key).trimmingCharacters(in: .newlines)
             let gitValue = String(line.split(separator: ": ").last ?? "")
@@ -87,7 +90,10 @@ struct ResolverSelectionTests {
             try test.store.resolverChoice(for: "a.md", registry: Self.registry)
         }
         try test.setAttributes("!*.md merge=union\n")
-        #expect(throws: TruceError.invalidConfiguration("info/attributes line 1: negative patterns are not allowed in gitattributes ('!*.md merge=union')")) {
+        #expect(
+            throws: TruceError.invalidConfiguration(
+                "info/attributes line 1: negative patterns are not allowed in gitattributes ('!*.md merge=union')")
+        ) {
             try test.store.resolverChoice(for: "a.md", registry: Self.registry)
         }
         try test.setAttributes("*.md merge=\n")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TruceCore
 
 /// A resolver whose resolution is the value of its option `key`: it proves which options reached it.
@@ -25,7 +25,8 @@ struct RouteTests {
     @Test func theSelectionPicksTheRoutedResolverWithItsOptionsAndResolveRunsIt() throws {
         let store = try TestStore()
         try store.makeConflict("lists/shop.todo", base: .text("a\n"), heads: [("laptop", .text("b\n")), ("phone", .text("c\n"))])
-        let written = try store.store.route("*.todo", to: "todo-list", options: ["key": "value", "markerSize": "9"], device: "laptop", date: Self.date)
+        let written = try store.store.route(
+            "*.todo", to: "todo-list", options: ["key": "value", "markerSize": "9"], device: "laptop", date: Self.date)
         #expect(written.map(\.key) == [".truce/attributes", ".truce/config"])
         #expect(written.allSatisfy { $0.deviceName == "laptop" && $0.modificationDate == Self.date })
 
@@ -36,7 +37,10 @@ struct RouteTests {
         // Keys the pattern does not match keep the default.
         #expect(try store.store.resolverChoice(for: "lists/shop.md", registry: Self.registry).chain == ["three-way"])
 
-        guard case .resolved(let version, let resolver, let state) = try store.store.resolve("lists/shop.todo", registry: Self.registry, device: "laptop") else {
+        guard
+            case .resolved(let version, let resolver, let state) = try store.store.resolve(
+                "lists/shop.todo", registry: Self.registry, device: "laptop")
+        else {
             Issue.record("the routed resolver did not settle the conflict")
             return
         }
@@ -64,16 +68,22 @@ struct RouteTests {
 
     @Test func routingAPatternAgainReplacesItsRuleAndKeepsEveryOtherByte() throws {
         let store = try TestStore()
-        try store.store.save(.text("# synced\n*.md  merge=three-way\n*.todo merge=other diff=todo\n*.txt merge=union\r\n"),
-                             to: ".truce/attributes", device: "laptop")
+        try store.store.save(
+            .text("# synced\n*.md  merge=three-way\n*.todo merge=other diff=todo\n*.txt merge=union\r\n"),
+            to: ".truce/attributes", device: "laptop")
         try store.store.route("*.todo", to: "todo-list", options: ["key": "1"], device: "laptop")
-        #expect(try Self.gitShow(store, ".truce/attributes") == "# synced\n*.md  merge=three-way\n*.todo diff=todo\n*.todo merge=todo-list\n*.txt merge=union\r\n")
+        #expect(
+            try Self.gitShow(store, ".truce/attributes")
+                == "# synced\n*.md  merge=three-way\n*.todo diff=todo\n*.todo merge=todo-list\n*.txt merge=union\r\n")
 
         try store.store.route("*.todo", to: "other", options: ["KEY": "2"], device: "laptop")
-        #expect(try Self.gitShow(store, ".truce/attributes") == "# synced\n*.md  merge=three-way\n*.todo diff=todo\n*.todo merge=other\n*.txt merge=union\r\n")
+        #expect(
+            try Self.gitShow(store, ".truce/attributes")
+                == "# synced\n*.md  merge=three-way\n*.todo diff=todo\n*.todo merge=other\n*.txt merge=union\r\n")
         let file = store.directory.write(.text(try Self.gitShow(store, ".truce/config")), to: "routing.config")
         #expect(try TestSupport.git("config", "--file", file, "--get-all", "resolver.other.key").output == "2\n")
-        #expect(try TestSupport.git("config", "--file", file, "--get-all", "resolver.todo-list.key").output == "1\n", "another resolver's options stay")
+        #expect(
+            try TestSupport.git("config", "--file", file, "--get-all", "resolver.todo-list.key").output == "1\n", "another resolver's options stay")
 
         // The same rule again writes nothing.
         let history = try store.store.history(of: ".truce/attributes").count + store.store.history(of: ".truce/config").count
@@ -125,7 +135,10 @@ struct RouteTests {
             try store.store.route(row.pattern, to: row.resolver, options: row.options, device: "laptop")
             Issue.record("route(\(row.pattern.debugDescription), to: \(row.resolver.debugDescription)) was accepted")
         } catch {
-            guard case .invalidRoute(let pattern, let reason) = error else { Issue.record("unexpected error \(error)"); return }
+            guard case .invalidRoute(let pattern, let reason) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
             #expect(pattern.utf8.elementsEqual(row.pattern.utf8))
             #expect(reason.contains(row.reason), "\(reason)")
             #expect(error.isBadInput)
@@ -136,8 +149,9 @@ struct RouteTests {
 
     @Test func aRoutingDocumentInConflictOrUnreadableIsRefusedAndChangesNothing() throws {
         let store = try TestStore()
-        try store.makeConflict(".truce/attributes", base: .text("*.md merge=other\n"),
-                               heads: [("laptop", .text("*.md merge=three-way\n")), ("phone", .text("*.md merge=union\n"))])
+        try store.makeConflict(
+            ".truce/attributes", base: .text("*.md merge=other\n"),
+            heads: [("laptop", .text("*.md merge=three-way\n")), ("phone", .text("*.md merge=union\n"))])
         var before = snapshot(ofStore: store.path)
         #expect {
             try store.store.route("*.todo", to: "todo-list", device: "laptop")
@@ -151,7 +165,10 @@ struct RouteTests {
         try other.store.save(.text("!*.md merge=other\n"), to: ".truce/attributes", device: "laptop")
         try other.store.save(.text("[resolver \"other\"\n"), to: ".truce/config", device: "laptop")
         before = snapshot(ofStore: other.path)
-        #expect(throws: TruceError.invalidConfiguration(".truce/attributes line 1: negative patterns are not allowed in gitattributes ('!*.md merge=other')")) {
+        #expect(
+            throws: TruceError.invalidConfiguration(
+                ".truce/attributes line 1: negative patterns are not allowed in gitattributes ('!*.md merge=other')")
+        ) {
             try other.store.route("*.todo", to: "todo-list", device: "laptop")
         }
         try other.store.save(.text("*.md merge=other\n"), to: ".truce/attributes", device: "laptop")

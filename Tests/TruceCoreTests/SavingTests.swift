@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 struct SavingTests {
@@ -117,7 +118,10 @@ struct SavingTests {
         #expect(references.count == 7)
         #expect(references.allSatisfy { $0.hasPrefix("refs/truce/heads/") || $0 == "refs/truce/journal" })
         #expect(try git("-C", store.path, "rev-parse", "--verify", "-q", "refs/heads/main").status != 0)
-        #expect(try store.store.documents().map(\.rawValue).sorted() == ["$(touch x).md", "HEAD", "a;rm -rf b.md", "refs/heads/main", "x.lock", "~^:?*[@{"])
+        #expect(
+            try store.store.documents().map(\.rawValue).sorted() == [
+                "$(touch x).md", "HEAD", "a;rm -rf b.md", "refs/heads/main", "x.lock", "~^:?*[@{",
+            ])
         #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TruceCore
 
 /// Three stores stand for three devices.
@@ -25,8 +26,10 @@ struct SyncTests {
         try replica.store.versions(of: "notes/a.md").heads.map(\.id)
     }
 
-    @Test(arguments: [[(0, 1), (1, 2), (0, 2)], [(0, 1), (0, 2), (1, 2)], [(1, 2), (0, 1), (0, 2)],
-                      [(1, 2), (0, 2), (0, 1)], [(0, 2), (0, 1), (1, 2)], [(0, 2), (1, 2), (0, 1)]])
+    @Test(arguments: [
+        [(0, 1), (1, 2), (0, 2)], [(0, 1), (0, 2), (1, 2)], [(1, 2), (0, 1), (0, 2)],
+        [(1, 2), (0, 2), (0, 1)], [(0, 2), (0, 1), (1, 2)], [(0, 2), (1, 2), (0, 1)],
+    ])
     func everyReplicaAgreesOnCurrentAndConflictsInAnySyncOrder(order: [(Int, Int)]) throws {
         let replicas = try Self.threeEditedReplicas()
         for (from, to) in order { _ = try replicas[from].store.sync(with: replicas[to].path) }
@@ -80,7 +83,7 @@ struct SyncTests {
 
     @Test func editingALoserResolvedElsewhereMakesAConflictWhoseBaseIsThatLoser() throws {
         let replicas = try Self.threeEditedReplicas()
-        _ = try replicas[0].store.sync(with: replicas[1].path)   // both hold the edits of 0 and 1
+        _ = try replicas[0].store.sync(with: replicas[1].path)  // both hold the edits of 0 and 1
         let loser = try #require(try replicas[0].store.versions(of: "notes/a.md").heads.first { $0.deviceName == "device0" })
         let resolution = try replicas[1].store.resolve("notes/a.md", content: .text(Self.base), device: "device1")
         let edit = try replicas[0].store.save(.text("kept editing\n"), to: "notes/a.md", device: "device0", base: loser.id)
@@ -166,8 +169,9 @@ struct SyncTests {
         #expect(try local.store.state(of: "a.txt") == .absent)
         #expect(try local.store.changes().changes.isEmpty)
         #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
-        #expect(try remote.git("for-each-ref", "--format=%(refname) %(objectname)", "refs/truce/heads")
-            == ReferenceLayout.headReference(of: "a.txt", version: b.id) + " " + b.id.hex + "\n")
+        #expect(
+            try remote.git("for-each-ref", "--format=%(refname) %(objectname)", "refs/truce/heads")
+                == ReferenceLayout.headReference(of: "a.txt", version: b.id) + " " + b.id.hex + "\n")
     }
 
     @Test(arguments: [true, false])

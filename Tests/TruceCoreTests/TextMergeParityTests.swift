@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import TruceCore
 
 /// TextMerge against the real `git merge-file`: same bytes, and a conflict count equal to git's exit status.
@@ -27,7 +27,8 @@ import TruceCore
                 continue
             }
             if merged.content != git.stdout || merged.conflictCount != Int(git.status) {
-                mismatches.append("""
+                mismatches.append(
+                    """
                     \(testCase): git exit \(git.status), TextMerge \(merged.conflictCount) conflicts
                     git:       \(git.stdout.escaped)
                     TextMerge: \(merged.content.escaped)
@@ -35,7 +36,8 @@ import TruceCore
             }
         }
         let differing = mismatches.count
-        #expect(differing == 0, "\(differing) of \(cases.count) merges differ from git, for example:\n\(mismatches.prefix(5).joined(separator: "\n"))")
+        #expect(
+            differing == 0, "\(differing) of \(cases.count) merges differ from git, for example:\n\(mismatches.prefix(5).joined(separator: "\n"))")
 
         // The generator must reach every path that matters, or the parity above proves less than it seems.
         let conflicted = cases.indices.filter { gitResults[$0].status > 0 }
@@ -54,10 +56,11 @@ import TruceCore
     }
 
     @Test func labelsHoldingNewlinesStillCountEveryConflict() async throws {
-        let triple = MergeTestTriple(index: 0, scenario: "labels",
-                                     base: Data("a\nb\nc\nd\ne\nf\ng\nh\n".utf8),
-                                     ours: Data("a\nB1\nc\nd\ne\nf\nG1\nh\n".utf8),
-                                     theirs: Data("a\nB2\nc\nd\ne\nf\nG2\nh\n".utf8))
+        let triple = MergeTestTriple(
+            index: 0, scenario: "labels",
+            base: Data("a\nb\nc\nd\ne\nf\ng\nh\n".utf8),
+            ours: Data("a\nB1\nc\nd\ne\nf\nG1\nh\n".utf8),
+            theirs: Data("a\nB2\nc\nd\ne\nf\nG2\nh\n".utf8))
         let directory = TemporaryDirectory("truce-textmerge")
         try triple.write(to: directory.path)
         for style in ConflictStyle.allCases {
@@ -87,16 +90,19 @@ import TruceCore
 
         // git looks at the first 8000 bytes only: a later NUL still merges as text, the same way in both.
         let padding = String(repeating: "padding line\n", count: 700)
-        let late = MergeTestTriple(index: 0, scenario: "late NUL",
-                                   base: Data((padding + "x\n\u{0}\ny\n").utf8),
-                                   ours: Data((padding + "x1\n\u{0}\ny\n").utf8),
-                                   theirs: Data((padding + "x2\n\u{0}\ny\n").utf8))
+        let late = MergeTestTriple(
+            index: 0, scenario: "late NUL",
+            base: Data((padding + "x\n\u{0}\ny\n").utf8),
+            ours: Data((padding + "x1\n\u{0}\ny\n").utf8),
+            theirs: Data((padding + "x2\n\u{0}\ny\n").utf8))
         #expect(!TextMerge.isBinary(late.base))
         let directory = TemporaryDirectory("truce-textmerge")
         try late.write(to: directory.path)
         let git = try await gitWithoutUserConfig(MergeTestCase(triple: late, style: .merge).gitArguments, in: directory.path)
-        let merged = try #require(try TextMerge.merge(base: late.base, ours: late.ours, theirs: late.theirs,
-                                                      options: MergeTestCase(triple: late, style: .merge).options))
+        let merged = try #require(
+            try TextMerge.merge(
+                base: late.base, ours: late.ours, theirs: late.theirs,
+                options: MergeTestCase(triple: late, style: .merge).options))
         #expect(git.status == 1)
         #expect(merged.content == git.stdout)
         #expect(merged.conflictCount == 1)
@@ -173,7 +179,7 @@ private struct MergeTestCase: Sendable, CustomStringConvertible {
 /// The shapes of edit the generator makes, taken in turn.
 private enum MergeTestScenario: String, CaseIterable {
     case random, atStart, atEnd, adjacent, deletions, insertions, noFinalNewline, crlf, empty, identical,
-         markerLikeContent, sharedEnds, punctuationBetween
+        markerLikeContent, sharedEnds, punctuationBetween
 
     func make(index: Int, random: inout SeededRandom) -> MergeTestTriple {
         var base = MergeTestLines.base(random: &random, markerLike: self == .markerLikeContent)
@@ -254,10 +260,11 @@ private enum MergeTestScenario: String, CaseIterable {
         let render = { (lines: [String], final: Bool, random: inout SeededRandom) in
             MergeTestLines.render(lines, eol: eol, finalNewline: final, random: &random)
         }
-        return MergeTestTriple(index: index, scenario: rawValue,
-                               base: render(base, finalNewline.0, &random),
-                               ours: render(ours, finalNewline.1, &random),
-                               theirs: render(theirs, finalNewline.2, &random))
+        return MergeTestTriple(
+            index: index, scenario: rawValue,
+            base: render(base, finalNewline.0, &random),
+            ours: render(ours, finalNewline.1, &random),
+            theirs: render(theirs, finalNewline.2, &random))
     }
 }
 
@@ -291,14 +298,14 @@ private enum MergeTestLines {
     }
 }
 
-private extension [String] {
+extension [String] {
     /// Replaces, inserts or deletes a few lines somewhere.
-    mutating func edit(anywhere random: inout SeededRandom, side: String, markerLike: Bool = false) {
+    fileprivate mutating func edit(anywhere random: inout SeededRandom, side: String, markerLike: Bool = false) {
         edit(at: random.int(0...count), random: &random, side: side, markerLike: markerLike)
     }
 
     /// Replaces, inserts or deletes a few lines at `line` (clamped).
-    mutating func edit(at line: Int, random: inout SeededRandom, side: String, markerLike: Bool = false) {
+    fileprivate mutating func edit(at line: Int, random: inout SeededRandom, side: String, markerLike: Bool = false) {
         let new = (0..<random.int(1...3)).map { number in
             markerLike && random.chance(60) ? random.pick(MergeTestLines.markerLike) : "\(side) edit \(random.int(0...999)) \(number)"
         }
@@ -309,16 +316,16 @@ private extension [String] {
         }
     }
 
-    mutating func replace(_ line: Int, with lines: [String]) {
+    fileprivate mutating func replace(_ line: Int, with lines: [String]) {
         let start = Swift.min(Swift.max(0, line), count)
         replaceSubrange(start..<Swift.min(start + 1, count), with: lines)
     }
 
-    mutating func insert(_ lines: [String], at line: Int) {
+    fileprivate mutating func insert(_ lines: [String], at line: Int) {
         insert(contentsOf: lines, at: Swift.min(Swift.max(0, line), count))
     }
 
-    mutating func delete(from line: Int, count deleted: Int) {
+    fileprivate mutating func delete(from line: Int, count deleted: Int) {
         let start = Swift.min(Swift.max(0, line), count)
         removeSubrange(start..<Swift.min(start + deleted, count))
     }

@@ -26,7 +26,9 @@ struct TodoListMerge: Resolver {
                 if line.starts(with: done) { checked.insert(task) }
             }
         }
-        if try options.choice("checked", default: Placement.keep) == .last { tasks = tasks.filter { !checked.contains($0) } + tasks.filter(checked.contains) }
+        if try options.choice("checked", default: Placement.keep) == .last {
+            tasks = tasks.filter { !checked.contains($0) } + tasks.filter(checked.contains)
+        }
         return .resolved(content: Data(tasks.map { (checked.contains($0) ? done : open) + $0 + [UInt8(ascii: "\n")] }.joined()))
     }
 }

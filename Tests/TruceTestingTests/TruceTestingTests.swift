@@ -1,7 +1,7 @@
 import Foundation
 import LastWriterWins
-import Testing
 import TestSupport
+import Testing
 import ThreeWayMerge
 import TruceCore
 import TruceTesting
@@ -30,9 +30,10 @@ struct TruceTestingTests {
     }
 
     @Test func aHeadTheResolverCannotReadIsItsErrorNamingTheVersion() throws {
-        let fixture = ConflictFixture(key: "a.todo", base: FixtureVersion("- [ ] a\n", device: "laptop", date: ConflictFixture.date(minute: 0)),
-                                      current: FixtureVersion("- [ ] a\n- [ ] b\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                      conflicts: [FixtureVersion("not a list\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let fixture = ConflictFixture(
+            key: "a.todo", base: FixtureVersion("- [ ] a\n", device: "laptop", date: ConflictFixture.date(minute: 0)),
+            current: FixtureVersion("- [ ] a\n- [ ] b\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("not a list\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         let laptop = try fixture.conflictSet().conflicts[0].version.id
         #expect(throws: TruceError.malformedContent("a.todo", version: laptop, reason: "is not a to-do list")) {
             try fixture.resolve(with: TodoListMerge())
@@ -44,9 +45,11 @@ struct TruceTestingTests {
             key: "notes/todo.md",
             base: FixtureVersion("a\n", device: "origin", date: ConflictFixture.date(minute: 0)),
             current: FixtureVersion("b\n", device: " phone ", date: ConflictFixture.date(minute: 3).addingTimeInterval(0.75)),
-            conflicts: [FixtureVersion("c\n", device: "laptop", date: ConflictFixture.date(minute: 1)),
-                        FixtureVersion("d\n", device: "watch", date: ConflictFixture.date(minute: 2)),
-                        FixtureVersion("b\n", device: "tablet", date: ConflictFixture.date(minute: 1))])
+            conflicts: [
+                FixtureVersion("c\n", device: "laptop", date: ConflictFixture.date(minute: 1)),
+                FixtureVersion("d\n", device: "watch", date: ConflictFixture.date(minute: 2)),
+                FixtureVersion("b\n", device: "tablet", date: ConflictFixture.date(minute: 1)),
+            ])
         let set = try fixture.conflictSet()
         #expect(set.current.version.deviceName == "phone", "trimmed as a store trims it")
         #expect(set.current.version.modificationDate == ConflictFixture.date(minute: 3), "to the second")
@@ -62,8 +65,12 @@ struct TruceTestingTests {
         let made = try fixture.makeStore()
         let stored = try made.store.conflictSet(of: fixture.key)
         func shape(_ set: ConflictSet) -> [[String]] {
-            (set.heads + [set.base!]).map { [$0.version.deviceName, ISO8601DateFormatter().string(from: $0.version.modificationDate),
-                                             "\($0.version.isConflict)", "\($0.version.parents.count)", $0.content?.escaped ?? "deleted"] }
+            (set.heads + [set.base!]).map {
+                [
+                    $0.version.deviceName, ISO8601DateFormatter().string(from: $0.version.modificationDate),
+                    "\($0.version.isConflict)", "\($0.version.parents.count)", $0.content?.escaped ?? "deleted",
+                ]
+            }
                 + [set.equivalents.map(\.deviceName)]
         }
         #expect(shape(stored) == shape(set))
@@ -71,32 +78,40 @@ struct TruceTestingTests {
 
     @Test func fixturesNoStoreCouldHoldAreRefused() throws {
         let base = FixtureVersion("a\n", device: "origin", date: ConflictFixture.date(minute: 0))
-        let late = ConflictFixture(key: "a.md", base: base, current: FixtureVersion("b\n", device: "phone", date: ConflictFixture.date(minute: 1)),
-                                   conflicts: [FixtureVersion("c\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let late = ConflictFixture(
+            key: "a.md", base: base, current: FixtureVersion("b\n", device: "phone", date: ConflictFixture.date(minute: 1)),
+            conflicts: [FixtureVersion("c\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         #expect(throws: FixtureError.currentIsNotLatest(current: ConflictFixture.date(minute: 1), conflict: ConflictFixture.date(minute: 1))) {
             try late.conflictSet()
         }
-        let same = ConflictFixture(key: "a.md", base: base, current: FixtureVersion("b\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                   conflicts: [FixtureVersion("b\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let same = ConflictFixture(
+            key: "a.md", base: base, current: FixtureVersion("b\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("b\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         #expect(throws: TruceError.notInConflict("a.md")) { try same.conflictSet() }
-        let orphanDeletion = ConflictFixture(key: "a.md", base: nil, current: FixtureVersion("b\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                             conflicts: [.deletion(device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let orphanDeletion = ConflictFixture(
+            key: "a.md", base: nil, current: FixtureVersion("b\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [.deletion(device: "laptop", date: ConflictFixture.date(minute: 1))])
         #expect(throws: FixtureError.deletionWithoutDocument) { try orphanDeletion.makeStore() }
-        let badDevice = ConflictFixture(key: "a.md", base: base, current: FixtureVersion("b\n", device: "ph<one>", date: ConflictFixture.date(minute: 2)),
-                                        conflicts: [FixtureVersion("c\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let badDevice = ConflictFixture(
+            key: "a.md", base: base, current: FixtureVersion("b\n", device: "ph<one>", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("c\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         #expect(throws: TruceError.invalidDeviceName("ph<one>", reason: "git forbids '<' and '>' in author names")) { try badDevice.conflictSet() }
     }
 
     @Test func aDeleteConflictGivesTheResolverWhatThePolicyLeaves() throws {
         let base = FixtureVersion("a\nb\nc\n", device: "origin", date: ConflictFixture.date(minute: 0))
-        let one = ConflictFixture(key: "a.md", base: base, current: FixtureVersion("A\nb\nc\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                  conflicts: [.deletion(device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let one = ConflictFixture(
+            key: "a.md", base: base, current: FixtureVersion("A\nb\nc\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [.deletion(device: "laptop", date: ConflictFixture.date(minute: 1))])
         #expect(throws: FixtureError.settledByPolicy(.modifyWins)) { try one.resolve(with: ThreeWayMerge()) }
         #expect(throws: FixtureError.settledByPolicy(.deleteWins)) { try one.contestedConflictSet(deleteConflict: .deleteWins) }
 
-        let two = ConflictFixture(key: "a.md", base: base, current: FixtureVersion("A\nb\nc\n", device: "phone", date: ConflictFixture.date(minute: 3)),
-                                  conflicts: [.deletion(device: "laptop", date: ConflictFixture.date(minute: 2)),
-                                              FixtureVersion("a\nb\nC\n", device: "watch", date: ConflictFixture.date(minute: 1))])
+        let two = ConflictFixture(
+            key: "a.md", base: base, current: FixtureVersion("A\nb\nc\n", device: "phone", date: ConflictFixture.date(minute: 3)),
+            conflicts: [
+                .deletion(device: "laptop", date: ConflictFixture.date(minute: 2)),
+                FixtureVersion("a\nb\nC\n", device: "watch", date: ConflictFixture.date(minute: 1)),
+            ])
         #expect(try two.conflictSet().heads.count == 3)
         let contested = try two.contestedConflictSet()
         #expect(contested.heads.map(\.version.deviceName) == ["phone", "watch"])
@@ -109,20 +124,23 @@ struct TruceTestingTests {
 
     @Test func threeWayMergeMergesApartEditsAndAsksAPersonForOverlappingOnes() throws {
         let base = FixtureVersion("one\ntwo\nthree\n", device: "origin", date: ConflictFixture.date(minute: 0))
-        let apart = ConflictFixture(key: "notes.md", base: base,
-                                    current: FixtureVersion("ONE\ntwo\nthree\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                    conflicts: [FixtureVersion("one\ntwo\nTHREE\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let apart = ConflictFixture(
+            key: "notes.md", base: base,
+            current: FixtureVersion("ONE\ntwo\nthree\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("one\ntwo\nTHREE\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         #expect(try apart.resolve(with: ThreeWayMerge()).resolvedContent == .text("ONE\ntwo\nTHREE\n"))
 
-        let overlapping = ConflictFixture(key: "notes.md", base: base,
-                                          current: FixtureVersion("one\n2\nthree\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                          conflicts: [FixtureVersion("one\nzwei\nthree\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let overlapping = ConflictFixture(
+            key: "notes.md", base: base,
+            current: FixtureVersion("one\n2\nthree\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("one\nzwei\nthree\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         let points = try #require(try overlapping.resolve(with: ThreeWayMerge()).conflictPoints)
         #expect(points.count == 1)
         #expect(points.first?.sides.map(\.deviceName) == ["phone", "laptop"])
 
-        let unrelated = ConflictFixture(key: "notes.md", base: nil, current: FixtureVersion("x\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                        conflicts: [FixtureVersion("y\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let unrelated = ConflictFixture(
+            key: "notes.md", base: nil, current: FixtureVersion("x\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("y\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         #expect(try unrelated.resolve(with: ThreeWayMerge()).passReason != nil, "no base: three-way passes")
     }
 
@@ -151,14 +169,17 @@ struct TruceTestingTests {
             let fsck = try TestSupport.git("-C", made.path, "fsck", "--strict")
             #expect(fsck.status == 0, "\(fsck.errorOutput)")
             let log = try TestSupport.git("-C", made.path, "log", "--format=%an %aI %cI", made.current.id.hex)
-            #expect(log.output == "phone 2026-11-30T09:10:00+00:00 2026-11-30T09:10:00+00:00\nlaptop 2026-11-30T09:00:00+00:00 2026-11-30T09:00:00+00:00\n")
+            #expect(
+                log.output
+                    == "phone 2026-11-30T09:10:00+00:00 2026-11-30T09:10:00+00:00\nlaptop 2026-11-30T09:00:00+00:00 2026-11-30T09:00:00+00:00\n")
         }
         // Not only equal within this run: the same on every run and machine.
         #expect(first.base?.id.hex == "5c437acedf1e29b6ef619b8d11c5508e0683bcd4")
         #expect(first.versions.heads.map(\.id.hex) == ["9d790e9d3955a73e8c3ad7327ec2eac94447d44c", "ca4edb8d26a3f8b56a4196e67b1ec0700efd2e5a"])
         // Without a base, each head is a root of its own, synced in.
-        let unrelated = ConflictFixture(key: "a.md", base: nil, current: FixtureVersion("x\n", device: "phone", date: ConflictFixture.date(minute: 2)),
-                                        conflicts: [FixtureVersion("y\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let unrelated = ConflictFixture(
+            key: "a.md", base: nil, current: FixtureVersion("x\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("y\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         let apart = try unrelated.makeStore(), again = try unrelated.makeStore()
         #expect(apart.base == nil && apart.versions.base == nil && apart.conflicts.count == 1)
         #expect(apart.versions.heads.map(\.id) == again.versions.heads.map(\.id))

@@ -31,7 +31,7 @@ final class BulkWriter {
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, repository.handle), "start pack")
         defer { git_packbuilder_free(builder) }
-        git_packbuilder_set_threads(builder, 0) // one delta-search thread per core
+        git_packbuilder_set_threads(builder, 0)  // one delta-search thread per core
         for id in written {
             var oid = id.raw
             try check(git_packbuilder_insert(builder, &oid, nil), "add \(id) to pack")

@@ -37,11 +37,12 @@ extension Repository {
             if code == GIT_ITEROVER.rawValue { break }
             try check(code, "read configuration")
             guard let current = entry?.pointee else { continue }
-            entries.append(ConfigEntry(
-                name: String(cString: current.name),
-                value: current.value.map { String(cString: $0) } ?? "",
-                isLocal: current.level == GIT_CONFIG_LEVEL_LOCAL
-            ))
+            entries.append(
+                ConfigEntry(
+                    name: String(cString: current.name),
+                    value: current.value.map { String(cString: $0) } ?? "",
+                    isLocal: current.level == GIT_CONFIG_LEVEL_LOCAL
+                ))
         }
         return entries
     }

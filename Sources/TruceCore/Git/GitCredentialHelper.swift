@@ -63,7 +63,10 @@ enum GitCredentialHelper {
         nonisolated(unsafe) var output = Data()
         let reader = DispatchGroup()
         reader.enter()
-        DispatchQueue.global().async { output = stdout.fileHandleForReading.readDataToEndOfFile(); reader.leave() }
+        DispatchQueue.global().async {
+            output = stdout.fileHandleForReading.readDataToEndOfFile()
+            reader.leave()
+        }
         if finished.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             _ = finished.wait(timeout: .now() + 5)

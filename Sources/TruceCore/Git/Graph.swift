@@ -13,7 +13,8 @@ extension Repository {
         guard commits.count > 1 else { return commits.first }
         var raw = commits.map(\.raw)
         var oid = git_oid()
-        let code = raw.count == 2
+        let code =
+            raw.count == 2
             ? git_merge_base(&oid, handle, &raw[0], &raw[1])
             : git_merge_base_octopus(&oid, handle, raw.count, &raw)
         if code == GIT_ENOTFOUND.rawValue { return nil }
@@ -66,8 +67,10 @@ extension Repository {
     }
 
     /// Calls `body` with a revision walker set up to visit what `tips` reach and `hidden` do not; freed afterwards.
-    func withWalker<Value>(from tips: [ObjectID], hiding hidden: [ObjectID], sorting order: UInt32 = GIT_SORT_NONE.rawValue,
-                           _ body: (OpaquePointer?) throws(GitError) -> Value) throws(GitError) -> Value {
+    func withWalker<Value>(
+        from tips: [ObjectID], hiding hidden: [ObjectID], sorting order: UInt32 = GIT_SORT_NONE.rawValue,
+        _ body: (OpaquePointer?) throws(GitError) -> Value
+    ) throws(GitError) -> Value {
         var walker: OpaquePointer?
         try check(git_revwalk_new(&walker, handle), "start history walk")
         defer { git_revwalk_free(walker) }

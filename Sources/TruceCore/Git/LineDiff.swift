@@ -32,16 +32,20 @@ enum LineDiff {
         let code = old.withUnsafeBytes { oldBytes in
             new.withUnsafeBytes { newBytes in
                 withUnsafeMutablePointer(to: &collected) { sink in
-                    git_diff_buffers(oldBytes.baseAddress, oldBytes.count, nil, newBytes.baseAddress, newBytes.count, nil, &options,
-                                     nil, nil, { _, hunk, payload in
-                        guard let hunk = hunk?.pointee, let payload else { return 0 }
-                        let sink = payload.assumingMemoryBound(to: [LineDiffHunk].self)
-                        // git numbers lines from 1 and gives a pure insertion the line it follows.
-                        let oldStart = hunk.old_lines == 0 ? Int(hunk.old_start) : Int(hunk.old_start) - 1
-                        sink.pointee.append(LineDiffHunk(oldStart: oldStart, oldCount: Int(hunk.old_lines),
-                                                         newCount: Int(hunk.new_lines)))
-                        return 0
-                    }, nil, sink)
+                    git_diff_buffers(
+                        oldBytes.baseAddress, oldBytes.count, nil, newBytes.baseAddress, newBytes.count, nil, &options,
+                        nil, nil,
+                        { _, hunk, payload in
+                            guard let hunk = hunk?.pointee, let payload else { return 0 }
+                            let sink = payload.assumingMemoryBound(to: [LineDiffHunk].self)
+                            // git numbers lines from 1 and gives a pure insertion the line it follows.
+                            let oldStart = hunk.old_lines == 0 ? Int(hunk.old_start) : Int(hunk.old_start) - 1
+                            sink.pointee.append(
+                                LineDiffHunk(
+                                    oldStart: oldStart, oldCount: Int(hunk.old_lines),
+                                    newCount: Int(hunk.new_lines)))
+                            return 0
+                        }, nil, sink)
                 }
             }
         }

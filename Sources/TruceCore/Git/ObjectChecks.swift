@@ -144,7 +144,8 @@ extension CommitRecord {
     /// message after the blank line without its leading newlines and up to a NUL.
     init?(id: ObjectID, fsckCleanRaw raw: [UInt8]) {
         guard commitHeaderProblem(raw) == nil,
-              let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A }) else { return nil }
+            let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A })
+        else { return nil }
         var lines = raw[..<end].split(separator: 0x0A, omittingEmptySubsequences: false)[...]
         func objectID(after prefix: String) -> ObjectID? {
             guard let line = lines.first, line.starts(with: prefix.utf8) else { return nil }
@@ -155,8 +156,9 @@ extension CommitRecord {
         var parents: [ObjectID] = []
         while let parent = objectID(after: "parent ") { parents.append(parent) }
         guard let authorLine = lines.popFirst(), let committerLine = lines.popFirst(),
-              let author = Signature(fsckCleanIdent: authorLine.dropFirst("author ".utf8.count)),
-              let committer = Signature(fsckCleanIdent: committerLine.dropFirst("committer ".utf8.count)) else { return nil }
+            let author = Signature(fsckCleanIdent: authorLine.dropFirst("author ".utf8.count)),
+            let committer = Signature(fsckCleanIdent: committerLine.dropFirst("committer ".utf8.count))
+        else { return nil }
         var message = raw[(end + 2)...]
         message = message.drop(while: { $0 == 0x0A })
         message = message.prefix(while: { $0 != 0 })
@@ -167,17 +169,21 @@ extension CommitRecord {
 extension Signature {
     /// `Name <email> seconds +hhmm`, as `identProblem` accepts it.
     fileprivate init?(fsckCleanIdent ident: ArraySlice<UInt8>) {
-        guard let open = ident.firstIndex(of: UInt8(ascii: "<")), let close = ident.firstIndex(of: UInt8(ascii: ">")), open < close else { return nil }
+        guard let open = ident.firstIndex(of: UInt8(ascii: "<")), let close = ident.firstIndex(of: UInt8(ascii: ">")), open < close else {
+            return nil
+        }
         let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
         func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
             String(decoding: bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed(), as: UTF8.self)
         }
         let fields = ident[(close + 1)...].split(separator: 0x20)
         guard fields.count == 2, let seconds = Int64(String(decoding: fields[0], as: UTF8.self)),
-              let zone = Int32(String(decoding: fields[1].dropFirst(), as: UTF8.self)) else { return nil }
+            let zone = Int32(String(decoding: fields[1].dropFirst(), as: UTF8.self))
+        else { return nil }
         // libgit2 keeps a zone only up to 14 hours and 59 minutes, as real ones are; it reads any other as UTC.
         let minutes = zone / 100 <= 14 && zone % 100 <= 59 ? zone / 100 * 60 + zone % 100 : 0
-        self.init(name: trimmed(ident[..<(open - 1)]), email: trimmed(ident[(open + 1)..<close]), time: seconds,
-                  offsetMinutes: fields[1].first == UInt8(ascii: "-") ? -minutes : minutes)
+        self.init(
+            name: trimmed(ident[..<(open - 1)]), email: trimmed(ident[(open + 1)..<close]), time: seconds,
+            offsetMinutes: fields[1].first == UInt8(ascii: "-") ? -minutes : minutes)
     }
 }

@@ -25,7 +25,8 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
     /// The id whose 20 raw bytes are `raw` (as a pack index lists them).
     init(bytes raw: ArraySlice<UInt8>) {
         precondition(raw.count == 20, "an object id is 20 bytes")
-        self = raw.withContiguousStorageIfAvailable { ObjectID(twentyBytes: UnsafeRawBufferPointer($0)) }
+        self =
+            raw.withContiguousStorageIfAvailable { ObjectID(twentyBytes: UnsafeRawBufferPointer($0)) }
             ?? Array(raw).withUnsafeBytes { ObjectID(twentyBytes: $0) }
     }
 

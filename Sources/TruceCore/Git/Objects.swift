@@ -87,7 +87,7 @@ extension Repository {
         defer { git_tree_free(treeHandle) }
 
         var parentHandles: [OpaquePointer?] = []
-        defer { parentHandles.forEach { git_commit_free($0) } }
+        defer { for parent in parentHandles { git_commit_free(parent) } }
         for parent in parents {
             var parentID = parent.raw
             var commit: OpaquePointer?
@@ -101,8 +101,9 @@ extension Repository {
 
         var oid = git_oid()
         let code = parentHandles.withUnsafeMutableBufferPointer { buffer in
-            git_commit_create(&oid, handle, nil, authorSignature, committerSignature, nil, message, treeHandle,
-                              buffer.count, buffer.baseAddress)
+            git_commit_create(
+                &oid, handle, nil, authorSignature, committerSignature, nil, message, treeHandle,
+                buffer.count, buffer.baseAddress)
         }
         try check(code, "write commit")
         return ObjectID(oid)
@@ -180,8 +181,9 @@ extension Repository {
 
     private func makeSignature(_ signature: Signature) throws(GitError) -> UnsafeMutablePointer<git_signature>? {
         var result: UnsafeMutablePointer<git_signature>?
-        try check(git_signature_new(&result, signature.name, signature.email, git_time_t(signature.time), Int32(signature.offsetMinutes)),
-                  "make signature for '\(signature.name)'")
+        try check(
+            git_signature_new(&result, signature.name, signature.email, git_time_t(signature.time), Int32(signature.offsetMinutes)),
+            "make signature for '\(signature.name)'")
         return result
     }
 }

@@ -2,9 +2,9 @@ import CLibgit2
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// git's `packed-refs` file: many references in one sorted text file, which plain git and libgit2 read as refs.
@@ -136,8 +136,9 @@ struct PackedReferences {
         let bytes = file.bytes
         let end = file.lineEnd(from: offset)
         guard end - offset > 41, bytes[offset + 40] == UInt8(ascii: " "), let target = ObjectID(hexBytes: bytes[offset..<(offset + 40)]) else {
-            throw GitError(operation: "read packed-refs", code: -1, errorClass: 0,
-                           message: "damaged line at byte \(offset) (restore the file, or remove the line)")
+            throw GitError(
+                operation: "read packed-refs", code: -1, errorClass: 0,
+                message: "damaged line at byte \(offset) (restore the file, or remove the line)")
         }
         return (bytes[(offset + 41)..<end], target, nextRecord(after: offset))
     }
@@ -190,14 +191,16 @@ extension PackedReferences {
     /// file is read again under the lock, so nothing another writer packed
     /// meanwhile is lost, and the new file is fsynced before it replaces the
     /// old: a crash leaves one or the other, whole.
-    static func update(in gitDirectory: String, adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>) throws(GitError) {
+    static func update(in gitDirectory: String, adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>) throws(GitError)
+    {
         guard !additions.isEmpty || !removals.isEmpty else { return }
         let path = gitDirectory + "packed-refs", lockPath = path + ".lock"
         let descriptor = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
-            throw GitError(operation: "lock \(lockPath)", code: errno == EEXIST ? GIT_ELOCKED.rawValue : -1, errorClass: 0,
-                           message: "failed to lock file '\(lockPath)' for writing: \(reason)")
+            throw GitError(
+                operation: "lock \(lockPath)", code: errno == EEXIST ? GIT_ELOCKED.rawValue : -1, errorClass: 0,
+                message: "failed to lock file '\(lockPath)' for writing: \(reason)")
         }
         var committed = false
         defer {
@@ -231,9 +234,9 @@ struct FileStamp: Equatable {
         guard stat(path, &status) == 0 else { return nil }
         (device, inode, size) = (UInt64(status.st_dev), UInt64(status.st_ino), Int64(status.st_size))
         #if canImport(Darwin)
-        (seconds, nanoseconds) = (status.st_mtimespec.tv_sec, status.st_mtimespec.tv_nsec)
+            (seconds, nanoseconds) = (status.st_mtimespec.tv_sec, status.st_mtimespec.tv_nsec)
         #else
-        (seconds, nanoseconds) = (status.st_mtim.tv_sec, status.st_mtim.tv_nsec)
+            (seconds, nanoseconds) = (status.st_mtim.tv_sec, status.st_mtim.tv_nsec)
         #endif
     }
 }

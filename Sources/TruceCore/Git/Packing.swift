@@ -32,7 +32,7 @@ extension Repository {
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, handle), "start pack")
         defer { git_packbuilder_free(builder) }
-        git_packbuilder_set_threads(builder, 0) // one delta-search thread per core
+        git_packbuilder_set_threads(builder, 0)  // one delta-search thread per core
         var done = 0
         for id in objects.sorted() {
             var oid = id.raw
@@ -51,8 +51,9 @@ extension Repository {
         var loose: [ObjectFile] = [], packs: [ObjectFile] = [], temporary: [ObjectFile] = []
         func file(_ path: String, id: ObjectID? = nil) -> ObjectFile? {
             guard let attributes = try? manager.attributesOfItem(atPath: path) else { return nil }
-            return ObjectFile(path: path, id: id, modified: attributes[.modificationDate] as? Date ?? .distantPast,
-                              size: (attributes[.size] as? NSNumber)?.intValue ?? 0)
+            return ObjectFile(
+                path: path, id: id, modified: attributes[.modificationDate] as? Date ?? .distantPast,
+                size: (attributes[.size] as? NSNumber)?.intValue ?? 0)
         }
         for directory in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where directory.count == 2 {
             for name in (try? manager.contentsOfDirectory(atPath: objects + directory)) ?? [] {

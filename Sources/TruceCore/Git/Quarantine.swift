@@ -104,7 +104,7 @@ final class Quarantine {
             let base = String(index.dropLast(4))
             for suffix in [".pack", ".rev", ".idx"] where manager.fileExists(atPath: packDirectory + base + suffix) {
                 let target = storeObjects + "/pack/" + base + suffix
-                if manager.fileExists(atPath: target) { continue } // the same pack, by its name
+                if manager.fileExists(atPath: target) { continue }  // the same pack, by its name
                 guard rename(packDirectory + base + suffix, target) == 0 else {
                     throw DurableFiles.failure("move \(base + suffix) into the store")
                 }

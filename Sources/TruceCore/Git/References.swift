@@ -37,8 +37,9 @@ extension Repository {
         try check(lookup, "read reference \(name)")
         defer { git_reference_free(ref) }
         guard let target = git_reference_target(ref), ObjectID(target.pointee) == expected else {
-            throw GitError(operation: "delete reference \(name)", code: GIT_EMODIFIED.rawValue, errorClass: 0,
-                           message: "reference moved since it was read")
+            throw GitError(
+                operation: "delete reference \(name)", code: GIT_EMODIFIED.rawValue, errorClass: 0,
+                message: "reference moved since it was read")
         }
         var deletedPacked = false
         if try !packedNames(among: [name]).isEmpty {
@@ -102,7 +103,8 @@ extension Repository {
             let name = directory + relative
             // Lock files, and locks a stale-lock recovery is taking aside, are not references.
             guard !listed.contains(name), !name.hasSuffix(".lock"), !name.contains(".lock.stale-"), fnmatch(glob, name, 0) == 0,
-                  enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+                enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular
+            else { continue }
             var oid = git_oid()
             let code = git_reference_name_to_id(&oid, handle, name)
             if code == 0 || code == GIT_ENOTFOUND.rawValue { continue }
@@ -131,7 +133,7 @@ extension Repository {
             let name = directory + relative
             var oid = git_oid()
             let code = git_reference_name_to_id(&oid, handle, name)
-            if code == GIT_ENOTFOUND.rawValue { continue } // a writer deleted it meanwhile
+            if code == GIT_ENOTFOUND.rawValue { continue }  // a writer deleted it meanwhile
             if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
             found.append((name, ObjectID(oid)))
             names.insert(name)

@@ -50,7 +50,8 @@ extension Repository {
         while index > 0 {
             index -= 1
             guard let entry = git_reflog_entry_byindex(reflog, index),
-                  Int64(git_reflog_entry_committer(entry).pointee.when.time) < cutoff else { continue }
+                Int64(git_reflog_entry_committer(entry).pointee.when.time) < cutoff
+            else { continue }
             try check(git_reflog_drop(reflog, index, 0), "expire reflog of \(name)")
             dropped += 1
         }

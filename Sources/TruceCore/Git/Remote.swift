@@ -16,8 +16,10 @@ extension Repository {
     /// refs become local ones. Works for any transport libgit2 has: a local
     /// path, `file://`, git://, ssh and http(s), with credentials from
     /// `CredentialSupplier`. `progress` hears the objects and bytes received.
-    func fetch(from url: String, refsMatching pattern: String, wanting: ([(name: String, target: ObjectID)]) throws(GitError) -> [String],
-               progress: ((TransferCounts) -> Void)? = nil) throws(GitError) -> [(name: String, target: ObjectID)] {
+    func fetch(
+        from url: String, refsMatching pattern: String, wanting: ([(name: String, target: ObjectID)]) throws(GitError) -> [String],
+        progress: ((TransferCounts) -> Void)? = nil
+    ) throws(GitError) -> [(name: String, target: ObjectID)] {
         let session = TransferSession(url: url, progress: progress)
         return try session.run { () throws(GitError) in
             let remote = try session.openRemote(in: handle)
@@ -69,8 +71,9 @@ extension Repository {
             }
         }
         if let first = session.refused.first {
-            throw GitError(operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: -1, errorClass: 0,
-                           message: "the remote refused \(session.refused.count) reference(s), first \(first)")
+            throw GitError(
+                operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: -1, errorClass: 0,
+                message: "the remote refused \(session.refused.count) reference(s), first \(first)")
         }
         return session.updatedReferences
     }
@@ -162,10 +165,11 @@ private final class TransferSession {
         }
         callbacks.push_negotiation = { updates, count, payload in
             guard let session = TransferSession.from(payload), let updates else { return 0 }
-            session.updatedReferences = (0..<count).filter { index in
-                guard let update = updates[index]?.pointee else { return false }
-                return ObjectID(update.src) != ObjectID(update.dst)
-            }.count
+            session.updatedReferences =
+                (0..<count).filter { index in
+                    guard let update = updates[index]?.pointee else { return false }
+                    return ObjectID(update.src) != ObjectID(update.dst)
+                }.count
             return 0
         }
         callbacks.push_update_reference = { name, status, payload in
@@ -194,7 +198,7 @@ private final class TransferSession {
 @discardableResult
 func withStringArray<Value>(_ strings: [String], _ body: (UnsafePointer<git_strarray>) throws(GitError) -> Value) throws(GitError) -> Value {
     var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    defer { pointers.forEach { free($0) } }
+    defer { for pointer in pointers { free(pointer) } }
     let outcome: Result<Value, GitError> = pointers.withUnsafeMutableBufferPointer { buffer in
         var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
         do throws(GitError) { return .success(try body(&array)) } catch { return .failure(error) }

@@ -94,8 +94,9 @@ public enum TextMerge {
     /// Throws when `options.markerSize` is above `maximumMarkerSize` or libgit2 fails.
     public static func merge(base: Data, ours: Data, theirs: Data, options: TextMergeOptions = .init()) throws(GitError) -> TextMergeResult? {
         guard options.markerSize <= maximumMarkerSize else {
-            throw GitError(operation: "merge text", code: GIT_EINVALID.rawValue, errorClass: 0,
-                           message: "conflict marker size \(options.markerSize) is above \(maximumMarkerSize)")
+            throw GitError(
+                operation: "merge text", code: GIT_EINVALID.rawValue, errorClass: 0,
+                message: "conflict marker size \(options.markerSize) is above \(maximumMarkerSize)")
         }
         if [base, ours, theirs].contains(where: isBinary) { return nil }
         let markerSize = options.markerSize > 0 ? options.markerSize : Int(GIT_MERGE_CONFLICT_MARKER_SIZE)
@@ -104,9 +105,11 @@ public enum TextMerge {
             return nil
         }
         guard !merged.automergeable else { return TextMergeResult(content: merged.content, conflictCount: 0) }
-        return TextMergeResult(content: merged.content,
-                               conflictCount: try conflictCount(merged.content, base: base, ours: ours, theirs: theirs,
-                                                                options: options, markerSize: markerSize))
+        return TextMergeResult(
+            content: merged.content,
+            conflictCount: try conflictCount(
+                merged.content, base: base, ours: ours, theirs: theirs,
+                options: options, markerSize: markerSize))
     }
 
     /// Counts conflict hunks, which libgit2 does not report (it says only whether there was one).
@@ -116,36 +119,43 @@ public enum TextMerge {
     /// so the merge runs again on inputs with '#' put before every line: that changes no line
     /// equality nor whether a line holds a letter or digit, the only things xdiff's merge looks
     /// at, so it finds the same hunks, and then only markers start with '<'.
-    private static func conflictCount(_ merged: Data, base: Data, ours: Data, theirs: Data,
-                                      options: TextMergeOptions, markerSize: Int) throws(GitError) -> Int {
+    private static func conflictCount(
+        _ merged: Data, base: Data, ours: Data, theirs: Data,
+        options: TextMergeOptions, markerSize: Int
+    ) throws(GitError) -> Int {
         let longestRun = [base, ours, theirs].map(longestLeadingRun).max() ?? 0
         let labelsAreOneLine = ![options.oursLabel, options.baseLabel, options.theirsLabel].contains { $0.utf8.contains(UInt8(ascii: "\n")) }
         if markerSize > longestRun && labelsAreOneLine {
             return linesStarting(with: markerSize, in: merged)
         }
-        let escaped = try run(base: prefixingLines(base), ours: prefixingLines(ours), theirs: prefixingLines(theirs),
-                              options: options, markerSize: Int(GIT_MERGE_CONFLICT_MARKER_SIZE), labels: ("", "", ""))
+        let escaped = try run(
+            base: prefixingLines(base), ours: prefixingLines(ours), theirs: prefixingLines(theirs),
+            options: options, markerSize: Int(GIT_MERGE_CONFLICT_MARKER_SIZE), labels: ("", "", ""))
         // Only an input grown past xdiff's size limit by the '#'s comes back binary; count what the first merge shows.
         return escaped.map { linesStarting(with: 1, in: $0.content) } ?? linesStarting(with: markerSize, in: merged)
     }
 
     /// One `git_merge_file` call; nil when libgit2 found the input binary.
-    private static func run(base: Data, ours: Data, theirs: Data, options: TextMergeOptions, markerSize: Int,
-                            labels: (ours: String, base: String, theirs: String)) throws(GitError) -> (content: Data, automergeable: Bool)? {
+    private static func run(
+        base: Data, ours: Data, theirs: Data, options: TextMergeOptions, markerSize: Int,
+        labels: (ours: String, base: String, theirs: String)
+    ) throws(GitError) -> (content: Data, automergeable: Bool)? {
         Libgit2.ensureInitialized()
         var mergeOptions = git_merge_file_options()
         try check(git_merge_file_options_init(&mergeOptions, UInt32(GIT_MERGE_FILE_OPTIONS_VERSION)), "prepare text merge")
-        mergeOptions.favor = switch options.favor {
-        case .normal: GIT_MERGE_FILE_FAVOR_NORMAL
-        case .ours: GIT_MERGE_FILE_FAVOR_OURS
-        case .theirs: GIT_MERGE_FILE_FAVOR_THEIRS
-        case .union: GIT_MERGE_FILE_FAVOR_UNION
-        }
-        var flags = switch options.style {
-        case .merge: GIT_MERGE_FILE_STYLE_MERGE.rawValue
-        case .diff3: GIT_MERGE_FILE_STYLE_DIFF3.rawValue
-        case .zdiff3: GIT_MERGE_FILE_STYLE_ZDIFF3.rawValue
-        }
+        mergeOptions.favor =
+            switch options.favor {
+            case .normal: GIT_MERGE_FILE_FAVOR_NORMAL
+            case .ours: GIT_MERGE_FILE_FAVOR_OURS
+            case .theirs: GIT_MERGE_FILE_FAVOR_THEIRS
+            case .union: GIT_MERGE_FILE_FAVOR_UNION
+            }
+        var flags =
+            switch options.style {
+            case .merge: GIT_MERGE_FILE_STYLE_MERGE.rawValue
+            case .diff3: GIT_MERGE_FILE_STYLE_DIFF3.rawValue
+            case .zdiff3: GIT_MERGE_FILE_STYLE_ZDIFF3.rawValue
+            }
         if options.coalescesNonAlphanumericRegions { flags |= GIT_MERGE_FILE_SIMPLIFY_ALNUM.rawValue }
         switch options.diffAlgorithm {
         case .myers: break
@@ -203,7 +213,8 @@ public enum TextMerge {
     /// True for content git will not merge as text: a NUL in the first 8000 bytes, or more than 1023 MiB.
     public static func isBinary(_ data: Data) -> Bool {
         // memchr: iterating Data byte by byte costs more than the merge of a small file.
-        data.count > maximumTextSize || data.withUnsafeBytes { memchr($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, 0, min($0.count, 8000)) != nil }
+        data.count > maximumTextSize
+            || data.withUnsafeBytes { memchr($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, 0, min($0.count, 8000)) != nil }
     }
 
     /// xdiff's size limit (`MAX_XDIFF_SIZE` in git, `GIT_XDIFF_MAX_SIZE` in libgit2): 1023 MiB.

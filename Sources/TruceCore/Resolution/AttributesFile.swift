@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store's `info/attributes`, read line by line so that Truce can say which line picked a resolver.
@@ -71,8 +72,10 @@ struct AttributesFile {
         }
     }
 
-    private static func mergeEffect(of fields: ArraySlice<String>, macros: [String: AttributeValue], file: String,
-                                    line: Int) throws(TruceError) -> AttributeValue? {
+    private static func mergeEffect(
+        of fields: ArraySlice<String>, macros: [String: AttributeValue], file: String,
+        line: Int
+    ) throws(TruceError) -> AttributeValue? {
         var effect: AttributeValue?
         for field in fields {
             switch field {
@@ -94,7 +97,7 @@ struct AttributesFile {
     /// slash matches the whole path from the store's root.
     static func matches(pattern: String, path: String) -> Bool {
         var pattern = pattern
-        if pattern.hasSuffix("/") { return false } // directories only; documents are files
+        if pattern.hasSuffix("/") { return false }  // directories only; documents are files
         if !pattern.contains("/") {
             let name = String(DocumentKey.segments(of: path).last ?? Substring(path))
             return fnmatch(pattern, name, 0) == 0

@@ -106,7 +106,9 @@ public struct ConflictAnalysis: Sendable {
 
     // MARK: - Building the regions
 
-    private static func regions(base: Data, hasBase: Bool, heads: [ConflictSet.Side], contents: [Data], algorithm: DiffAlgorithm) throws(GitError) -> [Region] {
+    private static func regions(base: Data, hasBase: Bool, heads: [ConflictSet.Side], contents: [Data], algorithm: DiffAlgorithm) throws(GitError)
+        -> [Region]
+    {
         let baseLines = lines(of: base)
         let headLines = contents.map(lines(of:))
         var tagged: [(head: Int, hunk: LineDiffHunk)] = []
@@ -156,8 +158,9 @@ public struct ConflictAnalysis: Sendable {
                     baseLines: LineRange(start: cluster.start + 1, count: cluster.end - cluster.start),
                     base: hasBase ? baseText : nil,
                     sides: heads.indices.map { index in
-                        ConflictPoint.Side(version: heads[index].version.id, deviceName: heads[index].version.deviceName,
-                                           isCurrent: index == 0, lines: ranges[index], text: texts[index])
+                        ConflictPoint.Side(
+                            version: heads[index].version.id, deviceName: heads[index].version.deviceName,
+                            isCurrent: index == 0, lines: ranges[index], text: texts[index])
                     }
                 )
                 regions.append(.conflict(point, texts: texts))
@@ -172,8 +175,9 @@ public struct ConflictAnalysis: Sendable {
         ConflictPoint(
             id: "H1", baseLines: nil, base: conflict.base?.content,
             sides: conflict.heads.enumerated().map { index, side in
-                ConflictPoint.Side(version: side.version.id, deviceName: side.version.deviceName, isCurrent: index == 0,
-                                   lines: nil, text: side.content)
+                ConflictPoint.Side(
+                    version: side.version.id, deviceName: side.version.deviceName, isCurrent: index == 0,
+                    lines: nil, text: side.content)
             }
         )
     }

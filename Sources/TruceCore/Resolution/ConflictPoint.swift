@@ -85,7 +85,8 @@ public struct ConflictPoint: Sendable, Equatable, Encodable {
 }
 
 /// Text as a JSON string when it is UTF-8, as base64 under another key when it is not.
-private func encodeText<Key: CodingKey>(_ data: Data?, into container: inout KeyedEncodingContainer<Key>, text: Key, base64: Key, deleted: Key) throws {
+private func encodeText<Key: CodingKey>(_ data: Data?, into container: inout KeyedEncodingContainer<Key>, text: Key, base64: Key, deleted: Key) throws
+{
     guard let data else {
         try container.encode(true, forKey: deleted)
         return

@@ -26,8 +26,10 @@ public struct ConflictSet: Sendable {
     public let equivalents: [Version]
     private let mergeBaseLookup: @Sendable ([VersionID]) throws(TruceError) -> Side?
 
-    public init(key: DocumentKey, current: Side, conflicts: [Side], base: Side?, equivalents: [Version] = [],
-                mergeBase: (@Sendable ([VersionID]) throws(TruceError) -> Side?)? = nil) {
+    public init(
+        key: DocumentKey, current: Side, conflicts: [Side], base: Side?, equivalents: [Version] = [],
+        mergeBase: (@Sendable ([VersionID]) throws(TruceError) -> Side?)? = nil
+    ) {
         self.key = key
         self.current = current
         self.conflicts = conflicts

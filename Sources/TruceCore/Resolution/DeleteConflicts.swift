@@ -51,10 +51,11 @@ extension ConflictSet {
         case .modifyWins:
             let whole = self
             let base = try mergeBase(of: edited[0].version.id, and: edited.dropFirst().map(\.version.id))
-            return .contested(ConflictSet(
-                key: key, current: edited[0], conflicts: Array(edited.dropFirst()), base: base,
-                mergeBase: { (ids: [VersionID]) throws(TruceError) -> Side? in try whole.mergeBase(of: ids[0], and: Array(ids.dropFirst())) }
-            ))
+            return .contested(
+                ConflictSet(
+                    key: key, current: edited[0], conflicts: Array(edited.dropFirst()), base: base,
+                    mergeBase: { (ids: [VersionID]) throws(TruceError) -> Side? in try whole.mergeBase(of: ids[0], and: Array(ids.dropFirst())) }
+                ))
         }
     }
 }

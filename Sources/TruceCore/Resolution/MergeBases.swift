@@ -15,8 +15,10 @@ extension DocumentStore {
     /// - A reopened conflict (every version being merged reopens the same
     ///   resolution): the base of the versions that resolution had settled, so
     ///   the reopened conflict merges as the original one did.
-    static func mergeBaseSide(of first: VersionID, and others: [VersionID], key: DocumentKey, in repository: Repository,
-                              depth: Int = 0) throws -> ConflictSet.Side? {
+    static func mergeBaseSide(
+        of first: VersionID, and others: [VersionID], key: DocumentKey, in repository: Repository,
+        depth: Int = 0
+    ) throws -> ConflictSet.Side? {
         let bases = try mergeBases(of: first, and: others, key: key, in: repository)
         guard let firstBase = bases.first else { return nil }
         let firstContent = try contents(of: firstBase, in: repository)
@@ -25,9 +27,9 @@ extension DocumentStore {
         var folded = [firstBase.id]
         for base in bases.dropFirst() {
             guard let theirs = try contents(of: base, in: repository),
-                  let stepBase = try mergeBaseSide(of: base.id, and: folded, key: key, in: repository, depth: depth + 1),
-                  let stepBaseContent = stepBase.content,
-                  let step = try TextMerge.merge(base: stepBaseContent, ours: virtual, theirs: theirs), step.isClean
+                let stepBase = try mergeBaseSide(of: base.id, and: folded, key: key, in: repository, depth: depth + 1),
+                let stepBaseContent = stepBase.content,
+                let step = try TextMerge.merge(base: stepBaseContent, ours: virtual, theirs: theirs), step.isClean
             else { return ConflictSet.Side(version: firstBase, content: firstContent) }
             virtual = step.content
             folded.append(base.id)
@@ -60,8 +62,10 @@ extension DocumentStore {
 
     /// The parents of `base` when it is a resolution that every one of `versions` reopens (or descends from a
     /// reopening of); nil otherwise.
-    private static func reopenedResolutionParents(_ base: VersionID, merging versions: [VersionID], key: DocumentKey,
-                                                  in repository: Repository) throws -> [VersionID]? {
+    private static func reopenedResolutionParents(
+        _ base: VersionID, merging versions: [VersionID], key: DocumentKey,
+        in repository: Repository
+    ) throws -> [VersionID]? {
         let resolution = try readVersion(base, of: key, in: repository)
         guard resolution.isResolution else { return nil }
         for id in versions {

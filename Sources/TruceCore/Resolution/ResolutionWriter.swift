@@ -21,8 +21,9 @@ extension DocumentStore {
         let (version, state) = try withRepository { repository in
             let now = Date()
             let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, in: repository)
-            try Self.publishHead(id, of: key, replacing: conflict.settledVersions.map(\.id),
-                                 message: "truce: resolve \(key.rawValue) with \(resolver) on \(author)", in: repository)
+            try Self.publishHead(
+                id, of: key, replacing: conflict.settledVersions.map(\.id),
+                message: "truce: resolve \(key.rawValue) with \(resolver) on \(author)", in: repository)
             let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
             }
@@ -35,7 +36,8 @@ extension DocumentStore {
 
     /// Writes many resolutions as one pack, then publishes their heads together: `resolveAll`'s bulk path.
     func writeAll(_ settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)], device: String) throws(TruceError)
-        -> [DocumentKey: ResolveResult] {
+        -> [DocumentKey: ResolveResult]
+    {
         guard !settled.isEmpty else { return [:] }
         let author = try Self.authorName(device)
         let results = try withRepository { repository in
@@ -45,8 +47,10 @@ extension DocumentStore {
             var changes: [Change] = []
             for (conflict, settlement, resolver) in settled {
                 let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, in: bulk.repository, recording: bulk)
-                heads.append(PendingHead(key: conflict.key, id: id, replacing: conflict.settledVersions.map(\.id),
-                                         message: "truce: resolve \(conflict.key.rawValue) with \(resolver) on \(author)"))
+                heads.append(
+                    PendingHead(
+                        key: conflict.key, id: id, replacing: conflict.settledVersions.map(\.id),
+                        message: "truce: resolve \(conflict.key.rawValue) with \(resolver) on \(author)"))
                 changes.append(Change(kind: .resolution, key: conflict.key, version: id, author: author, date: now))
             }
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
@@ -75,8 +79,10 @@ extension DocumentStore {
     /// the resolver's name with the latest author date among the heads; the
     /// message names the document, the resolver and every loser. Who ran it
     /// is recorded outside the commit: the change journal and the reflog.
-    static func writeResolution(_ conflict: ConflictSet, settlement: Settlement, resolver: String,
-                                in repository: Repository, recording bulk: BulkWriter? = nil) throws -> VersionID {
+    static func writeResolution(
+        _ conflict: ConflictSet, settlement: Settlement, resolver: String,
+        in repository: Repository, recording bulk: BulkWriter? = nil
+    ) throws -> VersionID {
         let tree: ObjectID
         switch settlement {
         case .content(let content): tree = try writeTree(holding: content, at: conflict.key, in: repository, recording: bulk)
@@ -85,8 +91,9 @@ extension DocumentStore {
         let parents = conflict.settledVersions
         let name = (try? authorName(resolver)) ?? "truce"
         let signature = Signature(device: name, date: parents.map(\.modificationDate).max()!)
-        let message = VersionMessage(kind: .resolve, key: conflict.key.rawValue, device: name, resolvedBy: resolver,
-                                     resolves: parents.dropFirst().map(\.id))
+        let message = VersionMessage(
+            kind: .resolve, key: conflict.key.rawValue, device: name, resolvedBy: resolver,
+            resolves: parents.dropFirst().map(\.id))
         let id = try repository.writeCommit(tree: tree, parents: parents.map(\.id), author: signature, committer: signature, message: message.text)
         bulk?.record(id)
         return id
@@ -117,8 +124,9 @@ extension DocumentStore {
                 let settled = try repository.readCommit(parent)
                 let restored = try Self.readVersion(settled, of: key, in: repository)
                 let message = VersionMessage(kind: .reopen, key: key.rawValue, device: restored.deviceName, reopens: resolution.id, restores: parent)
-                let id = try repository.writeCommit(tree: settled.tree, parents: [resolution.id], author: settled.author,
-                                                    committer: settled.author, message: message.text)
+                let id = try repository.writeCommit(
+                    tree: settled.tree, parents: [resolution.id], author: settled.author,
+                    committer: settled.author, message: message.text)
                 try Self.publishHead(id, of: key, replacing: [resolution.id], message: "truce: reopen \(key.rawValue) on \(author)", in: repository)
                 reopenings.append(id)
             }

@@ -37,11 +37,15 @@ extension DocumentStore {
     /// The chain as `resolverChoice(for:registry:explicit:)` makes it; `given`, when not nil, are the options of
     /// `explicit` in place of config's. With `skippingUnavailable`, a fallback `registry` cannot supply is
     /// `skipped` rather than a configuration error.
-    func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String?,
-                        options given: ResolverOptions?, skippingUnavailable: Bool = false) throws(TruceError) -> ResolverChoice {
+    func resolverChoice(
+        for key: DocumentKey, registry: ResolverRegistry, explicit: String?,
+        options given: ResolverOptions?, skippingUnavailable: Bool = false
+    ) throws(TruceError) -> ResolverChoice {
         let (localAttribute, localConfig, attributesPath, routing) = try withRepository { repository in
-            (try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
-             repository.gitDirectory + "info/attributes", try self.routing(in: repository))
+            (
+                try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
+                repository.gitDirectory + "info/attributes", try self.routing(in: repository)
+            )
         }
         // The synced routing decides first, so every replica picks alike; the local files fill in what it leaves open.
         let config = localConfig.merging(routing.config) { $1 }
@@ -107,9 +111,11 @@ extension DocumentStore {
             (name, nameSource) = (next, "resolver.\(name).fallback in \(configSource(fallbackName))")
         }
         let deleteConflict = try DeleteConflictPolicy(localConfig: config)
-        let deleteConflictSource = config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in \(configSource("truce.deleteconflict"))" } ?? "default"
-        return ResolverChoice(chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers, skipped: skipped,
-                              deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
+        let deleteConflictSource =
+            config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in \(configSource("truce.deleteconflict"))" } ?? "default"
+        return ResolverChoice(
+            chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers, skipped: skipped,
+            deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
     }
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.

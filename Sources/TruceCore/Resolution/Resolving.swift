@@ -24,7 +24,8 @@ extension DocumentStore {
             }
             let heads = versions.heads.map(\.id)
             // Two heads: their well-defined merge base (criss-cross and reopened conflicts included); more: the octopus base.
-            let base = heads.count == 2
+            let base =
+                heads.count == 2
                 ? try Self.mergeBaseSide(of: heads[0], and: [heads[1]], key: key, in: repository)
                 : try versions.base.map(side)
             return ConflictSet(
@@ -51,16 +52,20 @@ extension DocumentStore {
     /// the result is the conflict points, or, when a resolver of the chain
     /// failed (threw), its error. Nothing is written unless a resolver
     /// settled it and `dryRun` is false.
-    public func resolve(_ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
-                        dryRun: Bool = false) throws(TruceError) -> ResolveResult {
+    public func resolve(
+        _ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
+        dryRun: Bool = false
+    ) throws(TruceError) -> ResolveResult {
         try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
             try resolverChoice(for: key, registry: registry, explicit: resolverName)
         }
     }
 
     /// Settles `key` with the chain `choice` gives, once the conflict is read (a settled document is reported first).
-    private func resolve(_ key: DocumentKey, device: String, dryRun: Bool,
-                         choice: () throws(TruceError) -> ResolverChoice) throws(TruceError) -> ResolveResult {
+    private func resolve(
+        _ key: DocumentKey, device: String, dryRun: Bool,
+        choice: () throws(TruceError) -> ResolverChoice
+    ) throws(TruceError) -> ResolveResult {
         let conflict = try conflictSet(of: key)
         switch try decide(conflict, choice: choice()) {
         case .needsPerson(let points, let resolver, let reasons):
@@ -76,8 +81,10 @@ extension DocumentStore {
     /// The bulk path for many conflicts: each document is decided on its own,
     /// then every resolution is written at once and the heads are published
     /// together. A document that needs a person is reported and left alone.
-    public func resolveAll(_ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil,
-                           device: String) throws(TruceError) -> [DocumentKey: ResolveResult] {
+    public func resolveAll(
+        _ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil,
+        device: String
+    ) throws(TruceError) -> [DocumentKey: ResolveResult] {
         let keys: [DocumentKey]
         var settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)] = []
         if let requested {
@@ -147,7 +154,9 @@ extension DocumentStore {
             ran.append(name)
             let outcome: ResolutionOutcome
             do {
-                outcome = try Self.running(name) { try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name)) }
+                outcome = try Self.running(name) {
+                    try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name))
+                }
             } catch {
                 if Self.isStoreProblem(error) { throw error }
                 failed(name, error)
@@ -226,7 +235,8 @@ extension DocumentStore {
     }
 
     private func answeringResolver(for conflict: ConflictSet, registry: ResolverRegistry) throws(TruceError)
-        -> (resolver: any PointAnsweringResolver, options: ResolverOptions, points: [ConflictPoint])? {
+        -> (resolver: any PointAnsweringResolver, options: ResolverOptions, points: [ConflictPoint])?
+    {
         let choice = try resolverChoice(for: conflict.key, registry: registry)
         for name in choice.chain {
             guard let resolver = choice.resolvers[name] as? any PointAnsweringResolver else { continue }
@@ -245,11 +255,14 @@ extension DocumentStore {
     /// delete-conflict policy still comes from config. The call can use no
     /// other resolver, so a fallback those options name is skipped, and the
     /// result's reasons say so: it never fails the resolver that was given.
-    public func resolve(_ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String,
-                        dryRun: Bool = false) throws(TruceError) -> ResolveResult {
+    public func resolve(
+        _ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String,
+        dryRun: Bool = false
+    ) throws(TruceError) -> ResolveResult {
         try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
-            try resolverChoice(for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options,
-                               skippingUnavailable: true)
+            try resolverChoice(
+                for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options,
+                skippingUnavailable: true)
         }
     }
 
@@ -279,8 +292,11 @@ extension DocumentStore {
         if let content, let problem = OutputValidation.problem(with: content, for: conflict.key) {
             throw .invalidAnswer("the resolution of \(conflict.key) is \(problem); nothing was written")
         }
-        guard case .resolved(let version, _, _) = try write(conflict, settlement: .content(content), resolver: Self.personResolverName,
-                                                            device: device) else { preconditionFailure("write returns .resolved") }
+        guard
+            case .resolved(let version, _, _) = try write(
+                conflict, settlement: .content(content), resolver: Self.personResolverName,
+                device: device)
+        else { preconditionFailure("write returns .resolved") }
         return version
     }
 }

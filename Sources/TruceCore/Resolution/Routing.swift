@@ -29,8 +29,9 @@ struct Routing: Sendable {
 
     /// Reads both documents' current versions; a missing or deleted one routes nothing.
     static func read(in repository: Repository) throws -> Routing {
-        try read(attributes: DocumentStore.documentVersions(of: attributesKey, in: repository).current,
-                 config: DocumentStore.documentVersions(of: configKey, in: repository).current, in: repository)
+        try read(
+            attributes: DocumentStore.documentVersions(of: attributesKey, in: repository).current,
+            config: DocumentStore.documentVersions(of: configKey, in: repository).current, in: repository)
     }
 
     static func read(attributes attributesVersion: Version?, config configVersion: Version?, in repository: Repository) throws -> Routing {

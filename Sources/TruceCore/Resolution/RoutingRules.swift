@@ -25,8 +25,10 @@ extension DocumentStore {
     /// and an unreadable routing document `.invalidConfiguration`; either way
     /// nothing is written. Returns the versions written, attributes first.
     @discardableResult
-    public func route(_ pattern: String, to resolver: String, options: [String: String] = [:],
-                      device: String = ProcessInfo.processInfo.hostName, date: Date = Date()) throws(TruceError) -> [Version] {
+    public func route(
+        _ pattern: String, to resolver: String, options: [String: String] = [:],
+        device: String = ProcessInfo.processInfo.hostName, date: Date = Date()
+    ) throws(TruceError) -> [Version] {
         try Self.checkRoutePattern(pattern)
         try Self.checkRoutedResolver(resolver, pattern: pattern)
         let settings = try Self.routedOptions(options, resolver: resolver, pattern: pattern)
@@ -34,7 +36,8 @@ extension DocumentStore {
             try [Routing.attributesKey, Routing.configKey].map { key throws -> RoutingDocument in
                 let versions = try Self.documentVersions(of: key, in: repository)
                 guard let current = versions.current else { return RoutingDocument(current: nil, content: Data(), heads: 0) }
-                return RoutingDocument(current: current, content: try Self.contents(of: current, in: repository) ?? Data(), heads: versions.heads.count)
+                return RoutingDocument(
+                    current: current, content: try Self.contents(of: current, in: repository) ?? Data(), heads: versions.heads.count)
             }
         }
         for (key, document) in zip([Routing.attributesKey, Routing.configKey], documents) where document.heads > 1 {
@@ -81,27 +84,36 @@ extension DocumentStore {
         let bytes = Array(name.utf8)
         let isNameByte = { (byte: UInt8) in Self.isASCIIAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") }
         guard let first = bytes.first, first != UInt8(ascii: "-"), bytes.allSatisfy(isNameByte) else {
-            throw .invalidRoute(pattern, reason: "resolver name \(TruceError.quoted(name)) must be ASCII letters, digits, '-' and '_', "
-                + "not starting with '-' (it is written as merge=NAME and resolver.NAME.OPTION)")
+            throw .invalidRoute(
+                pattern,
+                reason: "resolver name \(TruceError.quoted(name)) must be ASCII letters, digits, '-' and '_', "
+                    + "not starting with '-' (it is written as merge=NAME and resolver.NAME.OPTION)")
         }
     }
 
     /// `options` as config names and values, sorted by name; git's rules for a variable name, one name per spelling.
-    static func routedOptions(_ options: [String: String], resolver: String,
-                              pattern: String) throws(TruceError) -> [(name: String, value: String)] {
+    static func routedOptions(
+        _ options: [String: String], resolver: String,
+        pattern: String
+    ) throws(TruceError) -> [(name: String, value: String)] {
         var seen: [String: String] = [:]
         var settings: [(name: String, value: String)] = []
         for (option, value) in options.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             let bytes = Array(option.utf8)
             guard let first = bytes.first, Self.isASCIIAlphanumeric(first), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
-                  bytes.allSatisfy({ Self.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "-") }) else {
-                throw .invalidRoute(pattern, reason: "option name \(TruceError.quoted(option)) must start with an ASCII letter "
-                    + "and hold only letters, digits and '-', as a git config name does")
+                bytes.allSatisfy({ Self.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "-") })
+            else {
+                throw .invalidRoute(
+                    pattern,
+                    reason: "option name \(TruceError.quoted(option)) must start with an ASCII letter "
+                        + "and hold only letters, digits and '-', as a git config name does")
             }
             let lowered = String(decoding: bytes.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
             if let other = seen[lowered] {
-                throw .invalidRoute(pattern, reason: "options \(TruceError.quoted(other)) and \(TruceError.quoted(option)) are one name to git, "
-                    + "which ignores case")
+                throw .invalidRoute(
+                    pattern,
+                    reason: "options \(TruceError.quoted(other)) and \(TruceError.quoted(option)) are one name to git, "
+                        + "which ignores case")
             }
             if value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || (0x7F...0x9F).contains($0.value) }) {
                 throw .invalidRoute(pattern, reason: "the value of option \(TruceError.quoted(option)) holds a control character")

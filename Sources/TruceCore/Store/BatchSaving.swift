@@ -75,7 +75,8 @@ extension DocumentStore {
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
             try bulk.flush()
             var heads = tips.sorted(by: { $0.key < $1.key }).filter { $0.value != before[$0.key]?.current?.id }.map {
-                PendingHead(key: $0.key, id: $0.value, replacing: before[$0.key]?.current.map { [$0.id] } ?? [], message: "truce: save \($0.key.rawValue)")
+                PendingHead(
+                    key: $0.key, id: $0.value, replacing: before[$0.key]?.current.map { [$0.id] } ?? [], message: "truce: save \($0.key.rawValue)")
             }
             heads += extraHeads.map { PendingHead(key: $0.key, id: $0.id, replacing: [$0.base], message: "truce: save \($0.key.rawValue)") }
             try Self.publishHeads(heads, in: repository)

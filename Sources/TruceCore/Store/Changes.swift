@@ -28,7 +28,10 @@ public struct ChangeToken: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Reads a token's text form; nil when it is not one.
     public init?(_ text: String) {
-        if text == Self.beginning.description { self = .beginning; return }
+        if text == Self.beginning.description {
+            self = .beginning
+            return
+        }
         guard text.hasPrefix("t1-"), let id = ObjectID(hex: String(text.dropFirst(3))) else { return nil }
         entry = id
     }
@@ -161,8 +164,10 @@ enum ChangeJournal {
     /// Writes the entries for `changes` chained onto the journal's current tip, without moving the journal.
     ///
     /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
-    static func prepare(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
-                        recording bulk: BulkWriter? = nil) throws -> Prepared {
+    static func prepare(
+        _ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
+        recording bulk: BulkWriter? = nil
+    ) throws -> Prepared {
         precondition(!changes.isEmpty, "a journal entry needs a change")
         let tip = try repository.reference(reference)
         if changes.count > batchThreshold {
@@ -173,18 +178,20 @@ enum ChangeJournal {
             // the journal, answered without reading the file.
             let manifests = changes.allSatisfy { via[$0.version] != nil } ? Set(changes.compactMap { via[$0.version] }).sorted() : []
             let through = manifests.isEmpty ? "" : "Via: \(manifests.map(\.hex).joined(separator: " "))\n"
-            let entry = try repository.writeCommit(tree: tree, parents: tip.map { [$0] } ?? [], author: Signature(device: author, date: now),
-                                                   committer: Signature(device: author, date: now),
-                                                   message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n\(through)")
-            [blob, tree, entry].forEach { bulk?.record($0) }
+            let entry = try repository.writeCommit(
+                tree: tree, parents: tip.map { [$0] } ?? [], author: Signature(device: author, date: now),
+                committer: Signature(device: author, date: now),
+                message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n\(through)")
+            for object in [blob, tree, entry] { bulk?.record(object) }
             return Prepared(entry: entry, onto: tip, count: changes.count)
         }
         let emptyTree = try repository.writeTree([])
         bulk?.record(emptyTree)
         var parent = tip
         for change in changes {
-            parent = try repository.writeCommit(tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
-                                                committer: Signature(device: change.author, date: Date()), message: message(for: change, via: via[change.version]))
+            parent = try repository.writeCommit(
+                tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
+                committer: Signature(device: change.author, date: Date()), message: message(for: change, via: via[change.version]))
             bulk?.record(parent!)
         }
         return Prepared(entry: parent!, onto: tip, count: changes.count)
@@ -194,8 +201,9 @@ enum ChangeJournal {
     static func publish(_ prepared: Prepared, in repository: Repository) throws -> Bool {
         do {
             try DocumentStore.withLockRetries(on: reference, in: repository) {
-                try repository.updateReference(reference, to: prepared.entry, expecting: prepared.onto,
-                                               message: "truce: journal \(prepared.count) change(s)")
+                try repository.updateReference(
+                    reference, to: prepared.entry, expecting: prepared.onto,
+                    message: "truce: journal \(prepared.count) change(s)")
             }
             return true
         } catch let error as GitError where error.isConcurrentModification {
@@ -217,8 +225,10 @@ enum ChangeJournal {
         while let current = entry, current != position {
             let commit = try repository.readCommit(current)
             guard let recorded = try recorded(in: commit, of: repository) else {
-                throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
-                                                       message: "entry \(current) is not a change"))
+                throw TruceError.storeFailure(
+                    GitError(
+                        operation: "read change journal", code: -1, errorClass: 0,
+                        message: "entry \(current) is not a change"))
             }
             entries.append(contentsOf: recorded.reversed())
             entry = commit.parents.first
@@ -239,8 +249,10 @@ enum ChangeJournal {
                 guard !listed.isEmpty, listed.allSatisfy({ $0.map(manifests.contains) ?? false }) else { return false }
             } else {
                 guard let recorded = try recorded(in: commit, of: repository) else {
-                    throw TruceError.storeFailure(GitError(operation: "read change journal", code: -1, errorClass: 0,
-                                                           message: "entry \(current) is not a change"))
+                    throw TruceError.storeFailure(
+                        GitError(
+                            operation: "read change journal", code: -1, errorClass: 0,
+                            message: "entry \(current) is not a change"))
                 }
                 guard recorded.allSatisfy({ $0.via.map(manifests.contains) ?? false }) else { return false }
             }
@@ -257,7 +269,8 @@ enum ChangeJournal {
     static func recorded(in entry: CommitRecord, of repository: Repository) throws -> [(change: Change, via: ObjectID?)]? {
         if let single = self.entry(from: entry) { return [single] }
         guard MessageLines.trailers(of: entry.message)["Change"] == "batch",
-              let file = try repository.entry(at: batchFile, inTree: entry.tree), !file.isTree else { return nil }
+            let file = try repository.entry(at: batchFile, inTree: entry.tree), !file.isTree
+        else { return nil }
         return parseBatch(try repository.readBlob(file.id))
     }
 
@@ -265,8 +278,10 @@ enum ChangeJournal {
     static func batchLines(_ changes: [Change], via: [VersionID: ObjectID]) -> Data {
         var text = Data()
         for change in changes {
-            let fields = [change.kind.rawValue, change.version.hex, String(Int64(change.date.timeIntervalSince1970.rounded(.down))),
-                          via[change.version]?.hex ?? "-", change.author, change.key.rawValue]
+            let fields = [
+                change.kind.rawValue, change.version.hex, String(Int64(change.date.timeIntervalSince1970.rounded(.down))),
+                via[change.version]?.hex ?? "-", change.author, change.key.rawValue,
+            ]
             text.append(contentsOf: Array(fields.joined(separator: "\t").utf8) + [0x0A])
         }
         return text
@@ -279,7 +294,8 @@ enum ChangeJournal {
             // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
             let fields = line.split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
             guard fields.count == 6, let kind = ChangeKind(rawValue: fields[0]), let version = ObjectID(hex: fields[1]),
-                  let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5]) else { return nil }
+                let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5])
+            else { return nil }
             let via = fields[3] == "-" ? nil : ObjectID(hex: fields[3])
             if fields[3] != "-", via == nil { return nil }
             let change = Change(kind: kind, key: key, version: version, author: fields[4], date: Date(timeIntervalSince1970: TimeInterval(seconds)))
@@ -304,8 +320,10 @@ enum ChangeJournal {
     private static func entry(from entry: CommitRecord) -> (change: Change, via: ObjectID?)? {
         let fields = MessageLines.trailers(of: entry.message)
         guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
-              let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"] else { return nil }
-        let change = Change(kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
+            let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"]
+        else { return nil }
+        let change = Change(
+            kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
         return (change, fields["Via"].flatMap(ObjectID.init(hex:)))
     }
 }

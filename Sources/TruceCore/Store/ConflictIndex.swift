@@ -33,7 +33,7 @@ enum ConflictIndex {
                     do {
                         try repository.updateReference(name, to: current.id, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
                     } catch let error as GitError where error.isConcurrentModification {
-                        return // another writer marked it
+                        return  // another writer marked it
                     }
                 }
                 versions = try DocumentStore.documentVersions(of: key, in: repository)
@@ -47,7 +47,7 @@ enum ConflictIndex {
                 }
                 versions = try DocumentStore.documentVersions(of: key, in: repository)
             } else {
-                break // marker and state agree
+                break  // marker and state agree
             }
         }
         return versions

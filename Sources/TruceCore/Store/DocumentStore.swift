@@ -60,7 +60,7 @@ public final class DocumentStore: Sendable {
         do {
             repository = try Repository.openBare(at: path)
             entries = try repository.configEntries()
-        } catch where error.isConfigurationError {
+        } catch  where error.isConfigurationError {
             throw .invalidConfiguration(error.message)
         } catch {
             throw .notAStore(path, reason: error.message)

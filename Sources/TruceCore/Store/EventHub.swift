@@ -34,7 +34,7 @@ final class EventHub: Sendable {
     deinit {
         let (continuations, watcher) = listeners.withLock { ($0.continuations.values.map { $0 }, $0.watcher) }
         watcher?.stop()
-        continuations.forEach { $0.finish() }
+        for continuation in continuations { continuation.finish() }
     }
 
     /// A new sequence that sees every change recorded after this call.
@@ -73,7 +73,7 @@ final class EventHub: Sendable {
 
     private func publish(_ events: [DocumentStateChange]) {
         let continuations = listeners.withLock { $0.continuations.values.map { $0 } }
-        for event in events { continuations.forEach { $0.yield(event) } }
+        for event in events { for continuation in continuations { continuation.yield(event) } }
     }
 
     private func read(from store: DocumentStore, at position: inout Position) {

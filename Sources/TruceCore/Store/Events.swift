@@ -49,9 +49,10 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        change = Change(kind: try container.decode(ChangeKind.self, forKey: .kind), key: try container.decode(DocumentKey.self, forKey: .key),
-                        version: try container.decode(VersionID.self, forKey: .version), author: try container.decode(String.self, forKey: .author),
-                        date: try container.decode(Date.self, forKey: .date))
+        change = Change(
+            kind: try container.decode(ChangeKind.self, forKey: .kind), key: try container.decode(DocumentKey.self, forKey: .key),
+            version: try container.decode(VersionID.self, forKey: .version), author: try container.decode(String.self, forKey: .author),
+            date: try container.decode(Date.self, forKey: .date))
         previous = try container.decode(DocumentState.self, forKey: .previous)
         current = try container.decode(DocumentState.self, forKey: .current)
     }

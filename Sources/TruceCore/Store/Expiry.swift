@@ -18,16 +18,17 @@ public enum Expiry {
         guard parts.count == 2, let count = Double(parts[0]), count >= 0, count.isFinite else { return nil }
         var unit = parts[1]
         if unit.hasSuffix("s") && unit.count > 1 { unit.removeLast() }
-        let seconds: Double? = switch unit {
-        case "second": 1
-        case "minute": 60
-        case "hour": 3600
-        case "day": 86400
-        case "week": 7 * 86400
-        case "month": 30 * 86400
-        case "year": 365 * 86400
-        default: nil
-        }
+        let seconds: Double? =
+            switch unit {
+            case "second": 1
+            case "minute": 60
+            case "hour": 3600
+            case "day": 86400
+            case "week": 7 * 86400
+            case "month": 30 * 86400
+            case "year": 365 * 86400
+            default: nil
+            }
         return seconds.map { $0 * count }
     }
 }

@@ -15,7 +15,8 @@ enum GitReservedNames {
         // Every reserved spelling starts with '.' or 'g' once ignorable (non-ASCII) code points are dropped, or has a '\\' part.
         let utf8 = segment.utf8
         if let first = utf8.first, first != UInt8(ascii: "."), lowercased(first) != UInt8(ascii: "g"),
-           !utf8.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") }) {
+            !utf8.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\\") })
+        {
             return nil
         }
         for name in ["git", "gitmodules", "gitattributes"] where isHFSDot(segment, name) { return "." + name }
@@ -33,8 +34,10 @@ enum GitReservedNames {
     }
 
     /// HFS+ ignores these code points in names, so `.gi\u{200C}t` is `.git` there.
-    static let hfsIgnorable: Set<UInt32> = [0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
-                                             0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF]
+    static let hfsIgnorable: Set<UInt32> = [
+        0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+        0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF,
+    ]
 
     /// `.` + `name` once HFS-ignorable code points are dropped and ASCII case is folded.
     private static func isHFSDot(_ segment: Substring, _ name: String) -> Bool {
@@ -47,9 +50,13 @@ enum GitReservedNames {
     /// `.git` or `git~1` (any case), then only dots and spaces up to the end, a `\` or a `:`.
     private static func isNTFSDotGit(_ part: ArraySlice<UInt8>) -> Bool {
         let rest: ArraySlice<UInt8>
-        if startsCaseInsensitive(part, with: ".git") { rest = part.dropFirst(4) }
-        else if startsCaseInsensitive(part, with: "git~1") { rest = part.dropFirst(5) }
-        else { return false }
+        if startsCaseInsensitive(part, with: ".git") {
+            rest = part.dropFirst(4)
+        } else if startsCaseInsensitive(part, with: "git~1") {
+            rest = part.dropFirst(5)
+        } else {
+            return false
+        }
         for byte in rest {
             if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ":") { return true }
             if byte != UInt8(ascii: ".") && byte != UInt8(ascii: " ") { return false }
@@ -75,7 +82,8 @@ enum GitReservedNames {
             return onlySpacesAndPeriods(from: name.count + 1)
         }
         if startsCaseInsensitive(bytes[...], with: String(decoding: name.prefix(6), as: UTF8.self)), byte(6) == UInt8(ascii: "~"),
-           (UInt8(ascii: "1")...UInt8(ascii: "4")).contains(byte(7)) {
+            (UInt8(ascii: "1")...UInt8(ascii: "4")).contains(byte(7))
+        {
             return onlySpacesAndPeriods(from: 8)
         }
         var index = 0, sawTilde = false

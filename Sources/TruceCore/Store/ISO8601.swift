@@ -22,7 +22,8 @@ public enum ISO8601 {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ") else { return nil }
+            index < bytes.count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ")
+        else { return nil }
         index += 1
         guard let hour = number(2), expect(":"), let minute = number(2), expect(":"), let second = number(2) else { return nil }
         var fraction = 0.0

@@ -56,8 +56,10 @@ extension DocumentStore {
     /// (`refs/truce/heads/…`) are read too: a Truce store's own heads, or
     /// those a hub holds from before manifests. Without `readingManifests`
     /// only head refs are read: a store's heads hold all it took from manifests.
-    static func fetchChecked(from remote: String, into repository: Repository, readingManifests: Bool, refused: inout [RefusedHead],
-                             progress: ((TransferCounts) -> Void)? = nil) throws -> IncomingHeads {
+    static func fetchChecked(
+        from remote: String, into repository: Repository, readingManifests: Bool, refused: inout [RefusedHead],
+        progress: ((TransferCounts) -> Void)? = nil
+    ) throws -> IncomingHeads {
         let replica = try existingReplicaID(in: repository)
         let known = try repository.references(under: ReplicaManifest.root)
         let knownTargets = Dictionary(known.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
@@ -68,16 +70,20 @@ extension DocumentStore {
             if let path = localPath(of: remote) {
                 advertised = try quarantine.borrowObjects(of: path, refsMatching: "refs/truce/*")
             } else {
-                advertised = try incoming.fetch(from: remote, refsMatching: "refs/truce/*", wanting: { advertised throws(GitError) in
-                    var wanted: [String] = []
-                    for reference in advertised {
-                        let isListing = (readingManifests && reference.name.hasPrefix(ReplicaManifest.root)) || reference.name.hasPrefix(ReferenceLayout.headsRoot)
-                        if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
-                    }
-                    return wanted
-                }, progress: progress)
+                advertised = try incoming.fetch(
+                    from: remote, refsMatching: "refs/truce/*",
+                    wanting: { advertised throws(GitError) in
+                        var wanted: [String] = []
+                        for reference in advertised {
+                            let isListing =
+                                (readingManifests && reference.name.hasPrefix(ReplicaManifest.root))
+                                || reference.name.hasPrefix(ReferenceLayout.headsRoot)
+                            if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
+                        }
+                        return wanted
+                    }, progress: progress)
             }
-        } catch where error.message.contains(repository.gitDirectory) {
+        } catch  where error.message.contains(repository.gitDirectory) {
             // libgit2 names the file it failed to write: a file of this store (a full disk, say) is this store failing.
             throw TruceError.storeFailure(error)
         } catch {
@@ -97,8 +103,10 @@ extension DocumentStore {
         var pending: [(replica: String, target: ObjectID, name: String)] = []
         for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
             guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
-                refused.append(RefusedHead(version: reference.target, reference: reference.name,
-                                           reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
+                refused.append(
+                    RefusedHead(
+                        version: reference.target, reference: reference.name,
+                        reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
                 continue
             }
             pending.append((other, reference.target, reference.name))
@@ -116,7 +124,7 @@ extension DocumentStore {
                 continue
             }
             let sequence = try Self.sequence(of: item.target, in: incoming)
-            if let seen, try Self.sequence(of: seen, in: incoming) >= sequence { continue } // we hold a later one, from elsewhere
+            if let seen, try Self.sequence(of: seen, in: incoming) >= sequence { continue }  // we hold a later one, from elsewhere
             switch try ReplicaManifest.listing(from: item.target, after: seen, replica: item.replica, in: incoming) {
             case .failure(let problem):
                 refused.append(RefusedHead(version: item.target, reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"))
@@ -142,7 +150,9 @@ extension DocumentStore {
         checked.formUnion(chainCommits)
         for candidate in candidates where !accepted.contains(candidate.id) || candidate.legacy {
             if rejected.contains(candidate.id) { continue }
-            switch headCheckOrError(candidate, into: repository, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions) {
+            switch headCheckOrError(
+                candidate, into: repository, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions)
+            {
             case .failure(let problem):
                 refused.append(RefusedHead(version: candidate.id, reference: candidate.reference, reason: problem.reason))
                 rejected.insert(candidate.id)
@@ -173,7 +183,8 @@ extension DocumentStore {
     /// form, and it proves what the canonical-hash comparison proves (an id
     /// names the bytes it was computed from) without parsing a tree.
     private static func canonicalChain(of key: DocumentKey, from tree: ObjectID, in repository: Repository) throws
-        -> (trees: [ObjectID], blob: ObjectID)? {
+        -> (trees: [ObjectID], blob: ObjectID)?
+    {
         var trees: [ObjectID] = [], current = tree
         let segments = key.segments
         for (index, segment) in segments.enumerated() {
@@ -192,10 +203,13 @@ extension DocumentStore {
     }
 
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
-    private static func headCheckOrError(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                         from incoming: Repository, localHeads: inout LocalHeads,
-                                         recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version])
-        -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
+    private static func headCheckOrError(
+        _ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
+        from incoming: Repository, localHeads: inout LocalHeads,
+        recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version]
+    )
+        -> Result<DocumentKey, ReplicaManifest.ManifestProblem>
+    {
         do {
             return try headCheck(candidate, into: repository, from: incoming, localHeads: &localHeads, recording: &checked, versions: &versions)
         } catch let error as TruceError {
@@ -210,10 +224,13 @@ extension DocumentStore {
     /// A commit this store already holds was checked when it arrived (or written here): only its document is read.
     /// The objects found sound go into `checked`, the versions they make into `versions`; `localHeads` remembers each
     /// document's head references here.
-    private static func headCheck(_ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
-                                  from incoming: Repository, localHeads: inout LocalHeads,
-                                  recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version])
-        throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem> {
+    private static func headCheck(
+        _ candidate: (id: ObjectID, reference: String, legacy: Bool), into repository: Repository,
+        from incoming: Repository, localHeads: inout LocalHeads,
+        recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version]
+    )
+        throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem>
+    {
         let id = candidate.id
         guard try incoming.rawCommitIfPresent(id) != nil else { return .failure(.init("it is not a commit")) }
         guard let message = VersionMessage(parsing: try incoming.readCommit(id).message) else { return .failure(.init("it is not a Truce version")) }
@@ -245,8 +262,10 @@ extension DocumentStore {
     /// then the key's segments, which key validation and libgit2's own entry
     /// checks (what a local save runs into) have passed.
     /// The commit, its trees and its blob go into `checked` when nothing is wrong, and the version it makes into `versions`.
-    static func incomingProblem(of id: VersionID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>,
-                                versions: inout [VersionID: Version]) throws -> String? {
+    static func incomingProblem(
+        of id: VersionID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>,
+        versions: inout [VersionID: Version]
+    ) throws -> String? {
         guard let raw = try repository.rawCommit(id) else { return "is not a commit" }
         if let problem = commitHeaderProblem(raw) { return "is a commit git fsck refuses: \(problem)" }
         let commit = try repository.readCommit(id)
@@ -278,7 +297,9 @@ extension DocumentStore {
             expected = ObjectID.treeHash(ofEntry: leaf, id: entry.id, isTree: false)
             objects += [entry.id, expected]
             for segment in segments.reversed() {
-                if let problem = repository.treeEntryNameProblem(segment, id: expected, isTree: true) { return "has a tree entry git refuses: \(problem)" }
+                if let problem = repository.treeEntryNameProblem(segment, id: expected, isTree: true) {
+                    return "has a tree entry git refuses: \(problem)"
+                }
                 expected = ObjectID.treeHash(ofEntry: segment, id: expected, isTree: true)
                 objects.append(expected)
             }

@@ -64,9 +64,12 @@ extension DocumentStore {
             let tips = try repository.reflogIDs(of: reflogs).union(references.map(\.target)).filter { $0.bytes.contains { $0 != 0 } }
             let reachable = try repository.reachableObjects(from: Array(tips))
             progress?("packing \(reachable.count) objects")
-            let pack = reachable.isEmpty ? nil : try repository.writePack(of: reachable) { done, total in
-                progress?("packing objects: \(done)/\(total)")
-            }
+            let pack =
+                reachable.isEmpty
+                ? nil
+                : try repository.writePack(of: reachable) { done, total in
+                    progress?("packing objects: \(done)/\(total)")
+                }
             progress?("removing what nothing needs")
             var removed = 0
             for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {
@@ -84,8 +87,9 @@ extension DocumentStore {
             // directory under a live writer fails that write: only --now, unsafe beside writers anyway, removes them.
             if expire == 0 { Self.removeEmptyObjectDirectories(gitDirectory + "objects/") }
             let after = repository.objectFiles()
-            return PruneReport(droppedDocuments: dropped, expiredReflogEntries: expired, packedObjects: reachable.count, removedFiles: removed,
-                               bytesBefore: bytesBefore, bytesAfter: (after.loose + after.packs + after.temporary).reduce(0) { $0 + $1.size })
+            return PruneReport(
+                droppedDocuments: dropped, expiredReflogEntries: expired, packedObjects: reachable.count, removedFiles: removed,
+                bytesBefore: bytesBefore, bytesAfter: (after.loose + after.packs + after.temporary).reduce(0) { $0 + $1.size })
         }
     }
 
@@ -145,7 +149,8 @@ extension DocumentStore {
     /// new pack. A `.keep` file marks a pack someone wants kept as it is.
     private static func isSuperseded(_ pack: String, by packed: Set<ObjectID>, in repository: Repository) -> Bool {
         guard !FileManager.default.fileExists(atPath: String(pack.dropLast(5)) + ".keep"),
-              let objects = repository.objectIDs(inPack: pack) else { return false }
+            let objects = repository.objectIDs(inPack: pack)
+        else { return false }
         return objects.isSubset(of: packed)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The exclusive lock that keeps two prunes of one store apart: `<store>/truce-prune.lock`, holding the owner's pid.
@@ -39,7 +40,8 @@ struct PruneLock {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if let modified = attributes?[.modificationDate] as? Date, Date().timeIntervalSince(modified) > staleAge { return true }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return true }
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return true }
         return kill(pid, 0) != 0 && errno == ESRCH
     }
 }

@@ -26,7 +26,11 @@ extension DocumentStore {
     }
 
     static func resolveVersionID(_ text: String, in repository: Repository) throws -> VersionID {
-        let isHex = !text.isEmpty && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }
+        let isHex =
+            !text.isEmpty
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20)
+            }
         guard isHex, (4...40).contains(text.utf8.count) else { throw TruceError.versionNotFound(text) }
         do {
             return try repository.commitID(forPrefix: text)

@@ -79,12 +79,14 @@ enum ReplicaManifest {
     static func header(parsing message: String) -> Header? {
         let fields = MessageLines.trailers(of: message)
         guard let replica = fields["Replica"], isReplicaID(replica), let sequence = fields["Sequence"].flatMap({ Int($0) }),
-              let journalText = fields["Journal"], let snapshot = fields["Snapshot"], snapshot == "yes" || snapshot == "no",
-              let listed = fields["Listed"].flatMap({ Int($0) }), let snapshotHeads = fields["Snapshot-Heads"].flatMap({ Int($0) }) else { return nil }
+            let journalText = fields["Journal"], let snapshot = fields["Snapshot"], snapshot == "yes" || snapshot == "no",
+            let listed = fields["Listed"].flatMap({ Int($0) }), let snapshotHeads = fields["Snapshot-Heads"].flatMap({ Int($0) })
+        else { return nil }
         let journal = journalText == "none" ? nil : ObjectID(hex: journalText)
         guard journalText == "none" || journal != nil else { return nil }
-        return Header(replica: replica, sequence: sequence, journal: journal, isSnapshot: snapshot == "yes",
-                      listedSinceSnapshot: listed, snapshotHeads: snapshotHeads)
+        return Header(
+            replica: replica, sequence: sequence, journal: journal, isSnapshot: snapshot == "yes",
+            listedSinceSnapshot: listed, snapshotHeads: snapshotHeads)
     }
 
     /// What a manifest chain lists: heads, and manifests of other replicas whose listings it takes over.
@@ -103,7 +105,8 @@ enum ReplicaManifest {
     /// the heads they brought, so a new replica's first manifest is one commit,
     /// not one parent per document.
     static func listing(from tip: ObjectID, after seen: ObjectID?, replica: String, in repository: Repository) throws
-        -> Result<Listing, ManifestProblem> {
+        -> Result<Listing, ManifestProblem>
+    {
         var listing = Listing()
         var current: ObjectID? = tip
         while let id = current, id != seen {
@@ -142,7 +145,8 @@ enum ReplicaManifest {
         var heads = Set<ObjectID>(), visited = Set<ObjectID>(), pending = manifests
         while let manifest = pending.popLast() {
             guard visited.insert(manifest).inserted, let header = header(parsing: try repository.readCommit(manifest).message),
-                  case .success(let listing) = try listing(from: manifest, after: nil, replica: header.replica, in: repository) else { continue }
+                case .success(let listing) = try listing(from: manifest, after: nil, replica: header.replica, in: repository)
+            else { continue }
             heads.formUnion(listing.heads)
             pending += listing.manifests.map(\.id)
         }
@@ -197,16 +201,20 @@ extension DocumentStore {
         }
         if let header, let previous, let changes {
             // Heads, not refs: a save leaves the packed head it replaced, which its new head descends from.
-            let heads = Array(Set(try changes.keys.flatMap { try independentHeads(headReferences(of: $0, in: repository).map(\.target), in: repository) }))
-                .sorted()
+            let heads = Array(
+                Set(try changes.keys.flatMap { try independentHeads(headReferences(of: $0, in: repository).map(\.target), in: repository) })
+            )
+            .sorted()
             let listed = header.listedSinceSnapshot + heads.count + changes.manifests.count
             // A new snapshot once the chain since the last one lists several times what it did: a replica that reads the
             // chain from scratch then reads a few times the store's heads, and snapshots cost a few heads per change.
             if listed <= 4 * max(header.snapshotHeads, 100) {
-                let next = ReplicaManifest.Header(replica: replica, sequence: header.sequence + 1, journal: journal, isSnapshot: false,
-                                                  listedSinceSnapshot: listed, snapshotHeads: header.snapshotHeads)
-                var plan = ManifestPlan(name: name, previous: previous,
-                                        next: ([previous] + heads + changes.manifests.sorted(), next, signature(of: replica)))
+                let next = ReplicaManifest.Header(
+                    replica: replica, sequence: header.sequence + 1, journal: journal, isSnapshot: false,
+                    listedSinceSnapshot: listed, snapshotHeads: header.snapshotHeads)
+                var plan = ManifestPlan(
+                    name: name, previous: previous,
+                    next: ([previous] + heads + changes.manifests.sorted(), next, signature(of: replica)))
                 if heads.isEmpty { plan.onlyRelays = changes.manifests.sorted() }
                 return plan
             }
@@ -223,8 +231,9 @@ extension DocumentStore {
             unlisted = Array(Set(heads).subtracting(covered)).sorted()
         }
         if previous == nil, unlisted.isEmpty, copies.isEmpty { return nil }
-        let next = ReplicaManifest.Header(replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
-                                          listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
+        let next = ReplicaManifest.Header(
+            replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
+            listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
         return ManifestPlan(name: name, previous: previous, next: (unlisted + copies, next, signature(of: replica)))
     }
 
@@ -252,7 +261,8 @@ struct ManifestPlan {
         guard let onlyRelays, let previous, advertised[name] == previous else { return false }
         return try onlyRelays.allSatisfy { relayed in
             guard let header = ReplicaManifest.header(parsing: try repository.readCommit(relayed).message),
-                  let there = advertised[ReplicaManifest.reference(of: header.replica)], try repository.containsCommit(there) else { return false }
+                let there = advertised[ReplicaManifest.reference(of: header.replica)], try repository.containsCommit(there)
+            else { return false }
             return try there == relayed || (ReplicaManifest.header(parsing: repository.readCommit(there).message)?.sequence ?? 0) >= header.sequence
         }
     }
@@ -267,13 +277,15 @@ struct ManifestPlan {
         // Grouped into parts until the manifest itself has at most `fanOut` parents; the same bytes give the same ids everywhere.
         while fixed.count + listed.count > ReplicaManifest.fanOut {
             listed = try stride(from: 0, to: listed.count, by: ReplicaManifest.fanOut).map { start in
-                try repository.writeCommit(tree: tree, parents: Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)]),
-                                           author: next.signature, committer: next.signature,
-                                           message: ReplicaManifest.partMessage(of: next.header.replica))
+                try repository.writeCommit(
+                    tree: tree, parents: Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)]),
+                    author: next.signature, committer: next.signature,
+                    message: ReplicaManifest.partMessage(of: next.header.replica))
             }
         }
-        return try repository.writeCommit(tree: tree, parents: fixed + listed, author: next.signature,
-                                          committer: next.signature, message: ReplicaManifest.message(next.header))
+        return try repository.writeCommit(
+            tree: tree, parents: fixed + listed, author: next.signature,
+            committer: next.signature, message: ReplicaManifest.message(next.header))
     }
 
     /// Writes the new manifest into the store and moves its reference there, unless another sync moved it meanwhile.

@@ -8,7 +8,8 @@ extension DocumentStore {
     /// meanwhile, the new version lands beside that writer's and the document
     /// is in conflict: neither is lost.
     @discardableResult
-    public func save(_ content: Data, to key: DocumentKey, device: String, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> Version {
+    public func save(_ content: Data, to key: DocumentKey, device: String, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> Version
+    {
         try write(content, to: key, device: device, base: base, date: date)
     }
 
@@ -43,8 +44,9 @@ extension DocumentStore {
             let id = try repository.writeCommit(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
             try Self.publishHead(id, of: key, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
             let recorded = Self.recordPublished(key, in: repository) {
-                try ChangeJournal.append([Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
-                                         in: repository)
+                try ChangeJournal.append(
+                    [Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
+                    in: repository)
             }
             let after = try recorded ?? Self.documentVersions(of: key, in: repository)
             return try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
@@ -80,7 +82,9 @@ extension DocumentStore {
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
     ///
     /// With `bulk`, every object written is recorded for its pack.
-    static func writeTree(holding content: Data?, at key: DocumentKey, in repository: Repository, recording bulk: BulkWriter? = nil) throws -> ObjectID {
+    static func writeTree(holding content: Data?, at key: DocumentKey, in repository: Repository, recording bulk: BulkWriter? = nil) throws
+        -> ObjectID
+    {
         guard let content else {
             let empty = try repository.writeTree([])
             bulk?.record(empty)
@@ -106,7 +110,8 @@ extension DocumentStore {
     /// head reference. Dropping the replaced ones is only tidying: a crash
     /// before it leaves a reference that readers filter out and the next
     /// writer removes.
-    static func publishHead(_ id: VersionID, of key: DocumentKey, replacing replaced: [VersionID], message: String, in repository: Repository) throws {
+    static func publishHead(_ id: VersionID, of key: DocumentKey, replacing replaced: [VersionID], message: String, in repository: Repository) throws
+    {
         let name = ReferenceLayout.headReference(of: key, version: id)
         // A writer of this document killed while creating its head ref left a lock no other writer would take.
         removeStaleLocks(under: ReferenceLayout.headsDirectory(of: key), in: repository)
@@ -140,7 +145,9 @@ extension DocumentStore {
             throw .invalidDeviceName(device, reason: "it contains a control character")
         }
         // By scalar: `String.contains` would miss a '<' that a combining mark follows (one grapheme).
-        if trimmed.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" }) { throw .invalidDeviceName(device, reason: "git forbids '<' and '>' in author names") }
+        if trimmed.unicodeScalars.contains(where: { $0 == "<" || $0 == ">" }) {
+            throw .invalidDeviceName(device, reason: "git forbids '<' and '>' in author names")
+        }
         return trimmed
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension DocumentStore {
@@ -72,8 +73,9 @@ extension DocumentStore {
     /// A file's inode number and modification date, nil when it does not exist.
     static func fileIdentity(_ path: String) -> (number: UInt64, modified: Date)? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let number = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
-              let modified = attributes[.modificationDate] as? Date else { return nil }
+            let number = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
+            let modified = attributes[.modificationDate] as? Date
+        else { return nil }
         return (number, modified)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Calls `onChange` whenever the store's change journal may have moved, from any writer, until `stop()`.
@@ -28,7 +29,7 @@ final class StoreWatcher: Sendable {
     var hasFinished: Bool { finished.load(ordering: .acquiring) }
 
     /// The interval of the fallback poll.
-    static let pollInterval: Int32 = 250 // milliseconds
+    static let pollInterval: Int32 = 250  // milliseconds
 
     /// Starts watching the store at `path`; the first `onChange` comes right away, for whatever landed before the watch began.
     ///
@@ -36,13 +37,13 @@ final class StoreWatcher: Sendable {
     init(watching path: String, polling: Bool = false, onChange: @escaping @Sendable () -> Void) {
         let directories = [path, path + "/refs", path + "/refs/truce"]
         #if canImport(Darwin)
-        if !polling {
-            let sources = DispatchSources(directories: directories)
-            platform = .sources(sources)
-            mechanism = .dispatchSource
-            sources.start(onChange: onChange)
-            return
-        }
+            if !polling {
+                let sources = DispatchSources(directories: directories)
+                platform = .sources(sources)
+                mechanism = .dispatchSource
+                sources.start(onChange: onChange)
+                return
+            }
         #endif
         let loop = PollLoop(directories: directories, inotify: !polling)
         platform = .loop(loop)
@@ -58,8 +59,8 @@ final class StoreWatcher: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         switch platform {
         #if canImport(Darwin)
-        case .sources(let sources):
-            sources.cancel { [self] in finished.store(true, ordering: .releasing) }
+            case .sources(let sources):
+                sources.cancel { [self] in finished.store(true, ordering: .releasing) }
         #endif
         case .loop(let loop):
             loop.wake()
@@ -68,7 +69,7 @@ final class StoreWatcher: Sendable {
 
     private enum Platform: Sendable {
         #if canImport(Darwin)
-        case sources(DispatchSources)
+            case sources(DispatchSources)
         #endif
         case loop(PollLoop)
     }
@@ -87,9 +88,9 @@ private final class PollLoop: Sendable {
     init(directories: [String], inotify wanted: Bool) {
         self.directories = directories
         #if os(Linux)
-        inotify = wanted ? inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK)) : -1
+            inotify = wanted ? inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK)) : -1
         #else
-        inotify = -1
+            inotify = -1
         #endif
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) == 0 {
@@ -130,9 +131,9 @@ private final class PollLoop: Sendable {
 
     private func addWatches() {
         #if os(Linux)
-        guard usesInotify else { return }
-        let mask = UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)
-        for directory in directories { _ = inotify_add_watch(inotify, directory, mask) }
+            guard usesInotify else { return }
+            let mask = UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)
+            for directory in directories { _ = inotify_add_watch(inotify, directory, mask) }
         #endif
     }
 
@@ -144,50 +145,51 @@ private final class PollLoop: Sendable {
 }
 
 #if canImport(Darwin)
-/// One dispatch source per watched directory, each reporting writes, renames and links in it.
-///
-/// `sources` and `isCancelled` are touched only on `queue`, a serial queue: that confinement is what makes it Sendable.
-private final class DispatchSources: @unchecked Sendable {
-    private let directories: [String]
-    private let queue = DispatchQueue(label: "truce.store-watcher")
-    private var sources: [String: any DispatchSourceFileSystemObject] = [:]
-    private var isCancelled = false
+    /// One dispatch source per watched directory, each reporting writes, renames and links in it.
+    ///
+    /// `sources` and `isCancelled` are touched only on `queue`, a serial queue: that confinement is what makes it Sendable.
+    private final class DispatchSources: @unchecked Sendable {
+        private let directories: [String]
+        private let queue = DispatchQueue(label: "truce.store-watcher")
+        private var sources: [String: any DispatchSourceFileSystemObject] = [:]
+        private var isCancelled = false
 
-    init(directories: [String]) { self.directories = directories }
+        init(directories: [String]) { self.directories = directories }
 
-    func start(onChange: @escaping @Sendable () -> Void) {
-        queue.async { [self] in
-            addMissingSources(onChange: onChange)
-            onChange()
-        }
-    }
-
-    /// Cancels every source (each closes its descriptor), then calls `done` on the queue.
-    func cancel(then done: @escaping @Sendable () -> Void) {
-        queue.async { [self] in
-            isCancelled = true
-            sources.values.forEach { $0.cancel() }
-            sources.removeAll()
-            done()
-        }
-    }
-
-    /// Opens a source for every watched directory that has none yet (`refs/truce` appears with the first change).
-    private func addMissingSources(onChange: @escaping @Sendable () -> Void) {
-        for directory in directories where !isCancelled && sources[directory] == nil {
-            let descriptor = open(directory, O_EVTONLY)
-            guard descriptor >= 0 else { continue }
-            let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: descriptor, eventMask: [.write, .rename, .link, .delete],
-                                                                   queue: queue)
-            source.setEventHandler { [self] in
-                guard !isCancelled else { return }
+        func start(onChange: @escaping @Sendable () -> Void) {
+            queue.async { [self] in
                 addMissingSources(onChange: onChange)
                 onChange()
             }
-            source.setCancelHandler { close(descriptor) }
-            sources[directory] = source
-            source.resume()
+        }
+
+        /// Cancels every source (each closes its descriptor), then calls `done` on the queue.
+        func cancel(then done: @escaping @Sendable () -> Void) {
+            queue.async { [self] in
+                isCancelled = true
+                for source in sources.values { source.cancel() }
+                sources.removeAll()
+                done()
+            }
+        }
+
+        /// Opens a source for every watched directory that has none yet (`refs/truce` appears with the first change).
+        private func addMissingSources(onChange: @escaping @Sendable () -> Void) {
+            for directory in directories where !isCancelled && sources[directory] == nil {
+                let descriptor = open(directory, O_EVTONLY)
+                guard descriptor >= 0 else { continue }
+                let source = DispatchSource.makeFileSystemObjectSource(
+                    fileDescriptor: descriptor, eventMask: [.write, .rename, .link, .delete],
+                    queue: queue)
+                source.setEventHandler { [self] in
+                    guard !isCancelled else { return }
+                    addMissingSources(onChange: onChange)
+                    onChange()
+                }
+                source.setCancelHandler { close(descriptor) }
+                sources[directory] = source
+                source.resume()
+            }
         }
     }
-}
 #endif

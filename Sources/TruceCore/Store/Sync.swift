@@ -40,8 +40,10 @@ extension DocumentStore {
     /// replica resolves the same conflict it writes the same commit: resolving
     /// after every sync converges. What needs a person is left as it is and
     /// reported in `needsPerson`. `progress` hears the running traffic, for a progress line.
-    public func sync(with remote: String, resolving registry: ResolverRegistry?, device: String,
-                     progress: (@Sendable (SyncTraffic) -> Void)? = nil) throws(TruceError) -> SyncReport {
+    public func sync(
+        with remote: String, resolving registry: ResolverRegistry?, device: String,
+        progress: (@Sendable (SyncTraffic) -> Void)? = nil
+    ) throws(TruceError) -> SyncReport {
         let meter = TrafficMeter(progress: progress)
         let localPath = Self.localPath(of: remote)
         var remoteStore: DocumentStore?
@@ -69,8 +71,9 @@ extension DocumentStore {
                 refusedThere += again.refused
             }
         }
-        var report = SyncReport(received: ours.received, sent: sent, inConflict: try documentsInConflict().map(\.key), refused: ours.refused,
-                                refusedByRemote: refusedThere)
+        var report = SyncReport(
+            received: ours.received, sent: sent, inConflict: try documentsInConflict().map(\.key), refused: ours.refused,
+            refusedByRemote: refusedThere)
         (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, meter.traffic)
         report.remote = RemoteURL.redactingPasswords(in: remote)
         return report
@@ -89,7 +92,8 @@ extension DocumentStore {
     /// remote gets a push of our manifest, which also deletes the head refs
     /// of a hub from before manifests once our manifest lists their versions.
     private func send(to remote: String, store remoteStore: DocumentStore?, hub: inout HubState, meter: TrafficMeter) throws(TruceError)
-        -> (sent: Int, refused: [RefusedHead]) {
+        -> (sent: Int, refused: [RefusedHead])
+    {
         defer { meter.sendFinished() }
         guard let remoteStore else {
             do {
@@ -116,8 +120,10 @@ extension DocumentStore {
     /// The push goes from a scratch repository that holds the new manifest:
     /// this store gets it only once the hub has taken it, so a refused or
     /// killed push leaves the store as it was.
-    private static func pushManifest(to remote: String, hub: inout HubState, from repository: Repository,
-                                     progress: @escaping (TransferCounts) -> Void) throws -> Int {
+    private static func pushManifest(
+        to remote: String, hub: inout HubState, from repository: Repository,
+        progress: @escaping (TransferCounts) -> Void
+    ) throws -> Int {
         guard let plan = try manifestPlan(in: repository) else { return 0 }
         // What we received from this very hub needs no second trip there: the manifest waits for a change of our own,
         // or for another hub, and lists it then.
@@ -141,13 +147,15 @@ extension DocumentStore {
     /// Fetches what the other side's manifests list and this store lacks, makes those heads that pass the checks local
     /// heads, and remembers the manifests read; returns the new versions, the heads refused and what the hub advertised.
     func receive(from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil) throws(TruceError)
-        -> (received: [Change], refused: [RefusedHead], hub: HubState) {
+        -> (received: [Change], refused: [RefusedHead], hub: HubState)
+    {
         // The transfer and the checks run on a handle of their own: reads and saves meanwhile do not wait behind them.
         let received = try withOwnRepository { repository -> (received: [Change], refused: [RefusedHead], hub: HubState) in
             // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
             var refused: [RefusedHead] = []
-            let incoming = try Self.fetchChecked(from: remote, into: repository, readingManifests: readingManifests,
-                                                  refused: &refused, progress: transfer)
+            let incoming = try Self.fetchChecked(
+                from: remote, into: repository, readingManifests: readingManifests,
+                refused: &refused, progress: transfer)
             let syncLock = try Self.lockForAdopting(in: repository)
             defer { syncLock.release() }
             var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID], existing: [(name: String, target: ObjectID)])] = []
@@ -157,7 +165,9 @@ extension DocumentStore {
             for (key, listedHeads) in incoming.byKey.sorted(by: { $0.key < $1.key }) {
                 // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage shows.
                 let existing = storeHasHeads ? try Self.headReferences(of: key, in: repository) : []
-                let localHeads = try existing.isEmpty ? [] : Self.documentVersions(of: key, amongCandidates: existing.map(\.target), in: repository).heads.map(\.id)
+                let localHeads =
+                    try existing.isEmpty
+                    ? [] : Self.documentVersions(of: key, amongCandidates: existing.map(\.target), in: repository).heads.map(\.id)
                 let new = try Self.independentHeads(listedHeads, in: repository).filter { id in
                     try !localHeads.contains { try $0 == id || repository.isDescendant($0, of: id) }
                 }
@@ -178,7 +188,8 @@ extension DocumentStore {
                         return try Self.change(recording: Self.readVersion(id, of: key, in: repository))
                     }
                 } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {
-                    throw TruceError.invalidRemote(remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
+                    throw TruceError.invalidRemote(
+                        remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
                 }
                 adopted.append((key, new, existing))
                 received += changes
@@ -188,11 +199,14 @@ extension DocumentStore {
             }
             // One journal append for the whole sync, not one per document: each append is a ref update.
             try Self.publishJournaled(received, via: via, in: repository) {
-                try Self.publishHeads(adopted.flatMap { document in
-                    document.heads.map {
-                        PendingHead(key: document.key, id: $0, replacing: [], message: "truce: sync \(document.key.rawValue)", existing: document.existing)
-                    }
-                }, in: repository)
+                try Self.publishHeads(
+                    adopted.flatMap { document in
+                        document.heads.map {
+                            PendingHead(
+                                key: document.key, id: $0, replacing: [], message: "truce: sync \(document.key.rawValue)", existing: document.existing
+                            )
+                        }
+                    }, in: repository)
             }
             // Only now: a sync killed before this point reads the same manifests again next time.
             for manifest in incoming.manifests {

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The lock that keeps two syncs from adopting versions into one store at once: `flock` on `<store>/truce-sync/lock`.
@@ -103,7 +104,8 @@ struct JournalIntent {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 3, lines[0] == header, lines.last == "", lines[1].hasPrefix("onto "),
-              let onto = ObjectID(hex: String(lines[1].dropFirst(5))) else { return nil }
+            let onto = ObjectID(hex: String(lines[1].dropFirst(5)))
+        else { return nil }
         var versions: [VersionID] = []
         for line in lines.dropFirst(2).dropLast() {
             guard let id = ObjectID(hex: String(line)) else { return nil }
@@ -161,8 +163,10 @@ extension DocumentStore {
     /// (or failing) in between is completed by the next one. Hold the
     /// `SyncLock`. The heads are published by then, so a failure to journal
     /// is not an error the caller should retry: the intent stays for the next sync.
-    static func publishJournaled(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
-                                 publish: () throws -> Void) throws {
+    static func publishJournaled(
+        _ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
+        publish: () throws -> Void
+    ) throws {
         guard !changes.isEmpty else { return try publish() }
         let intent = try JournalIntent.record(changes.map(\.version), in: repository)
         do { try publish() } catch {
@@ -194,8 +198,10 @@ extension DocumentStore {
     }
 
     /// Appends the `changes` the journal does not record since `intent` was written (prune may have journaled some).
-    private static func recordChanges(_ changes: [Change], via: [VersionID: ObjectID] = [:], intent: JournalIntent,
-                                      in repository: Repository) throws {
+    private static func recordChanges(
+        _ changes: [Change], via: [VersionID: ObjectID] = [:], intent: JournalIntent,
+        in repository: Repository
+    ) throws {
         let journaled = try intent.journaledSinceWritten(in: repository)
         try ChangeJournal.append(changes.filter { !journaled.contains($0.version) }, via: via, in: repository)
     }

@@ -38,9 +38,11 @@ public struct Version: Sendable, Hashable, Identifiable, Codable {
     ///
     /// Nothing is checked or written: a store's versions come from its reads,
     /// with `modificationDate` to the second and `deviceName` trimmed.
-    public init(id: VersionID, key: DocumentKey, deviceName: String, modificationDate: Date, isDeletion: Bool = false,
-                parents: [VersionID] = [], resolvedBy: String? = nil, reopened: VersionID? = nil,
-                isConflict: Bool = false, isResolved: Bool = false) {
+    public init(
+        id: VersionID, key: DocumentKey, deviceName: String, modificationDate: Date, isDeletion: Bool = false,
+        parents: [VersionID] = [], resolvedBy: String? = nil, reopened: VersionID? = nil,
+        isConflict: Bool = false, isResolved: Bool = false
+    ) {
         self.id = id
         self.key = key
         self.deviceName = deviceName

@@ -5,7 +5,12 @@
 ///     Document: notes/todo.md
 ///     Device: laptop
 struct VersionMessage: Equatable {
-    enum Kind: String, CaseIterable { case save = "Save", delete = "Delete", resolve = "Resolve", reopen = "Reopen" }
+    enum Kind: String, CaseIterable {
+        case save = "Save"
+        case delete = "Delete"
+        case resolve = "Resolve"
+        case reopen = "Reopen"
+    }
 
     var kind: Kind
     var key: String
@@ -29,7 +34,8 @@ struct VersionMessage: Equatable {
     init?(parsing message: String) {
         let lines = MessageLines.split(message)
         guard let title = lines.first,
-              let kind = Kind.allCases.first(where: { $0.rawValue.utf8.elementsEqual(MessageLines.firstWord(of: title).utf8) }) else { return nil }
+            let kind = Kind.allCases.first(where: { $0.rawValue.utf8.elementsEqual(MessageLines.firstWord(of: title).utf8) })
+        else { return nil }
         var key: String?, device: String?, resolvedBy: String?, resolves: [VersionID] = [], reopens: VersionID?, restores: VersionID?
         for line in lines.dropFirst() {
             guard let (name, value) = MessageLines.trailer(in: line) else { continue }
@@ -47,8 +53,10 @@ struct VersionMessage: Equatable {
         self.init(kind: kind, key: key, device: device, resolvedBy: resolvedBy, resolves: resolves, reopens: reopens, restores: restores)
     }
 
-    init(kind: Kind, key: String, device: String, resolvedBy: String? = nil, resolves: [VersionID] = [], reopens: VersionID? = nil,
-         restores: VersionID? = nil) {
+    init(
+        kind: Kind, key: String, device: String, resolvedBy: String? = nil, resolves: [VersionID] = [], reopens: VersionID? = nil,
+        restores: VersionID? = nil
+    ) {
         self.kind = kind
         self.key = key
         self.device = device

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What an export wrote: how many files, which documents were in conflict, what could not be written.
@@ -35,7 +36,8 @@ extension DocumentStore {
             try Self.headReferencesByDocument(in: repository).map { group in
                 let key = try Self.key(ofHead: group[0].target, in: repository)
                 let targets = group.map(\.target)
-                let versions = try date.map { try Self.versions(of: key, at: $0, headTargets: targets, in: repository) }
+                let versions =
+                    try date.map { try Self.versions(of: key, at: $0, headTargets: targets, in: repository) }
                     ?? Self.documentVersions(of: key, amongCandidates: targets, in: repository)
                 return (key: key, current: versions.current, inConflict: versions.state == .inConflict)
             }.sorted { $0.key < $1.key }
@@ -87,7 +89,11 @@ extension DocumentStore {
                 rest.insert(existing.lastPathComponent, at: 0)
                 existing.deleteLastPathComponent()
             }
-            let real = realpath(existing.path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? existing.path
+            let real =
+                realpath(existing.path, nil).map { pointer in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                } ?? existing.path
             return ([real == "/" ? "" : real] + rest).joined(separator: "/")
         }
         let inner = resolved(path), outer = resolved(folder)
@@ -108,7 +114,10 @@ extension DocumentStore {
             let commit = try repository.readCommit(id)
             let version = try readVersion(commit, of: key, in: repository)
             let madeByThen = version.modificationDate <= date
-            if madeByThen, !covered.contains(id) { heads.append(version); trees[id] = commit.tree }
+            if madeByThen, !covered.contains(id) {
+                heads.append(version)
+                trees[id] = commit.tree
+            }
             if madeByThen || covered.contains(id) { covered.formUnion(version.parents) }
         }
         let (distinct, equivalents) = collapsingIdenticalContent(heads.sorted(by: isMoreCurrent), trees: trees)

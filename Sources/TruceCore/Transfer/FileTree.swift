@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Files below a root folder, reached one name at a time from the root's descriptor without following symbolic links.
@@ -59,7 +60,10 @@ enum FileTree {
     }
 
     private static func walk(_ folder: Int32, below prefix: [[UInt8]], into found: inout [Entry], descend: (Entry) -> Bool) {
-        guard let stream = fdopendir(folder) else { close(folder); return }
+        guard let stream = fdopendir(folder) else {
+            close(folder)
+            return
+        }
         defer { closedir(stream) }
         var names: [[UInt8]] = []
         while let record = readdir(stream) {

@@ -56,7 +56,8 @@ public struct ImportSource: Sendable {
         do {
             root = try FileTree.openFolder(path)
         } catch {
-            throw .invalidFolder(path, reason: error.code == ENOTDIR ? "it is not a folder" : error.code == ENOENT ? "it does not exist" : error.reason)
+            throw .invalidFolder(
+                path, reason: error.code == ENOTDIR ? "it is not a folder" : error.code == ENOENT ? "it does not exist" : error.reason)
         }
         defer { close(root) }
         let storeIdentity = store.flatMap(FileTree.identity)

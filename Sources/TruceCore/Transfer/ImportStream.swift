@@ -25,7 +25,10 @@ extension ImportSource {
         func nextLine() -> ArraySlice<UInt8>? {
             guard index < bytes.count else { return nil }
             let end = bytes[index...].firstIndex(of: 0x0A) ?? bytes.count
-            defer { index = min(end + 1, bytes.count); line += 1 }
+            defer {
+                index = min(end + 1, bytes.count)
+                line += 1
+            }
             return bytes[index..<end]
         }
         let header = Array("M 100644 inline ".utf8), dataHeader = Array("data ".utf8)
@@ -33,21 +36,28 @@ extension ImportSource {
             let headerLine = line - 1
             if text.isEmpty || text.first == UInt8(ascii: "#") { continue }
             guard text.starts(with: header), text.count > header.count else {
-                throw .malformedStream(line: headerLine, reason: "expected 'M 100644 inline PATH', found \(TruceError.quoted(String(decoding: text.prefix(60), as: UTF8.self)))")
+                throw .malformedStream(
+                    line: headerLine,
+                    reason: "expected 'M 100644 inline PATH', found \(TruceError.quoted(String(decoding: text.prefix(60), as: UTF8.self)))")
             }
             let path = Array(text.dropFirst(header.count))
             guard let lengthLine = nextLine(), lengthLine.starts(with: dataHeader),
-                  let length = Int(String(decoding: lengthLine.dropFirst(dataHeader.count), as: UTF8.self)), length >= 0,
-                  lengthLine.dropFirst(dataHeader.count).allSatisfy({ (0x30...0x39).contains($0) }) else {
+                let length = Int(String(decoding: lengthLine.dropFirst(dataHeader.count), as: UTF8.self)), length >= 0,
+                lengthLine.dropFirst(dataHeader.count).allSatisfy({ (0x30...0x39).contains($0) })
+            else {
                 throw .malformedStream(line: headerLine + 1, reason: "expected 'data LENGTH' (a byte count) after the path line")
             }
             guard bytes.count - index >= length else {
-                throw .malformedStream(line: headerLine + 1, reason: "the stream ends \(length - (bytes.count - index)) bytes before the \(length) bytes announced")
+                throw .malformedStream(
+                    line: headerLine + 1, reason: "the stream ends \(length - (bytes.count - index)) bytes before the \(length) bytes announced")
             }
             let content = Data(bytes[index..<index + length])
             line += bytes[index..<index + length].count(where: { $0 == 0x0A })
             index += length
-            if index < bytes.count, bytes[index] == 0x0A { index += 1; line += 1 }
+            if index < bytes.count, bytes[index] == 0x0A {
+                index += 1
+                line += 1
+            }
             let shown = FileTree.display(path)
             guard let key = key(for: path, prefix: keyPrefix, shown: shown, refusing: &source.refused) else { continue }
             let entry = Entry(key: key, path: shown, content: .bytes(content))

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What an import did: how many documents it saw, how many got a new version, and what it refused or skipped.
@@ -36,8 +37,10 @@ extension DocumentStore {
     /// files that changed. A file that cannot be read now (it vanished, became
     /// a link, or is unreadable) is refused and the rest are imported.
     /// `progress` is called with (files read, files in all) while reading.
-    public func importDocuments(from source: ImportSource, device: String, date: Date = Date(),
-                                progress: ((Int, Int) -> Void)? = nil) throws(TruceError) -> ImportReport {
+    public func importDocuments(
+        from source: ImportSource, device: String, date: Date = Date(),
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws(TruceError) -> ImportReport {
         let author = try Self.authorName(device)
         var refused = source.refused
         let contents = try Self.read(source, refusing: &refused, progress: progress)
@@ -46,13 +49,16 @@ extension DocumentStore {
         }
         let ids = try saveBatch(changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) })
         let versions = zip(changed, ids).map { ImportedVersion(key: $0.0.key, version: $0.1) }
-        return ImportReport(documents: contents.count, newVersions: changed.count, unchanged: contents.count - changed.count,
-                            refused: refused, skipped: source.skipped, versions: versions.sorted { $0.key < $1.key })
+        return ImportReport(
+            documents: contents.count, newVersions: changed.count, unchanged: contents.count - changed.count,
+            refused: refused, skipped: source.skipped, versions: versions.sorted { $0.key < $1.key })
     }
 
     /// The bytes of every entry that can be read, in key order; the others are refused by path.
-    private static func read(_ source: ImportSource, refusing refused: inout [PathIssue],
-                             progress: ((Int, Int) -> Void)?) throws(TruceError) -> [(key: DocumentKey, content: Data)] {
+    private static func read(
+        _ source: ImportSource, refusing refused: inout [PathIssue],
+        progress: ((Int, Int) -> Void)?
+    ) throws(TruceError) -> [(key: DocumentKey, content: Data)] {
         var root: Int32 = -1
         if let folder = source.folder {
             do {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Bad input to every command: exit code 2 or 3, exactly one line on stderr, no crash, and nothing changed on disk.
 ///
@@ -29,91 +29,94 @@ import TestSupport
         let status: Int32
         let message: String
         var setup: Setup = .none
-        var testDescription: String { (setup == .none ? "" : "[\(setup.rawValue)] ") + (words.isEmpty ? "(no command)" : words.joined(separator: " ")) }
+        var testDescription: String {
+            (setup == .none ? "" : "[\(setup.rawValue)] ") + (words.isEmpty ? "(no command)" : words.joined(separator: " "))
+        }
     }
 
     /// `$FILE` a text file, `$BIN` a binary one, `$NOTJSON` text that is not JSON, `$DIR` a directory, `$PLAIN` a plain
     /// git repository, `$REMOTE` a second store, `$C1` a head of c.txt, `$OTHER` a version of other.txt.
-    static let rows: [Row] = [
-        Row(words: [], status: 2, message: "missing COMMAND"),
-        Row(words: ["frobnicate"], status: 2, message: "unknown command 'frobnicate'"),
-        Row(words: ["help", "frobnicate"], status: 2, message: "no command named 'frobnicate'"),
-        Row(words: ["init"], status: 2, message: "already exists"),
-        Row(words: ["save", "a.txt", "$FILE", "--base", "$C1"], status: 2, message: "belongs to 'c.txt', not to 'a.txt'"),
-        Row(words: ["save", "a.txt", "$FILE", "--date", "2026-13-45T00:00:00Z"], status: 2, message: "invalid date"),
-        Row(words: ["save", "a.txt", "$FILE", "--device", "tab\there"], status: 2, message: "invalid device name"),
-        Row(words: ["save", "a\\b/../c", "$FILE"], status: 2, message: "'..' segment"),
-        Row(words: ["cat", "d.txt", "--version", "$OTHER"], status: 2, message: "belongs to 'other.txt'"),
-        Row(words: ["cat", "c.txt", "--version", "12"], status: 2, message: "no version '12'"),
-        Row(words: ["delete", "d.txt"], status: 2, message: "is already deleted"),
-        Row(words: ["versions"], status: 2, message: "versions: missing DOC"),
-        Row(words: ["status", "--bogus"], status: 2, message: "unknown option '--bogus'"),
-        Row(words: ["log", "a.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
-        Row(words: ["explain"], status: 2, message: "explain: missing DOC"),
-        Row(words: ["explain", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
-        Row(words: ["explain", "a/./b"], status: 2, message: "invalid document key"),
-        Row(words: ["explain", "a.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
-        Row(words: ["resolve"], status: 2, message: "resolve: missing DOC"),
-        Row(words: ["resolve", "a.txt"], status: 2, message: "'a.txt' is not in conflict"),
-        Row(words: ["resolve", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
-        Row(words: ["resolve", "c.txt", "--resolver", "no-such"], status: 2, message: "unknown resolver 'no-such'"),
-        Row(words: ["resolve", "c.txt", "--take", "H1"], status: 2, message: "--take needs HUNK=CHOICE"),
-        Row(words: ["resolve", "c.txt", "--take", "H1=sideways"], status: 2, message: "unknown choice 'sideways'"),
-        Row(words: ["resolve", "c.txt", "--take", "H9=ours"], status: 2, message: "no conflict point H9"),
-        Row(words: ["resolve", "c.txt", "--take", "=ours"], status: 2, message: "no conflict point"),
-        Row(words: ["resolve", "c.txt", "--take", "H1=ours", "--take", "H1=theirs"], status: 2, message: "answered twice"),
-        Row(words: ["resolve", "c.txt", "--take", "H1=$OTHER"], status: 2, message: "no head or base of c.txt"),
-        Row(words: ["resolve", "c.txt", "--take", "H1=file:/nonexistent/answer"], status: 2, message: "cannot read '/nonexistent/answer'"),
-        Row(words: ["resolve", "c.txt", "--content", "/nonexistent/file"], status: 2, message: "cannot read '/nonexistent/file'"),
-        Row(words: ["resolve", "c.txt", "--content", "$FILE", "--delete"], status: 2, message: "only one of"),
-        Row(words: ["resolve", "c.txt", "--take", "H1=ours", "--resolver", "three-way"], status: 2, message: "needs neither"),
-        Row(words: ["resolve", "j.json", "--content", "$NOTJSON"], status: 2, message: "nothing was written"),
-        Row(words: ["resolve", "c.txt", "--dry-run", "--delete"], status: 2, message: "needs neither"),
-        Row(words: ["conflicts"], status: 2, message: "conflicts: missing DOC"),
-        Row(words: ["conflicts", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
-        Row(words: ["conflicts", "c.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
-        Row(words: ["conflicts", "bad\u{1}key"], status: 2, message: "invalid document key"),
-        Row(words: ["reopen"], status: 2, message: "reopen: missing DOC"),
-        Row(words: ["reopen", "a.txt"], status: 2, message: "nothing to reopen"),
-        Row(words: ["reopen", "c.txt"], status: 2, message: "nothing to reopen"),
-        Row(words: ["reopen", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
-        Row(words: ["reopen", "r.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
-        Row(words: ["prune", "--expire", "soon"], status: 2, message: "invalid expiry 'soon'"),
-        Row(words: ["prune", "--expire", "-3.days"], status: 2, message: "invalid expiry '-3.days'"),
-        Row(words: ["prune", "--expire"], status: 2, message: "option '--expire' needs a value"),
-        Row(words: ["prune", "--now", "--expire", "1.day"], status: 2, message: "give --now or --expire, not both"),
-        Row(words: ["prune", "extra"], status: 2, message: "unexpected argument 'extra'"),
-        Row(words: ["prune"], status: 3, message: "the store is busy", setup: .pruneLockHeld),
-        Row(words: ["sync"], status: 2, message: "sync: missing REMOTE"),
-        Row(words: ["sync", "/nonexistent/store"], status: 2, message: "cannot sync with '/nonexistent/store'"),
-        Row(words: ["sync", "file:///nonexistent/store"], status: 2, message: "cannot sync with 'file:///nonexistent/store'"),
-        Row(words: ["sync", "$DIR"], status: 2, message: "is neither a Truce store nor a bare git repository"),
-        Row(words: ["sync", "$FILE"], status: 2, message: "is neither a Truce store nor a bare git repository"),
-        Row(words: ["sync", "$REMOTE", "extra"], status: 2, message: "unexpected argument 'extra'"),
-        Row(words: ["changes", "--since", "garbage"], status: 2, message: "invalid change token 'garbage'"),
-        Row(words: ["changes", "--since", "t1-0123456789abcdef0123456789abcdef01234567"], status: 2, message: "not a position"),
-        Row(words: ["changes", "--since"], status: 2, message: "option '--since' needs a value"),
-        Row(words: ["changes", "--exclude-author"], status: 2, message: "option '--exclude-author' needs a value"),
-        Row(words: ["changes", "extra"], status: 2, message: "unexpected argument 'extra'"),
-        Row(words: ["merge-file", "$FILE", "$FILE"], status: 2, message: "missing OTHER"),
-        Row(words: ["merge-file", "$FILE", "/nonexistent/base", "$FILE"], status: 2, message: "cannot read '/nonexistent/base'"),
-        Row(words: ["merge-file", "$BIN", "$FILE", "$FILE"], status: 2, message: "it is a binary file"),
-        Row(words: ["merge-file", "$DIR", "$FILE", "$FILE"], status: 2, message: "it is a directory"),
-        Row(words: ["merge-file", "--diff3", "--zdiff3", "$FILE", "$FILE", "$FILE"], status: 2, message: "cannot be combined"),
-        Row(words: ["merge-file", "--ours", "--union", "$FILE", "$FILE", "$FILE"], status: 2, message: "cannot be combined"),
-        Row(words: ["merge-file", "--marker-size", "x", "$FILE", "$FILE", "$FILE"], status: 2, message: "needs a whole number"),
-        Row(words: ["merge-file", "--marker-size", "70000", "$FILE", "$FILE", "$FILE"], status: 2, message: "at most 65535"),
-        Row(words: ["merge-file", "-L", "a", "-L", "b", "-L", "c", "-L", "d", "$FILE", "$FILE", "$FILE"], status: 2, message: "too many labels"),
-        Row(words: ["merge-file", "$FILE", "$FILE", "$FILE", "$FILE"], status: 2, message: "unexpected argument"),
-        Row(words: ["merge-driver", "$FILE", "$FILE"], status: 2, message: "missing OTHER"),
-        Row(words: ["merge-driver", "--resolver", "nope", "$FILE", "$FILE", "$FILE"], status: 2, message: "merge-driver runs structured"),
-        Row(words: ["merge-driver", "--marker-size", "x", "$FILE", "$FILE", "$FILE"], status: 2, message: "needs a whole number"),
-        Row(words: ["merge-driver", "$FILE", "/nonexistent/current", "$FILE"], status: 2, message: "cannot read '/nonexistent/current'"),
-        Row(words: ["merge-driver", "$FILE", "$FILE", "$FILE", "x.json", "extra"], status: 2, message: "unexpected argument"),
-        Row(words: ["resolve", "c.txt"], status: 2, message: "'merge=' needs a resolver name", setup: .brokenAttributes),
-        Row(words: ["resolve", "c.txt", "--dry-run"], status: 2, message: "'merge=' needs a resolver name", setup: .brokenAttributes),
-    ] + storeCommands.map { Row(words: $0, status: 2, message: "invalid configuration", setup: .brokenConfig) }
-      + storeCommands.map { Row(words: $0, status: 3, message: "no store at", setup: .noStore) }
+    static let rows: [Row] =
+        [
+            Row(words: [], status: 2, message: "missing COMMAND"),
+            Row(words: ["frobnicate"], status: 2, message: "unknown command 'frobnicate'"),
+            Row(words: ["help", "frobnicate"], status: 2, message: "no command named 'frobnicate'"),
+            Row(words: ["init"], status: 2, message: "already exists"),
+            Row(words: ["save", "a.txt", "$FILE", "--base", "$C1"], status: 2, message: "belongs to 'c.txt', not to 'a.txt'"),
+            Row(words: ["save", "a.txt", "$FILE", "--date", "2026-13-45T00:00:00Z"], status: 2, message: "invalid date"),
+            Row(words: ["save", "a.txt", "$FILE", "--device", "tab\there"], status: 2, message: "invalid device name"),
+            Row(words: ["save", "a\\b/../c", "$FILE"], status: 2, message: "'..' segment"),
+            Row(words: ["cat", "d.txt", "--version", "$OTHER"], status: 2, message: "belongs to 'other.txt'"),
+            Row(words: ["cat", "c.txt", "--version", "12"], status: 2, message: "no version '12'"),
+            Row(words: ["delete", "d.txt"], status: 2, message: "is already deleted"),
+            Row(words: ["versions"], status: 2, message: "versions: missing DOC"),
+            Row(words: ["status", "--bogus"], status: 2, message: "unknown option '--bogus'"),
+            Row(words: ["log", "a.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
+            Row(words: ["explain"], status: 2, message: "explain: missing DOC"),
+            Row(words: ["explain", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
+            Row(words: ["explain", "a/./b"], status: 2, message: "invalid document key"),
+            Row(words: ["explain", "a.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
+            Row(words: ["resolve"], status: 2, message: "resolve: missing DOC"),
+            Row(words: ["resolve", "a.txt"], status: 2, message: "'a.txt' is not in conflict"),
+            Row(words: ["resolve", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
+            Row(words: ["resolve", "c.txt", "--resolver", "no-such"], status: 2, message: "unknown resolver 'no-such'"),
+            Row(words: ["resolve", "c.txt", "--take", "H1"], status: 2, message: "--take needs HUNK=CHOICE"),
+            Row(words: ["resolve", "c.txt", "--take", "H1=sideways"], status: 2, message: "unknown choice 'sideways'"),
+            Row(words: ["resolve", "c.txt", "--take", "H9=ours"], status: 2, message: "no conflict point H9"),
+            Row(words: ["resolve", "c.txt", "--take", "=ours"], status: 2, message: "no conflict point"),
+            Row(words: ["resolve", "c.txt", "--take", "H1=ours", "--take", "H1=theirs"], status: 2, message: "answered twice"),
+            Row(words: ["resolve", "c.txt", "--take", "H1=$OTHER"], status: 2, message: "no head or base of c.txt"),
+            Row(words: ["resolve", "c.txt", "--take", "H1=file:/nonexistent/answer"], status: 2, message: "cannot read '/nonexistent/answer'"),
+            Row(words: ["resolve", "c.txt", "--content", "/nonexistent/file"], status: 2, message: "cannot read '/nonexistent/file'"),
+            Row(words: ["resolve", "c.txt", "--content", "$FILE", "--delete"], status: 2, message: "only one of"),
+            Row(words: ["resolve", "c.txt", "--take", "H1=ours", "--resolver", "three-way"], status: 2, message: "needs neither"),
+            Row(words: ["resolve", "j.json", "--content", "$NOTJSON"], status: 2, message: "nothing was written"),
+            Row(words: ["resolve", "c.txt", "--dry-run", "--delete"], status: 2, message: "needs neither"),
+            Row(words: ["conflicts"], status: 2, message: "conflicts: missing DOC"),
+            Row(words: ["conflicts", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
+            Row(words: ["conflicts", "c.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
+            Row(words: ["conflicts", "bad\u{1}key"], status: 2, message: "invalid document key"),
+            Row(words: ["reopen"], status: 2, message: "reopen: missing DOC"),
+            Row(words: ["reopen", "a.txt"], status: 2, message: "nothing to reopen"),
+            Row(words: ["reopen", "c.txt"], status: 2, message: "nothing to reopen"),
+            Row(words: ["reopen", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
+            Row(words: ["reopen", "r.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
+            Row(words: ["prune", "--expire", "soon"], status: 2, message: "invalid expiry 'soon'"),
+            Row(words: ["prune", "--expire", "-3.days"], status: 2, message: "invalid expiry '-3.days'"),
+            Row(words: ["prune", "--expire"], status: 2, message: "option '--expire' needs a value"),
+            Row(words: ["prune", "--now", "--expire", "1.day"], status: 2, message: "give --now or --expire, not both"),
+            Row(words: ["prune", "extra"], status: 2, message: "unexpected argument 'extra'"),
+            Row(words: ["prune"], status: 3, message: "the store is busy", setup: .pruneLockHeld),
+            Row(words: ["sync"], status: 2, message: "sync: missing REMOTE"),
+            Row(words: ["sync", "/nonexistent/store"], status: 2, message: "cannot sync with '/nonexistent/store'"),
+            Row(words: ["sync", "file:///nonexistent/store"], status: 2, message: "cannot sync with 'file:///nonexistent/store'"),
+            Row(words: ["sync", "$DIR"], status: 2, message: "is neither a Truce store nor a bare git repository"),
+            Row(words: ["sync", "$FILE"], status: 2, message: "is neither a Truce store nor a bare git repository"),
+            Row(words: ["sync", "$REMOTE", "extra"], status: 2, message: "unexpected argument 'extra'"),
+            Row(words: ["changes", "--since", "garbage"], status: 2, message: "invalid change token 'garbage'"),
+            Row(words: ["changes", "--since", "t1-0123456789abcdef0123456789abcdef01234567"], status: 2, message: "not a position"),
+            Row(words: ["changes", "--since"], status: 2, message: "option '--since' needs a value"),
+            Row(words: ["changes", "--exclude-author"], status: 2, message: "option '--exclude-author' needs a value"),
+            Row(words: ["changes", "extra"], status: 2, message: "unexpected argument 'extra'"),
+            Row(words: ["merge-file", "$FILE", "$FILE"], status: 2, message: "missing OTHER"),
+            Row(words: ["merge-file", "$FILE", "/nonexistent/base", "$FILE"], status: 2, message: "cannot read '/nonexistent/base'"),
+            Row(words: ["merge-file", "$BIN", "$FILE", "$FILE"], status: 2, message: "it is a binary file"),
+            Row(words: ["merge-file", "$DIR", "$FILE", "$FILE"], status: 2, message: "it is a directory"),
+            Row(words: ["merge-file", "--diff3", "--zdiff3", "$FILE", "$FILE", "$FILE"], status: 2, message: "cannot be combined"),
+            Row(words: ["merge-file", "--ours", "--union", "$FILE", "$FILE", "$FILE"], status: 2, message: "cannot be combined"),
+            Row(words: ["merge-file", "--marker-size", "x", "$FILE", "$FILE", "$FILE"], status: 2, message: "needs a whole number"),
+            Row(words: ["merge-file", "--marker-size", "70000", "$FILE", "$FILE", "$FILE"], status: 2, message: "at most 65535"),
+            Row(words: ["merge-file", "-L", "a", "-L", "b", "-L", "c", "-L", "d", "$FILE", "$FILE", "$FILE"], status: 2, message: "too many labels"),
+            Row(words: ["merge-file", "$FILE", "$FILE", "$FILE", "$FILE"], status: 2, message: "unexpected argument"),
+            Row(words: ["merge-driver", "$FILE", "$FILE"], status: 2, message: "missing OTHER"),
+            Row(words: ["merge-driver", "--resolver", "nope", "$FILE", "$FILE", "$FILE"], status: 2, message: "merge-driver runs structured"),
+            Row(words: ["merge-driver", "--marker-size", "x", "$FILE", "$FILE", "$FILE"], status: 2, message: "needs a whole number"),
+            Row(words: ["merge-driver", "$FILE", "/nonexistent/current", "$FILE"], status: 2, message: "cannot read '/nonexistent/current'"),
+            Row(words: ["merge-driver", "$FILE", "$FILE", "$FILE", "x.json", "extra"], status: 2, message: "unexpected argument"),
+            Row(words: ["resolve", "c.txt"], status: 2, message: "'merge=' needs a resolver name", setup: .brokenAttributes),
+            Row(words: ["resolve", "c.txt", "--dry-run"], status: 2, message: "'merge=' needs a resolver name", setup: .brokenAttributes),
+        ] + storeCommands.map { Row(words: $0, status: 2, message: "invalid configuration", setup: .brokenConfig) }
+        + storeCommands.map { Row(words: $0, status: 3, message: "no store at", setup: .noStore) }
 
     /// One good command line of every command that opens the store.
     static let storeCommands: [[String]] = [
@@ -162,13 +165,16 @@ import TestSupport
             _ = try run("save", "j.json", "-", "--base", base, input: "{\"a\": 1}\n")
             _ = try run("save", "j.json", "-", "--base", base, input: "{\"a\": 2}\n")
             guard try truce(["init"], store: directory.file("remote")).status == 0,
-                  try git("init", "-q", "--bare", directory.file("plain.git")).status == 0 else { throw ReliabilityFailure("fixture: init failed") }
+                try git("init", "-q", "--bare", directory.file("plain.git")).status == 0
+            else { throw ReliabilityFailure("fixture: init failed") }
             directory.write(Data("a\nb\nc\n".utf8), to: "input.txt")
             directory.write(Data("a\n\0b\n".utf8), to: "binary.bin")
             directory.write(Data("not json\n".utf8), to: "notjson.txt")
             try FileManager.default.createDirectory(atPath: directory.file("folder"), withIntermediateDirectories: true)
-            substitutions = ["$FILE": "@/input.txt", "$BIN": "@/binary.bin", "$NOTJSON": "@/notjson.txt", "$DIR": "@/folder",
-                             "$PLAIN": "@/plain.git", "$REMOTE": "@/remote", "$C1": c1, "$OTHER": other]
+            substitutions = [
+                "$FILE": "@/input.txt", "$BIN": "@/binary.bin", "$NOTJSON": "@/notjson.txt", "$DIR": "@/folder",
+                "$PLAIN": "@/plain.git", "$REMOTE": "@/remote", "$C1": c1, "$OTHER": other,
+            ]
         }
 
         /// A fresh copy of the fixture for one row.
@@ -201,7 +207,9 @@ import TestSupport
             try Data("\(getpid())\n".utf8).write(to: URL(fileURLWithPath: store + "/truce-prune.lock"))
         }
         let words = row.words.map { word in
-            fixture.substitutions.reduce(word) { $0.replacingOccurrences(of: $1.key, with: $1.value.replacingOccurrences(of: "@", with: directory.path)) }
+            fixture.substitutions.reduce(word) {
+                $0.replacingOccurrences(of: $1.key, with: $1.value.replacingOccurrences(of: "@", with: directory.path))
+            }
         }
         let before = snapshot(ofStore: directory.path)
         let result = try truce(words, store: store)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Eight `truce save` processes, resolvers and a prune on one store at once: nothing acknowledged is lost.
 ///
@@ -93,8 +93,9 @@ import TestSupport
                             document = random.pick(Self.otherDocuments)
                             if random.chance(25) { arguments = ["--base", firstVersions[document]!] }
                         }
-                        let result = try await runAsync(truceExecutable, ["--store", store, "save", document, "-", "--device", "w\(writer)"] + arguments,
-                                                        input: Self.content(writer: writer, save: save))
+                        let result = try await runAsync(
+                            truceExecutable, ["--store", store, "save", document, "-", "--device", "w\(writer)"] + arguments,
+                            input: Self.content(writer: writer, save: save))
                         if result.status == 0, let id = Reliability.savedID(result.output) {
                             outcome.acknowledged[document, default: []].insert(id)
                             outcome.saves += 1
@@ -103,7 +104,9 @@ import TestSupport
                         } else if Reliability.isBusy(status: result.status, errorLines: result.errorLines) {
                             outcome.busy += 1
                         } else {
-                            outcome.unexpected.append("writer \(writer) save \(save) of \(document): exit \(result.status), stdout \(result.output.debugDescription), stderr \(result.errorOutput.debugDescription)")
+                            outcome.unexpected.append(
+                                "writer \(writer) save \(save) of \(document): exit \(result.status), stdout \(result.output.debugDescription), stderr \(result.errorOutput.debugDescription)"
+                            )
                         }
                     }
                     return outcome
@@ -145,7 +148,9 @@ import TestSupport
                                 if Reliability.isBusy(status: result.status, errorLines: result.errorLines) {
                                     outcome.busyOthers += 1
                                 } else {
-                                    outcome.unexpected.append("\(arguments.dropFirst(2).joined(separator: " ")): exit \(result.status), stderr \(result.errorOutput.debugDescription)")
+                                    outcome.unexpected.append(
+                                        "\(arguments.dropFirst(2).joined(separator: " ")): exit \(result.status), stderr \(result.errorOutput.debugDescription)"
+                                    )
                                 }
                             }
                             break
@@ -186,7 +191,9 @@ import TestSupport
         }
 
         let context = "seed \(seed)"
-        #expect(outcome.unexpected.isEmpty, "\(outcome.unexpected.count) unexpected failures (\(context)):\n\(outcome.unexpected.prefix(10).joined(separator: "\n"))")
+        #expect(
+            outcome.unexpected.isEmpty,
+            "\(outcome.unexpected.count) unexpected failures (\(context)):\n\(outcome.unexpected.prefix(10).joined(separator: "\n"))")
         let acknowledged = outcome.acknowledged.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         #expect(outcome.saves + outcome.busy == Self.writers * savesPerWriter, "every save is acknowledged or busy (\(context))")
         // Busy is allowed, not all there is: every writer got saves through, and each acknowledged save is one
@@ -195,8 +202,9 @@ import TestSupport
         #expect(unacknowledgedWriters.isEmpty, "writers \(unacknowledgedWriters) had no save acknowledged (\(context))")
         #expect(outcome.savedIDs.count == outcome.saves, "\(outcome.saves) acknowledged saves printed \(outcome.savedIDs.count) ids (\(context))")
         let found = try Reliability.versions(byAuthors: Set((0..<Self.writers).map { "w\($0)" }), in: store)
-        #expect(found.count == outcome.saves && found == outcome.savedIDs,
-                "\(outcome.saves) saves acknowledged, \(found.count) writers' versions in the store (\(context))")
+        #expect(
+            found.count == outcome.saves && found == outcome.savedIDs,
+            "\(outcome.saves) saves acknowledged, \(found.count) writers' versions in the store (\(context))")
 
         let lost = try Reliability.lostVersions(acknowledged, in: store)
         #expect(lost.isEmpty, "\(lost.count) acknowledged versions no head reaches (\(context)): \(lost.prefix(10))")
@@ -218,8 +226,9 @@ import TestSupport
         // The run must have done what it claims: conflicts made and settled while a prune ran.
         #expect(outcome.resolutions > 0)
         #expect(outcome.prunes > 0)
-        print("reliability: concurrency \(Self.writers)x\(savesPerWriter) saves: \(outcome.saves) acknowledged, \(outcome.busy) busy (and \(outcome.busyOthers) busy resolves or prunes), "
-              + "\(outcome.resolutions) resolutions, \(outcome.needsPerson) needing a person, \(outcome.prunes) prunes, "
-              + String(format: "%.1f s", Date().timeIntervalSince(started)))
+        print(
+            "reliability: concurrency \(Self.writers)x\(savesPerWriter) saves: \(outcome.saves) acknowledged, \(outcome.busy) busy (and \(outcome.busyOthers) busy resolves or prunes), "
+                + "\(outcome.resolutions) resolutions, \(outcome.needsPerson) needing a person, \(outcome.prunes) prunes, "
+                + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `save`, `resolve`, `sync` and `prune --now` killed with SIGKILL at random moments, one at a time.
 ///
@@ -17,7 +17,10 @@ import TestSupport
 /// processes died of the kill (up to three times as many attempts).
 @Suite(.serialized) struct ReliabilityCrashTests {
     enum Operation: String, CaseIterable {
-        case save, saveFromBase = "save --base", resolve, sync, prune = "prune --now"
+        case save
+        case saveFromBase = "save --base"
+        case resolve, sync
+        case prune = "prune --now"
     }
 
     static let nextWriterBound: TimeInterval = 10
@@ -82,18 +85,21 @@ import TestSupport
         let lines = Reliability.size(ci: 20, heavy: 400)
         var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-crash")
-        var replicas = Replicas(paths: [try Reliability.makeStore(in: directory, named: "a"), try Reliability.makeStore(in: directory, named: "b")],
-                                acknowledged: [[:], [:]])
+        var replicas = Replicas(
+            paths: [try Reliability.makeStore(in: directory, named: "a"), try Reliability.makeStore(in: directory, named: "b")],
+            acknowledged: [[:], [:]])
         let started = Date()
 
         // Every document starts in conflict in store a, then both stores hold it.
         for document in Self.documents {
-            let base = try truce(["save", document, "-", "--device", "setup"], store: replicas.paths[0], input: Self.content(&random, iteration: -1, lines: lines))
+            let base = try truce(
+                ["save", document, "-", "--device", "setup"], store: replicas.paths[0], input: Self.content(&random, iteration: -1, lines: lines))
             let baseID = try #require(Reliability.savedID(base.output))
             replicas.acknowledge(baseID, of: document, in: 0)
             for device in ["laptop", "phone"] {
-                let result = try truce(["save", document, "-", "--device", device, "--base", baseID], store: replicas.paths[0],
-                                       input: Self.content(&random, iteration: -1, lines: lines))
+                let result = try truce(
+                    ["save", document, "-", "--device", device, "--base", baseID], store: replicas.paths[0],
+                    input: Self.content(&random, iteration: -1, lines: lines))
                 replicas.acknowledge(try #require(Reliability.savedID(result.output)), of: document, in: 0)
             }
         }
@@ -121,9 +127,11 @@ import TestSupport
             let document = random.pick(Self.documents)
             let (arguments, touched) = Self.arguments(for: operation, document: document, store: store, replicas: replicas, random: &random)
             let delay = durations.delay(for: operation, random: &random)
-            let context = "iteration \(iteration), \(operation.rawValue) \(document) in store \(store), killed after \(Int(delay * 1000)) ms, seed \(seed)"
+            let context =
+                "iteration \(iteration), \(operation.rawValue) \(document) in store \(store), killed after \(Int(delay * 1000)) ms, seed \(seed)"
 
-            let process = try BackgroundProcess(arguments, store: replicas.paths[store], input: Self.content(&random, iteration: iteration, lines: lines))
+            let process = try BackgroundProcess(
+                arguments, store: replicas.paths[store], input: Self.content(&random, iteration: iteration, lines: lines))
             usleep(UInt32(delay * 1_000_000))
             let sent = process.kill()
             let ending = process.wait()
@@ -163,7 +171,8 @@ import TestSupport
                 slowestNextSave = max(slowestNextSave, seconds)
                 if seconds > 1 { staleLockWaits += 1 }
                 guard result.status == 0, let id = Reliability.savedID(result.output) else {
-                    problems.append("\(context): the next save in store \(index) failed after \(String(format: "%.1f", seconds)) s: \(result.errorOutput)")
+                    problems.append(
+                        "\(context): the next save in store \(index) failed after \(String(format: "%.1f", seconds)) s: \(result.errorOutput)")
                     continue
                 }
                 if seconds >= Self.nextWriterBound {
@@ -197,14 +206,17 @@ import TestSupport
         #expect(kills >= requiredKills, "only \(kills) of \(iteration) processes were killed before they finished (seed \(seed))")
         let neverKilled = Operation.allCases.filter { killsByOperation[$0] == nil }.map(\.rawValue)
         #expect(neverKilled.isEmpty, "no \(neverKilled) process was ever killed mid-way (seed \(seed))")
-        print("reliability: crash \(iteration) iterations: \(kills) killed (\(killsByOperation.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))), "
-              + "\(finished) finished first, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
-              + String(format: "%.1f s", Date().timeIntervalSince(started)))
+        print(
+            "reliability: crash \(iteration) iterations: \(kills) killed (\(killsByOperation.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))), "
+                + "\(finished) finished first, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
+                + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }
 
     /// The command line of `operation` and the stores it writes.
-    static func arguments(for operation: Operation, document: String, store: Int, replicas: Replicas,
-                          random: inout SeededRandom) -> ([String], [Int]) {
+    static func arguments(
+        for operation: Operation, document: String, store: Int, replicas: Replicas,
+        random: inout SeededRandom
+    ) -> ([String], [Int]) {
         switch operation {
         case .save:
             return (["save", document, "-", "--device", "crash"], [store])
@@ -222,8 +234,10 @@ import TestSupport
     }
 
     /// Records what a process that finished with exit 0 acknowledged.
-    static func acknowledge(_ ending: BackgroundProcess.Ending, of operation: Operation, document: String, store: Int,
-                            replicas: inout Replicas) throws {
+    static func acknowledge(
+        _ ending: BackgroundProcess.Ending, of operation: Operation, document: String, store: Int,
+        replicas: inout Replicas
+    ) throws {
         switch operation {
         case .save, .saveFromBase:
             replicas.acknowledge(try #require(Reliability.savedID(ending.output), "save printed \(ending.output)"), of: document, in: store)

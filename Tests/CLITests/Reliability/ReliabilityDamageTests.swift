@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Damaged stores and hostile replicas, chosen at random: nothing hangs, nothing is lost, nothing bad gets in.
 ///
@@ -31,8 +31,10 @@ import TestSupport
         let directory = TemporaryDirectory("truce-damage")
         let (store, acknowledged) = try Self.populatedStore(in: directory, documents: Reliability.size(ci: 6, heavy: 30), random: &random)
         let refs = try git(["-C", store, "for-each-ref", "--format=%(refname)", "refs/truce/heads/"]).output.split(separator: "\n").map(String.init)
-        let garbage: [Data] = [Data(), .text("\n"), .text("garbage\n"), .text(String(repeating: "z", count: 40) + "\n"), .text("ref: \n"),
-                               Data((0..<41).map { _ in UInt8.random(in: 0...255) })]
+        let garbage: [Data] = [
+            Data(), .text("\n"), .text("garbage\n"), .text(String(repeating: "z", count: 40) + "\n"), .text("ref: \n"),
+            Data((0..<41).map { _ in UInt8.random(in: 0...255) }),
+        ]
         for iteration in 0..<Reliability.size(ci: 8, heavy: 60) {
             let name = random.pick(refs)
             let file = store + "/" + name
@@ -43,11 +45,13 @@ import TestSupport
             let result = try truce(command, store: store)
             let lines = result.errorLines
             if command[0] == "prune" {
-                #expect(result.status == 3 && lines.count == 1 && lines[0].contains(name),
-                        "seed \(seed) iteration \(iteration): \(command) with \(name) damaged: exit \(result.status) \(lines)")
+                #expect(
+                    result.status == 3 && lines.count == 1 && lines[0].contains(name),
+                    "seed \(seed) iteration \(iteration): \(command) with \(name) damaged: exit \(result.status) \(lines)")
             } else {
-                #expect(result.status == 0 || (result.status == 3 && lines.count == 1 && lines[0].contains(name)),
-                        "seed \(seed) iteration \(iteration): \(command) with \(name) damaged: exit \(result.status) \(lines)")
+                #expect(
+                    result.status == 0 || (result.status == 3 && lines.count == 1 && lines[0].contains(name)),
+                    "seed \(seed) iteration \(iteration): \(command) with \(name) damaged: exit \(result.status) \(lines)")
             }
             #expect(snapshot(ofStore: store) == before, "seed \(seed) iteration \(iteration): \(command) changed a damaged store")
             try original.write(to: URL(fileURLWithPath: file))
@@ -82,17 +86,20 @@ import TestSupport
             let length = random.int(2...(whole.count - 1))
             try whole.prefix(length).write(to: URL(fileURLWithPath: file))
             let key = random.pick(keys)
-            let command = random.pick([["cat", key], ["versions", key], ["log", key], ["prune"], ["prune", "--now"], ["status"],
-                                       ["save", key, "-"], ["changes"]])
+            let command = random.pick([
+                ["cat", key], ["versions", key], ["log", key], ["prune"], ["prune", "--now"], ["status"],
+                ["save", key, "-"], ["changes"],
+            ])
             let ending = try BackgroundProcess(command, store: store, input: .text("new\n")).wait(upTo: 10)
-            let where_ = "seed \(seed) iteration \(iteration): \(command) with \(object) cut to \(length) of \(whole.count) bytes"
-            let finished = try #require(ending, "\(where_) ran past 10 seconds")
+            let situation = "seed \(seed) iteration \(iteration): \(command) with \(object) cut to \(length) of \(whole.count) bytes"
+            let finished = try #require(ending, "\(situation) ran past 10 seconds")
             let lines = finished.errorLines.filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
-            #expect(finished.status == 0 || (finished.status == 3 && lines.count == 1 && lines[0].contains(object)),
-                    "\(where_): exit \(finished.status) \(lines)")
+            #expect(
+                finished.status == 0 || (finished.status == 3 && lines.count == 1 && lines[0].contains(object)),
+                "\(situation): exit \(finished.status) \(lines)")
             // A sync from the damaged store must not hang either, and may adopt only what it could read whole.
             let sync = try BackgroundProcess(["sync", store], store: replica).wait(upTo: 10)
-            #expect(sync != nil, "\(where_): a sync from it ran past 10 seconds")
+            #expect(sync != nil, "\(situation): a sync from it ran past 10 seconds")
             // A damaged loose copy of an object that is also packed is never read (the pack is), so a prune may have
             // packed and removed it with its directory: put it back where it was all the same.
             try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -129,8 +136,9 @@ import TestSupport
                 // Whatever names arrive by sync, text output for people carries no raw control character.
                 for command in [["versions", key], ["log", key], ["changes"]] {
                     let shown = try truce(command, store: local).stdout
-                    #expect(!shown.contains { $0 < 0x20 && $0 != 0x0A && $0 != 0x09 } && !shown.contains(0x7F),
-                            "seed \(seed) round \(round): \(command.joined(separator: " ")) printed a raw control character")
+                    #expect(
+                        !shown.contains { $0 < 0x20 && $0 != 0x0A && $0 != 0x09 } && !shown.contains(0x7F),
+                        "seed \(seed) round \(round): \(command.joined(separator: " ")) printed a raw control character")
                 }
             }
             let problems = try Reliability.fsckProblems(local)

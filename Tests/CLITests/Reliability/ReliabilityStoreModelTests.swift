@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A random sequence of store operations on two replicas, each checked against a small model of heads.
 ///
@@ -100,8 +100,10 @@ import TestSupport
         let steps = Reliability.size(ci: 200, heavy: 2000)
         var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-model")
-        var model = Model(stores: [ModelStore(path: try Reliability.makeStore(in: directory, named: "a")),
-                                   ModelStore(path: try Reliability.makeStore(in: directory, named: "b"))])
+        var model = Model(stores: [
+            ModelStore(path: try Reliability.makeStore(in: directory, named: "a")),
+            ModelStore(path: try Reliability.makeStore(in: directory, named: "b")),
+        ])
         var problems: [String] = []
         var counts: [String: Int] = [:]
         let started = Date()
@@ -111,11 +113,12 @@ import TestSupport
             let roll = random.int(0...99)
             // Resolve and reopen mostly go where they have something to do, so that both happen often.
             let heads = model.stores[store].heads
-            let preferred = switch roll {
-            case 55..<72: Self.documents.filter { model.distinct(heads[$0, default: []]).count > 1 }
-            case 72..<82: Self.documents.filter { heads[$0, default: []].contains { model.versions[$0]?.isResolution == true } }
-            default: [String]()
-            }
+            let preferred =
+                switch roll {
+                case 55..<72: Self.documents.filter { model.distinct(heads[$0, default: []]).count > 1 }
+                case 72..<82: Self.documents.filter { heads[$0, default: []].contains { model.versions[$0]?.isResolution == true } }
+                default: [String]()
+                }
             let document = !preferred.isEmpty && random.chance(90) ? random.pick(preferred) : random.pick(Self.documents)
             let context = "step \(step), store \(store), \(document), seed \(seed)"
             var touched = [(store, document)]
@@ -153,18 +156,23 @@ import TestSupport
                 }
                 let written = try Self.readVersion(id, of: document, in: model.stores[store].path)
                 if Set(written.parents) != Set(parents) || written.parents.first != parents.first {
-                    problems.append("\(context): \(words.joined(separator: " ")) wrote \(id) with parents \(written.parents); the model expects \(parents)")
+                    problems.append(
+                        "\(context): \(words.joined(separator: " ")) wrote \(id) with parents \(written.parents); the model expects \(parents)")
                 }
-                model.add(ModelVersion(id: id, document: document, parents: written.parents, date: seconds,
-                                       content: isDeletion ? nil : content, isResolution: false), to: store)
+                model.add(
+                    ModelVersion(
+                        id: id, document: document, parents: written.parents, date: seconds,
+                        content: isDeletion ? nil : content, isResolution: false), to: store)
                 counts[base == nil ? operation : operation + " --base", default: 0] += 1
             case 55..<72:
                 let heads = model.stores[store].heads[document, default: []]
-                let result = try truce(["resolve", document, "--resolver", "overwrite-with-current", "--device", "resolver"],
-                                       store: model.stores[store].path)
+                let result = try truce(
+                    ["resolve", document, "--resolver", "overwrite-with-current", "--device", "resolver"],
+                    store: model.stores[store].path)
                 guard model.distinct(heads).count > 1 else {
                     if result.status != 2 || result.errorLines.count != 1 {
-                        problems.append("\(context): resolve of a document with \(heads.count) equal heads exited \(result.status): \(result.errorOutput)")
+                        problems.append(
+                            "\(context): resolve of a document with \(heads.count) equal heads exited \(result.status): \(result.errorOutput)")
                     }
                     counts["resolve refused", default: 0] += 1
                     break
@@ -176,11 +184,14 @@ import TestSupport
                 let current = model.current(of: heads)!
                 let written = try Self.readVersion(id, of: document, in: model.stores[store].path)
                 if written.parents.first != current.id || Set(written.parents) != heads || written.parents.count != heads.count {
-                    problems.append("\(context): resolution \(id) has parents \(written.parents); the model's heads are \(heads.sorted()), current \(current.id)")
+                    problems.append(
+                        "\(context): resolution \(id) has parents \(written.parents); the model's heads are \(heads.sorted()), current \(current.id)")
                 }
                 // With no deletion among the heads, overwrite-with-current keeps the current version's bytes.
                 if heads.allSatisfy({ model.versions[$0]?.content != nil }), written.content != current.content {
-                    problems.append("\(context): resolution \(id) holds \(written.content?.escaped ?? "a deletion"), current was \(current.content?.escaped ?? "-")")
+                    problems.append(
+                        "\(context): resolution \(id) holds \(written.content?.escaped ?? "a deletion"), current was \(current.content?.escaped ?? "-")"
+                    )
                 }
                 model.add(written, to: store)
                 counts["resolve", default: 0] += 1
@@ -206,9 +217,12 @@ import TestSupport
                     let restored = try git(["-C", model.stores[store].path, "log", "-1", "--format=%(trailers:key=Restores,valueonly)", id]).output
                         .trimmingCharacters(in: .whitespacesAndNewlines)
                     if let original = model.versions[restored], resolution.parents.contains(restored), original.content == written.content,
-                       original.date == written.date {
-                        model.add(ModelVersion(id: id, document: document, parents: written.parents, date: written.date,
-                                               content: written.content, isResolution: false), to: store)
+                        original.date == written.date
+                    {
+                        model.add(
+                            ModelVersion(
+                                id: id, document: document, parents: written.parents, date: written.date,
+                                content: written.content, isResolution: false), to: store)
                     } else {
                         problems.append("\(context): reopening \(id) restores \(restored), which the model does not match")
                     }
@@ -232,7 +246,8 @@ import TestSupport
                 if result.status != 0 { problems.append("\(context): prune exited \(result.status): \(result.errorOutput)") }
                 if now {
                     // With no grace period a document whose only head is a deletion is dropped: its refs go.
-                    for (key, heads) in model.stores[store].heads where model.distinct(heads).count == 1 && model.versions[heads.first!]?.content == nil {
+                    for (key, heads) in model.stores[store].heads
+                    where model.distinct(heads).count == 1 && model.versions[heads.first!]?.content == nil {
                         model.stores[store].heads[key] = []
                     }
                     model.stores[store].objects = model.closure(model.stores[store].heads.values.joined())
@@ -259,8 +274,9 @@ import TestSupport
         for operation in ["save", "save --base", "delete", "resolve", "reopen", "sync", "prune --now", "prune"] {
             #expect(counts[operation, default: 0] > 0, "no \(operation) ran (seed \(seed))")
         }
-        print("reliability: store model \(steps) steps: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), "
-              + String(format: "%.1f s", Date().timeIntervalSince(started)))
+        print(
+            "reliability: store model \(steps) steps: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), "
+                + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }
 
     /// Compares `truce versions` (and, with `withContent`, `truce cat`) of one document with the model.
@@ -278,7 +294,9 @@ import TestSupport
         let distinct = model.distinct(heads)
         var problems: [String] = []
         if current != expected.id || conflicts != Set(distinct.dropFirst().map(\.id)) {
-            problems.append("\(document): truce says current \(current ?? "none"), conflicts \(conflicts.sorted()); the model says current \(expected.id), heads \(heads.sorted())")
+            problems.append(
+                "\(document): truce says current \(current ?? "none"), conflicts \(conflicts.sorted()); the model says current \(expected.id), heads \(heads.sorted())"
+            )
         }
         let state = distinct.count > 1 ? "inConflict" : expected.content == nil ? "deleted" : "settled"
         if json["state"] as? String != state { problems.append("\(document): state \(json["state"] ?? "none"), the model says \(state)") }
@@ -294,7 +312,9 @@ import TestSupport
     /// Compares `truce status --json` with the documents the model has in conflict.
     static func checkStatus(_ store: ModelStore, model: Model) throws -> [String] {
         let result = try truce(["status", "--json"], store: store.path)
-        guard result.status == 0, let json = (try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])?["inConflict"] as? [[String: Any]] else {
+        guard result.status == 0,
+            let json = (try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])?["inConflict"] as? [[String: Any]]
+        else {
             return ["status exited \(result.status): \(result.errorOutput) \(result.output)"]
         }
         let reported = Set(json.compactMap { $0["document"] as? String })
@@ -304,7 +324,8 @@ import TestSupport
 
     /// The head versions of the store whose only parent is `parent`.
     static func children(of parent: String, in store: String) throws -> [String] {
-        let heads = try git(["-C", store, "for-each-ref", "--format=%(objectname)", "refs/truce/heads/"]).output.split(separator: "\n").map(String.init)
+        let heads = try git(["-C", store, "for-each-ref", "--format=%(objectname)", "refs/truce/heads/"]).output.split(separator: "\n").map(
+            String.init)
         return try Set(heads).filter { try git(["-C", store, "log", "-1", "--format=%P", $0]).output == parent + "\n" }.sorted()
     }
 
@@ -312,8 +333,9 @@ import TestSupport
     static func readVersion(_ id: String, of document: String, in store: String) throws -> ModelVersion {
         let header = try git(["-C", store, "show", "-s", "--format=%P%n%at", id]).output.split(separator: "\n", omittingEmptySubsequences: false)
         let blob = try git(["-C", store, "cat-file", "blob", "\(id):\(document)"])
-        return ModelVersion(id: id, document: document, parents: header.first.map { $0.split(separator: " ").map(String.init) } ?? [],
-                            date: Int(header.count > 1 ? header[1] : "") ?? 0, content: blob.status == 0 ? blob.stdout : nil,
-                            isResolution: true)
+        return ModelVersion(
+            id: id, document: document, parents: header.first.map { $0.split(separator: " ").map(String.init) } ?? [],
+            date: Int(header.count > 1 ? header[1] : "") ?? 0, content: blob.status == 0 ? blob.stdout : nil,
+            isResolution: true)
     }
 }

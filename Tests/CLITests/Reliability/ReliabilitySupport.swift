@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Sizes, seeds and store checks shared by the reliability harness.
 ///
@@ -50,10 +50,11 @@ enum Reliability {
     static func versions(byAuthors authors: Set<String>, in store: String) throws -> Set<String> {
         let result = try git(["-C", store, "log", "--glob=refs/truce/heads/*", "--format=%H %an"])
         guard result.status == 0 else { throw ReliabilityFailure("git log failed: \(result.errorOutput)") }
-        return Set(result.output.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ", maxSplits: 1).map(String.init)
-            return fields.count == 2 && authors.contains(fields[1]) ? fields[0] : nil
-        })
+        return Set(
+            result.output.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: " ", maxSplits: 1).map(String.init)
+                return fields.count == 2 && authors.contains(fields[1]) ? fields[0] : nil
+            })
     }
 
     /// The acknowledged versions no head ref of `store` reaches: lost ones. Empty when nothing was lost.
@@ -65,7 +66,8 @@ enum Reliability {
     static func journaledVersions(in store: String) throws -> Set<String> {
         let result = try truce(["changes", "--json"], store: store)
         guard result.status == 0, let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
-              let changes = json["changes"] as? [[String: Any]] else { return [] }
+            let changes = json["changes"] as? [[String: Any]]
+        else { return [] }
         return Set(changes.compactMap { $0["version"] as? String })
     }
 
@@ -87,7 +89,8 @@ enum Reliability {
     /// The id of the resolution `truce resolve` wrote (`resolved DOC with NAME: <id>`), nil when it wrote none.
     static func resolutionID(_ output: String) -> String? {
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("resolved ") }),
-              let id = line.split(separator: " ").last, id.count == 40 else { return nil }
+            let id = line.split(separator: " ").last, id.count == 40
+        else { return nil }
         return String(id)
     }
 
@@ -185,9 +188,10 @@ final class BackgroundProcess {
         process.waitUntilExit()
         let stdout = (try? Data(contentsOf: files.appendingPathComponent("stdout"))) ?? Data()
         let stderr = (try? Data(contentsOf: files.appendingPathComponent("stderr"))) ?? Data()
-        return Ending(killed: process.terminationReason == .uncaughtSignal, overran: overran, status: process.terminationStatus,
-                      output: String(decoding: stdout, as: UTF8.self), errorOutput: String(decoding: stderr, as: UTF8.self),
-                      seconds: (ended.date ?? Date()).timeIntervalSince(started))
+        return Ending(
+            killed: process.terminationReason == .uncaughtSignal, overran: overran, status: process.terminationStatus,
+            output: String(decoding: stdout, as: UTF8.self), errorOutput: String(decoding: stderr, as: UTF8.self),
+            seconds: (ended.date ?? Date()).timeIntervalSince(started))
     }
 
     /// The moment a process ended, once it has (the handler that notes it may run just after `waitUntilExit` returns).

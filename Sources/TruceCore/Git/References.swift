@@ -125,26 +125,43 @@ extension Repository {
     /// after: a writer packing references writes the file before it deletes
     /// the loose ones, so a reader in between sees them one way or the other.
     /// A loose file libgit2 cannot read throws, as in `references(matching:)`.
+    ///
+    /// A loose file listed and then gone before it is read means a writer
+    /// replaced it (a save writes the new head, then deletes the one it
+    /// replaces): the listing is taken again, so a reader never sees a
+    /// document's old head vanish without its new one.
     func references(under directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
-        var found: [(name: String, target: ObjectID)] = []
-        var names = Set<String>()
-        // Lock files, and locks a stale-lock recovery is taking aside, are not references.
-        for relative in Self.files(under: gitDirectory + directory) where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
-            let name = directory + relative
-            var oid = git_oid()
-            let code = git_reference_name_to_id(&oid, handle, name)
-            if code == GIT_ENOTFOUND.rawValue { continue }  // a writer deleted it meanwhile
-            if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
-            found.append((name, ObjectID(oid)))
-            names.insert(name)
+        var attempt = 0
+        while true {
+            attempt += 1
+            var found: [(name: String, target: ObjectID)] = []
+            var names = Set<String>()
+            var vanished = false
+            let listed = Self.files(under: gitDirectory + directory)
+            afterListingLooseReferences?()
+            // Lock files, and locks a stale-lock recovery is taking aside, are not references.
+            for relative in listed where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
+                let name = directory + relative
+                var oid = git_oid()
+                let code = git_reference_name_to_id(&oid, handle, name)
+                if code == GIT_ENOTFOUND.rawValue {  // a writer deleted it meanwhile
+                    vanished = true
+                    continue
+                }
+                if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
+                found.append((name, ObjectID(oid)))
+                names.insert(name)
+            }
+            // Only a writer that keeps deleting refs here could make every listing change under it: then take the last.
+            if vanished, attempt < 50 { continue }
+            var probes = 0
+            for reference in try packedReferences().references(withPrefix: directory, probes: &probes) where !names.contains(reference.name) {
+                found.append(reference)
+            }
+            packedRecordsRead += probes
+            referencesListed += found.count
+            return found
         }
-        var probes = 0
-        for reference in try packedReferences().references(withPrefix: directory, probes: &probes) where !names.contains(reference.name) {
-            found.append(reference)
-        }
-        packedRecordsRead += probes
-        referencesListed += found.count
-        return found
     }
 
     /// Whether any reference may live below `directory` (ending in `/`): false only when its folder is absent and no

@@ -20,6 +20,8 @@ final class Repository {
     var packedReferencesCache: PackedReferences?
     /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
     var acceptedEntryNames = Set<String>()
+    /// Called between listing loose references and reading them: where a test plays the writer a reader races.
+    var afterListingLooseReferences: (() -> Void)?
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
     /// several times (a quarantine's checks): nil keeps none.
     var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?

@@ -6,8 +6,9 @@ import TruceCore
 /// Options (`resolver.last-writer-wins.<option>`): `granularity` is
 /// `document` (default: the latest head wins whole) or `key` (JSON objects and
 /// property-list dictionaries merged top-level key by key against the base,
-/// the iCloud key-value store's rule). "Latest" means the later author date;
-/// on a tie the larger device name (byte order), then the larger version id.
+/// the iCloud key-value store's rule). "Latest" is the store's current-version
+/// rule (the later author date, on a tie the larger version id), so the head
+/// kept whole is always the current version.
 public struct LastWriterWins: Resolver {
     /// What one decision covers.
     public enum Granularity: String, Sendable, CaseIterable {
@@ -37,14 +38,11 @@ public struct LastWriterWins: Resolver {
         }
     }
 
-    /// The head that wins: latest author date, then larger device name, then larger version id.
+    /// The head that wins: the one the current-version rule puts first.
     static func latest(_ heads: [ConflictSet.Side]) -> ConflictSet.Side {
         heads.max { isEarlier($0.version, than: $1.version) }!
     }
 
-    static func isEarlier(_ lhs: Version, than rhs: Version) -> Bool {
-        if lhs.modificationDate != rhs.modificationDate { return lhs.modificationDate < rhs.modificationDate }
-        if lhs.deviceName != rhs.deviceName { return lhs.deviceName.utf8.lexicographicallyPrecedes(rhs.deviceName.utf8) }
-        return lhs.id.hex < rhs.id.hex
-    }
+    /// True when `rhs` wins over `lhs` by the current-version rule.
+    static func isEarlier(_ lhs: Version, than rhs: Version) -> Bool { rhs.isMoreCurrent(than: lhs) }
 }

@@ -35,17 +35,23 @@ struct LastWriterWinsTests {
         #expect(Set(version.parents) == Set(heads.map(\.id)))
     }
 
-    @Test func onATieTheLargerDeviceNameWinsThenTheLargerVersionID() throws {
+    @Test func onATieTheCurrentVersionWinsWhateverTheDeviceNames() throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=last-writer-wins\n")
-        try conflict(test, "a.txt", base: .text("0\n"), heads: [("zed", .text("zed\n"), 5), ("amy", .text("amy\n"), 5), ("bob", .text("bob\n"), 4)])
-        guard let byDevice = try resolved(test, "a.txt") else { return }
-        #expect(try test.store.contents(of: byDevice) == .text("zed\n"))
-
-        let same = try conflict(test, "b.txt", base: .text("0\n"), heads: [("pad", .text("one\n"), 5), ("pad", .text("two\n"), 5)])
-        guard let byID = try resolved(test, "b.txt") else { return }
-        let larger = same.max { $0.id.hex < $1.id.hex }!
-        #expect(try test.store.contents(of: byID) == test.store.contents(of: larger))
+        // Two heads at the same date, until the larger id is the smaller device name's: where a device-name rule and the
+        // current-version rule part ways (ids hold the commit time, so each try is a new draw).
+        var tied: (key: DocumentKey, heads: [Version])?
+        for attempt in 0..<40 where tied == nil {
+            let key = DocumentKey(stringLiteral: "tie-\(attempt).txt")
+            let heads = try conflict(test, key, base: .text("0\n"), heads: [("zed", .text("zed\n"), 5), ("amy", .text("amy\n"), 5)])
+            if heads[1].id > heads[0].id { tied = (key, heads) }
+        }
+        let (key, heads) = try #require(tied, "forty ties all had the larger id on the larger device name")
+        let current = try #require(try test.store.currentVersion(of: key))
+        #expect(current.id == heads[1].id)
+        guard let kept = try resolved(test, key) else { return }
+        #expect(try test.store.contents(of: kept) == .text("amy\n"))
+        #expect(kept.parents.first == current.id, "a resolution has the current version first")
     }
 
     @Test func keyGranularityKeepsChangesToDifferentKeysAndTheLatestChangeOfEachKey() throws {
@@ -93,18 +99,20 @@ struct LastWriterWinsTests {
         #expect(try test.store.contents(of: removalWins) == .text(#"{"b":1}"#))
     }
 
-    @Test func threeHeadsAndATieOnAKeyGoToTheLargerDeviceName() throws {
+    @Test func threeHeadsAndATieOnAKeyGoToTheHeadTheCurrentVersionRulePutsFirst() throws {
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("*.json merge=last-writer-wins\n")
-        try conflict(
+        let heads = try conflict(
             test, "x.json", base: .text(#"{"k":0,"m":0,"n":0}"#),
             heads: [
                 ("bob", .text(#"{"k":"bob","m":1,"n":0}"#), 3), ("amy", .text(#"{"k":"amy","m":0,"n":0}"#), 3),
                 ("cat", .text(#"{"k":0,"m":0,"n":2}"#), 1),
             ])
+        // bob and amy change k at the same date: the one with the larger id wins it; m and n have one changer each.
+        let k = heads[0].id > heads[1].id ? "bob" : "amy"
         guard let version = try resolved(test, "x.json") else { return }
-        #expect(try test.store.contents(of: version) == .text(#"{"k":"bob","m":1,"n":2}"#))
+        #expect(try test.store.contents(of: version) == .text(#"{"k":"\#(k)","m":1,"n":2}"#))
         #expect(version.parents.count == 3)
     }
 

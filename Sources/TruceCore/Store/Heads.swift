@@ -60,10 +60,7 @@ extension DocumentStore {
     }
 
     /// The deterministic current-version rule every replica computes alike: latest author date, then the larger id.
-    static func isMoreCurrent(_ lhs: Version, _ rhs: Version) -> Bool {
-        if lhs.modificationDate != rhs.modificationDate { return lhs.modificationDate > rhs.modificationDate }
-        return lhs.id > rhs.id
-    }
+    static func isMoreCurrent(_ lhs: Version, _ rhs: Version) -> Bool { lhs.isMoreCurrent(than: rhs) }
 
     /// Drops every candidate that another candidate descends from: those are no longer heads.
     static func independentHeads(_ candidates: [ObjectID], in repository: Repository) throws -> [ObjectID] {

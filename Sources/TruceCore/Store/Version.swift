@@ -34,6 +34,13 @@ public struct Version: Sendable, Hashable, Identifiable, Codable {
     /// True when this version settles a conflict.
     public var isResolution: Bool { resolvedBy != nil }
 
+    /// The current-version rule every replica computes alike: true when this version wins over `other` (the later
+    /// author date, then the larger id), so among heads the one no other wins over is the current version.
+    public func isMoreCurrent(than other: Version) -> Bool {
+        if modificationDate != other.modificationDate { return modificationDate > other.modificationDate }
+        return id > other.id
+    }
+
     /// A version as a store reads it back, for a resolver tested without a store (TruceTesting builds its conflict sets with it).
     ///
     /// Nothing is checked or written: a store's versions come from its reads,

@@ -59,7 +59,7 @@ struct ConflictsCommand: Command {
 
     private static func quote(_ text: Data?, atPath: Bool = false) -> [String] {
         guard let text else { return [atPath ? "    (absent)" : "    (deleted)"] }
-        if ConflictAnalysis.looksBinary(text) { return ["    (binary, \(text.count) bytes)"] }
+        if TextMerge.isBinary(text) { return ["    (binary, \(text.count) bytes)"] }
         if text.isEmpty { return ["    (no lines)"] }
         // At the byte '\n': `String.split` would keep "\r\n", one Character, inside a line.
         var lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)

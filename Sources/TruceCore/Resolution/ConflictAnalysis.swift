@@ -31,7 +31,7 @@ public struct ConflictAnalysis: Sendable {
         self.conflict = conflict
         let heads = conflict.heads
         let contents = heads.compactMap(\.content)
-        let isBinary = (contents + [conflict.base?.content].compactMap { $0 }).contains(where: Self.looksBinary)
+        let isBinary = (contents + [conflict.base?.content].compactMap { $0 }).contains(where: TextMerge.isBinary)
         if contents.count < heads.count || isBinary {
             let point = Self.wholeDocumentPoint(conflict)
             regions = [.conflict(point, texts: heads.map(\.content))]
@@ -89,7 +89,7 @@ public struct ConflictAnalysis: Sendable {
             guard let base = conflict.base else { throw .invalidAnswer("\(point.id)=base: these heads have no common base") }
             return point.isWholeDocument ? base.content : point.base
         case .both:
-            if point.isWholeDocument, texts.contains(nil) || texts.contains(where: { $0.map(Self.looksBinary) == true }) {
+            if point.isWholeDocument, texts.contains(nil) || texts.contains(where: { $0.map(TextMerge.isBinary) == true }) {
                 throw .invalidAnswer("\(point.id)=both: the heads cannot be joined (a deletion or binary content); choose one version")
             }
             var seen: [Data] = []
@@ -180,11 +180,6 @@ public struct ConflictAnalysis: Sendable {
                     lines: nil, text: side.content)
             }
         )
-    }
-
-    /// git's test for binary content: a NUL byte in the first 8000 bytes.
-    public static func looksBinary(_ data: Data) -> Bool {
-        data.prefix(8000).contains(0)
     }
 
     /// Splits `data` after each newline; a last line without one is a line too.

@@ -8,13 +8,8 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
 
     /// The 20 raw bytes.
     public var bytes: [UInt8] {
-        var result = [UInt8](repeating: 0, count: 20)
-        for index in 0..<8 {
-            result[index] = UInt8(truncatingIfNeeded: first >> (56 - 8 * index))
-            result[8 + index] = UInt8(truncatingIfNeeded: second >> (56 - 8 * index))
-        }
-        for index in 0..<4 { result[16 + index] = UInt8(truncatingIfNeeded: third >> (24 - 8 * index)) }
-        return result
+        var oid = raw
+        return withUnsafeBytes(of: &oid.id) { Array($0) }
     }
 
     init(_ oid: git_oid) {
@@ -77,8 +72,14 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
 
     var raw: git_oid {
         var oid = git_oid()
-        let bytes = bytes
-        withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: bytes) }
+        // Every libgit2 call takes one: written from the words in place, not through a `bytes` array.
+        withUnsafeMutableBytes(of: &oid.id) { out in
+            for index in 0..<8 {
+                out[index] = UInt8(truncatingIfNeeded: first >> (56 - 8 * index))
+                out[8 + index] = UInt8(truncatingIfNeeded: second >> (56 - 8 * index))
+            }
+            for index in 0..<4 { out[16 + index] = UInt8(truncatingIfNeeded: third >> (24 - 8 * index)) }
+        }
         return oid
     }
 

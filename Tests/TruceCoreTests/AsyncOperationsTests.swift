@@ -226,6 +226,30 @@ struct AsyncOperationsTests {
         #expect(try tablet.git("for-each-ref", "refs/truce/heads") == laptop.git("for-each-ref", "refs/truce/heads"))
     }
 
+    /// Syncs `store` with `hub` in a task that its progress closure cancels at the first traffic `when` picks, and
+    /// expects `TruceError.cancelled`; returns that traffic (nil: none was picked) and the last one heard.
+    static func syncCancelled(
+        _ store: DocumentStore, with hub: String, when: @escaping @Sendable (SyncTraffic) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> (cancelledAt: SyncTraffic?, last: SyncTraffic?) {
+        let handle = TaskHandle<SyncReport>()
+        let heard = Mutex<(cancelledAt: SyncTraffic?, last: SyncTraffic?)>((nil, nil))
+        let task = Task {
+            try await store.sync(with: hub, resolving: nil) { traffic in
+                let first = heard.withLock { heard in
+                    heard.last = traffic
+                    guard heard.cancelledAt == nil, when(traffic) else { return false }
+                    heard.cancelledAt = traffic
+                    return true
+                }
+                if first { handle.cancel() }
+            }
+        }
+        handle.set(task)
+        await #expect(throws: TruceError.cancelled, sourceLocation: sourceLocation) { try await task.value }
+        return heard.withLock { $0 }
+    }
+
     @Test func cancellingASyncDuringItsDownloadAdoptsNothingAndTheNextSyncConverges() async throws {
         let daemon = try GitDaemon()
         let (hub, laptop, big) = try Self.hubWithLargeDownload(daemon)
@@ -233,23 +257,11 @@ struct AsyncOperationsTests {
         try phone.store.save(.text("from the phone\n"), to: "phone.md", device: "phone")
         let before = snapshot(ofStore: phone.path)
         let journal = try Self.journal(of: phone)
-        let handle = TaskHandle<SyncReport>()
-        let downloading = Mutex<SyncTraffic?>(nil), mostReceived = Mutex(0)
-        let store = phone.store
-        let task = Task {
-            try await store.sync(with: hub, resolving: nil) { traffic in
-                mostReceived.withLock { $0 = max($0, traffic.receivedBytes) }
-                guard traffic.receivedBytes > 0, downloading.withLock({ $0 }) == nil else { return }
-                downloading.withLock { $0 = traffic }
-                handle.cancel()
-            }
-        }
-        handle.set(task)
-        await #expect(throws: TruceError.cancelled) { try await task.value }
-        let stopped = try #require(downloading.withLock { $0 }, "the download never reported bytes: nothing was cancelled during it")
-        #expect(stopped.receivedBytes < big.count, "the download was over before the cancellation reached it")
+        let (stopped, last) = await Self.syncCancelled(phone.store, with: hub) { $0.receivedBytes > 0 }
+        let cancelled = try #require(stopped, "the download never reported bytes: nothing was cancelled during it")
+        #expect(cancelled.receivedBytes < big.count, "the download was over before the cancellation reached it")
         // libgit2 stopped at the callback that heard the cancellation: no byte came after it.
-        #expect(mostReceived.withLock { $0 } == stopped.receivedBytes)
+        #expect(last?.receivedBytes == cancelled.receivedBytes)
         #expect(try Self.journal(of: phone) == journal)
         #expect(try phone.git("for-each-ref", "refs/truce/heads").split(separator: "\n").count == 1)
         #expect(try phone.git("fsck", "--strict").isEmpty)
@@ -262,5 +274,28 @@ struct AsyncOperationsTests {
         #expect(try laptop.store.contents(of: "phone.md") == .text("from the phone\n"))
         #expect(try phone.git("for-each-ref", "refs/truce/heads") == laptop.git("for-each-ref", "refs/truce/heads"))
         #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func cancellingASyncWhileItPushesLeavesTheHubWithoutOurManifestAndTheNextSyncSendsIt() async throws {
+        let daemon = try GitDaemon()
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore()
+        var generator = SystemRandomNumberGenerator()
+        let big = Data((0..<(3 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try laptop.store.save(big, to: "big.bin", device: "laptop")
+        let manifests = try laptop.git("for-each-ref", ReplicaManifest.root)
+        let (stopped, last) = await Self.syncCancelled(laptop.store, with: hub) { $0.sentBytes > 0 }
+        let cancelled = try #require(stopped, "the push never reported bytes: nothing was cancelled during it")
+        #expect(cancelled.sentBytes < big.count, "the push was over before the cancellation reached it")
+        #expect(last?.sentBytes == cancelled.sentBytes)
+        #expect(try git(["-C", daemon.root + "/hub.git", "for-each-ref"]).output.isEmpty, "the hub took a ref")
+        #expect(try laptop.git("for-each-ref", ReplicaManifest.root) == manifests, "the laptop moved its manifest")
+        #expect(try laptop.git("fsck", "--strict", "--no-dangling").isEmpty)
+
+        let report = try await laptop.store.sync(with: hub)
+        #expect(report.sent == 1)
+        let phone = try TestStore()
+        _ = try await phone.store.sync(with: hub)
+        #expect(try phone.store.contents(of: "big.bin") == big)
     }
 }

@@ -51,9 +51,9 @@ extension Option {
 }
 
 extension Invocation {
-    /// `--device`, then `$TRUCE_DEVICE`, then the host name.
+    /// `--device`, then the library's fallback: `$TRUCE_DEVICE`, then the host name.
     func device() -> String {
-        arguments.value("--device") ?? ProcessInfo.processInfo.environment["TRUCE_DEVICE"] ?? ProcessInfo.processInfo.hostName
+        arguments.value("--device") ?? DocumentStore.fallbackDevice
     }
 
     func date() throws -> Date { try date(option: "--date") ?? Date() }

@@ -56,11 +56,17 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
     case busy(String)
     /// The store or the file system failed underneath.
     case storeFailure(GitError)
+    /// The task running an async operation was cancelled; it stopped at a safe point, before publishing a batch.
+    ///
+    /// A `saveBatch`, `resolveAll` or a sync cancelled during its download
+    /// leaves the store as it was; a sync cancelled while sending keeps what
+    /// it adopted (whole), and the other side did not take our manifest.
+    case cancelled
 
     /// True when the caller gave something wrong (exit code 2); false when the store failed (exit code 3).
     public var isBadInput: Bool {
         switch self {
-        case .storeNotFound, .notAStore, .busy, .storeFailure, .resolverFailed: false
+        case .storeNotFound, .notAStore, .busy, .storeFailure, .resolverFailed, .cancelled: false
         default: true
         }
     }
@@ -100,6 +106,7 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
         case .malformedStream(let line, let reason): "malformed import stream at line \(line): \(reason)"
         case .busy(let what): "the store is busy (\(what)); try again"
         case .storeFailure(let error): "store failure: \(error.description)"
+        case .cancelled: "the operation was cancelled"
         }
     }
 

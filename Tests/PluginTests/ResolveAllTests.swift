@@ -19,7 +19,7 @@ struct ResolveAllTests {
                 ])
         }
         let events = test.store.events
-        let results = try test.store.resolveAll(registry: .standard, device: "bench")
+        let results = try await test.store.resolveAll(registry: .standard, device: "bench")
         #expect(results.count == 12)
         for (key, conflict) in made {
             if key == "docs/5.md" {

@@ -70,7 +70,7 @@ struct EventsTests {
         let recorder = EventRecorder(test.store)
         let other = try DocumentStore.open(at: test.path)
         // One batch moves the journal once, so the watcher reads the three entries together.
-        let ids = try other.saveBatch([
+        let ids = try await other.saveBatch([
             BatchSave(key: "a.txt", content: .text("1\n"), device: "phone"),
             BatchSave(key: "a.txt", content: .text("2\n"), device: "tablet", base: original.id),
             BatchSave(key: "b.txt", content: .text("new\n"), device: "phone"),

@@ -99,7 +99,7 @@ struct SyncTests {
         let replicas = try Self.threeEditedReplicas()
         let events = replicas[0].store.events
         let before = try replicas[0].store.changes().token
-        let report = try replicas[0].store.sync(with: replicas[1].path)
+        let report = try await replicas[0].store.sync(with: replicas[1].path)
         #expect(report.received.map(\.author) == ["device1"])
         #expect(report.sent == 1)
         #expect(report.inConflict == ["notes/a.md"])

@@ -15,12 +15,13 @@ extension Repository {
     /// No local reference is written: the caller decides which advertised
     /// refs become local ones. Works for any transport libgit2 has: a local
     /// path, `file://`, git://, ssh and http(s), with credentials from
-    /// `CredentialSupplier`. `progress` hears the objects and bytes received.
+    /// `CredentialSupplier`. `progress` hears the objects and bytes received;
+    /// once `cancellation` is set, the next progress callback aborts the download (libgit2 then fails with `GIT_EUSER`).
     func fetch(
         from url: String, refsMatching pattern: String, wanting: ([(name: String, target: ObjectID)]) throws(GitError) -> [String],
-        progress: ((TransferCounts) -> Void)? = nil
+        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws(GitError) -> [(name: String, target: ObjectID)] {
-        let session = TransferSession(url: url, progress: progress)
+        let session = TransferSession(url: url, progress: progress, cancellation: cancellation)
         return try session.run { () throws(GitError) in
             let remote = try session.openRemote(in: handle)
             defer { git_remote_free(remote) }
@@ -55,11 +56,13 @@ extension Repository {
     /// Updates the remote's refs as git's `refspecs` say (`+src:dst` forced, `:dst` deletes), sending the objects they need.
     ///
     /// Returns how many refs the remote did not already have at that value;
-    /// `progress` hears the objects and bytes sent.
+    /// `progress` hears the objects and bytes sent; `cancellation`, once set, aborts the push at its next progress callback.
     @discardableResult
-    func push(refspecs: [String], to url: String, progress: ((TransferCounts) -> Void)? = nil) throws(GitError) -> Int {
+    func push(
+        refspecs: [String], to url: String, progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+    ) throws(GitError) -> Int {
         guard !refspecs.isEmpty else { return 0 }
-        let session = TransferSession(url: url, progress: progress)
+        let session = TransferSession(url: url, progress: progress, cancellation: cancellation)
         try session.run { () throws(GitError) in
             let remote = try session.openRemote(in: handle)
             defer { git_remote_free(remote) }
@@ -87,16 +90,23 @@ private final class TransferSession {
     let url: String
     let credentials: CredentialSupplier
     let progress: ((TransferCounts) -> Void)?
+    /// Set by the task that started the transfer when it is cancelled: the next callback returns an error to libgit2.
+    let cancellation: Cancellation?
     /// `name: reason` for every ref the remote refused; git_remote_push succeeds even then.
     var refused: [String] = []
     /// Refs the push changed on the remote (it lacked them or had another value).
     var updatedReferences = 0
 
-    init(url: String, progress: ((TransferCounts) -> Void)?) {
+    init(url: String, progress: ((TransferCounts) -> Void)?, cancellation: Cancellation?) {
         self.url = url
         credentials = CredentialSupplier(url: url)
         self.progress = progress
+        self.cancellation = cancellation
     }
+
+    /// What a transfer callback returns to libgit2: 0 goes on; a negative value (after a cancellation) stops the
+    /// transfer, and the fetch or push fails with it. Read after `progress` ran, so a cancel from it stops at once.
+    var callbackResult: Int32 { cancellation?.isCancelled == true ? GIT_EUSER.rawValue : 0 }
 
     var payload: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
@@ -156,12 +166,14 @@ private final class TransferSession {
         callbacks.transfer_progress = { stats, payload in
             if let stats, let session = TransferSession.from(payload) {
                 session.progress?(TransferCounts(objects: Int(stats.pointee.received_objects), bytes: stats.pointee.received_bytes))
+                return session.callbackResult
             }
             return 0
         }
         callbacks.push_transfer_progress = { current, _, bytes, payload in
-            TransferSession.from(payload)?.progress?(TransferCounts(objects: Int(current), bytes: bytes))
-            return 0
+            guard let session = TransferSession.from(payload) else { return 0 }
+            session.progress?(TransferCounts(objects: Int(current), bytes: bytes))
+            return session.callbackResult
         }
         callbacks.push_negotiation = { updates, count, payload in
             guard let session = TransferSession.from(payload), let updates else { return 0 }

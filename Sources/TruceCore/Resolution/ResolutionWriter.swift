@@ -35,9 +35,9 @@ extension DocumentStore {
     }
 
     /// Writes many resolutions as one pack, then publishes their heads together: `resolveAll`'s bulk path.
-    func writeAll(_ settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)], device: String) throws(TruceError)
-        -> [DocumentKey: ResolveResult]
-    {
+    func writeAll(
+        _ settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)], device: String, cancellation: Cancellation? = nil
+    ) throws(TruceError) -> [DocumentKey: ResolveResult] {
         guard !settled.isEmpty else { return [:] }
         let author = try Self.authorName(device)
         let results = try withRepository { repository in
@@ -54,6 +54,8 @@ extension DocumentStore {
                 changes.append(Change(kind: .resolution, key: conflict.key, version: id, author: author, date: now))
             }
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
+            // The last point a cancellation stops at: until the flush, every object is in memory only.
+            try cancellation?.check()
             try bulk.flush()
             try Self.publishHeads(heads, in: repository)
             try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
@@ -111,8 +113,8 @@ extension DocumentStore {
     /// reopen the same resolution write the same versions. The base of the
     /// reopened conflict is the base the settled versions had.
     @discardableResult
-    public func reopen(_ key: DocumentKey, device: String) throws(TruceError) -> DocumentVersions {
-        let author = try Self.authorName(device)
+    public func reopen(_ key: DocumentKey, device: String? = nil) throws(TruceError) -> DocumentVersions {
+        let author = try author(device)
         let after = try withRepository { repository in
             let before = try Self.documentVersions(of: key, in: repository)
             guard before.current != nil else { throw TruceError.documentNotFound(key) }

@@ -53,10 +53,10 @@ extension DocumentStore {
     /// failed (threw), its error. Nothing is written unless a resolver
     /// settled it and `dryRun` is false.
     public func resolve(
-        _ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String,
+        _ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String? = nil,
         dryRun: Bool = false
     ) throws(TruceError) -> ResolveResult {
-        try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
+        try resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
             try resolverChoice(for: key, registry: registry, explicit: resolverName)
         }
     }
@@ -83,8 +83,17 @@ extension DocumentStore {
     /// together. A document that needs a person is reported and left alone.
     public func resolveAll(
         _ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil,
-        device: String
+        device: String? = nil
     ) throws(TruceError) -> [DocumentKey: ResolveResult] {
+        try resolveAll(requested, registry: registry, resolverName: resolverName, device: device, cancellation: nil)
+    }
+
+    /// `resolveAll`, stopping with `TruceError.cancelled` at the next document once `cancellation` is set, before anything is written.
+    func resolveAll(
+        _ requested: [DocumentKey]?, registry: ResolverRegistry, resolverName: String?, device: String?,
+        cancellation: Cancellation?, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws(TruceError) -> [DocumentKey: ResolveResult] {
+        let device = try author(device)
         let keys: [DocumentKey]
         var settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)] = []
         if let requested {
@@ -101,7 +110,9 @@ extension DocumentStore {
             }
         }
         var results: [DocumentKey: ResolveResult] = [:]
-        for key in keys {
+        for (done, key) in keys.enumerated() {
+            try cancellation?.check()
+            progress?(done, keys.count)
             let conflict = try conflictSet(of: key)
             switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
             case .needsPerson(let points, let resolver, let reasons):
@@ -110,7 +121,9 @@ extension DocumentStore {
                 settled.append((conflict, settlement, resolver))
             }
         }
-        return try results.merging(writeAll(settled, device: device)) { $1 }
+        try cancellation?.check()
+        progress?(keys.count, keys.count)
+        return try results.merging(writeAll(settled, device: device, cancellation: cancellation)) { $1 }
     }
 
     /// What the delete-conflict policy and the resolver chain decide for `conflict`, before anything is written.
@@ -189,7 +202,7 @@ extension DocumentStore {
     /// resolver: it is reported as it is, never settled around.
     static func isStoreProblem(_ error: TruceError) -> Bool {
         switch error {
-        case .storeFailure, .busy, .storeNotFound, .notAStore: true
+        case .storeFailure, .busy, .storeNotFound, .notAStore, .cancelled: true
         default: false
         }
     }
@@ -222,7 +235,10 @@ extension DocumentStore {
     /// a structured document, by path); everything that resolver merged
     /// cleanly is kept. The resolution's parents are every head.
     @discardableResult
-    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], registry: ResolverRegistry, device: String) throws(TruceError) -> Version {
+    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], registry: ResolverRegistry, device: String? = nil) throws(TruceError)
+        -> Version
+    {
+        let device = try author(device)
         let conflict = try conflictSet(of: key)
         let contested = try contested(conflict)
         guard let answering = try answeringResolver(for: contested, registry: registry) else {
@@ -256,10 +272,10 @@ extension DocumentStore {
     /// other resolver, so a fallback those options name is skipped, and the
     /// result's reasons say so: it never fails the resolver that was given.
     public func resolve(
-        _ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String,
+        _ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String? = nil,
         dryRun: Bool = false
     ) throws(TruceError) -> ResolveResult {
-        try resolve(key, device: device, dryRun: dryRun) { () throws(TruceError) in
+        try resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
             try resolverChoice(
                 for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options,
                 skippingUnavailable: true)
@@ -270,7 +286,8 @@ extension DocumentStore {
     ///
     /// The points are those of `contestedConflictSet(of:)`; the resolution's parents are every head.
     @discardableResult
-    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String) throws(TruceError) -> Version {
+    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String? = nil) throws(TruceError) -> Version {
+        let device = try author(device)
         let conflict = try conflictSet(of: key)
         let content = try ConflictAnalysis(contested(conflict)).applying(answers)
         return try writePersonal(conflict, content: content, device: device)
@@ -278,8 +295,8 @@ extension DocumentStore {
 
     /// Writes the resolution a person made as a whole file (nil: settle as a deletion).
     @discardableResult
-    public func resolve(_ key: DocumentKey, content: Data?, device: String) throws(TruceError) -> Version {
-        try writePersonal(try conflictSet(of: key), content: content, device: device)
+    public func resolve(_ key: DocumentKey, content: Data?, device: String? = nil) throws(TruceError) -> Version {
+        try writePersonal(try conflictSet(of: key), content: content, device: author(device))
     }
 
     /// The resolver name a person's resolution records in `Resolved-By:`.

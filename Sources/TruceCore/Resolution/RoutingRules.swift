@@ -27,8 +27,9 @@ extension DocumentStore {
     @discardableResult
     public func route(
         _ pattern: String, to resolver: String, options: [String: String] = [:],
-        device: String = ProcessInfo.processInfo.hostName, date: Date = Date()
+        device: String? = nil, date: Date = Date()
     ) throws(TruceError) -> [Version] {
+        let device = try author(device)
         try Self.checkRoutePattern(pattern)
         try Self.checkRoutedResolver(resolver, pattern: pattern)
         let settings = try Self.routedOptions(options, resolver: resolver, pattern: pattern)

@@ -32,6 +32,14 @@ extension DocumentStore {
     /// stays a head beside the batch's (the document is then in conflict).
     /// Returns the new version ids in the order of `saves`.
     public func saveBatch(_ saves: [BatchSave]) throws(TruceError) -> [VersionID] {
+        try saveBatch(saves, cancellation: nil)
+    }
+
+    /// `saveBatch`, stopping with `TruceError.cancelled` once `cancellation` is set: between saves, or before the pack
+    /// is written, so a cancelled batch leaves nothing on disk. `progress` hears (saves written, saves in all).
+    func saveBatch(
+        _ saves: [BatchSave], cancellation: Cancellation?, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws(TruceError) -> [VersionID] {
         guard !saves.isEmpty else { return [] }
         let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
         for save in saves {
@@ -46,6 +54,8 @@ extension DocumentStore {
             var ids: [VersionID] = []
             var changes: [Change] = []
             for (save, author) in zip(saves, authors) {
+                // Until the flush below, the batch is in memory only: stopping here leaves the store as it was.
+                try cancellation?.check()
                 if before[save.key] == nil {
                     let versions = try Self.documentVersions(of: save.key, in: repository)
                     before[save.key] = versions
@@ -70,9 +80,11 @@ extension DocumentStore {
                 if let base = save.base { extraHeads.append((save.key, id, base)) } else { tips[save.key] = id }
                 ids.append(id)
                 changes.append(Change(kind: save.content == nil ? .delete : .save, key: save.key, version: id, author: author, date: save.date))
+                progress?(ids.count, saves.count)
             }
             // The journal entries go into the same pack; the journal moves to them only after the heads are published.
             let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
+            try cancellation?.check()
             try bulk.flush()
             var heads = tips.sorted(by: { $0.key < $1.key }).filter { $0.value != before[$0.key]?.current?.id }.map {
                 PendingHead(

@@ -11,6 +11,10 @@ import Synchronization
 public final class DocumentStore: Sendable {
     /// The store directory.
     public let path: String
+    /// The device a call that names none saves, resolves and syncs as: the one given at open, already validated.
+    ///
+    /// nil when none was given: such calls then use `DocumentStore.fallbackDevice`.
+    public let device: String?
     private let repository: Mutex<Repository>
     let eventHub = EventHub()
     /// The synced routing as last read, with the routing documents' current versions it was read from.
@@ -19,13 +23,40 @@ public final class DocumentStore: Sendable {
     /// The marker that tells a Truce store from any other bare repository.
     static let formatConfigName = "truce.version"
 
-    private init(repository: sending Repository, path: String) {
-        self.path = path
-        self.repository = Mutex(repository)
+    /// The device of a call that names none on a store opened without one: `$TRUCE_DEVICE`, then the host name, as the CLI does.
+    public static var fallbackDevice: String {
+        ProcessInfo.processInfo.environment["TRUCE_DEVICE"] ?? ProcessInfo.processInfo.hostName
+    }
+
+    /// The author name for a call's `device`: the one given, else the store's, else `fallbackDevice`; validated.
+    ///
+    /// The one rule every public method that takes `device: String? = nil` follows.
+    func author(_ given: String?) throws(TruceError) -> String {
+        if let given { return try Self.authorName(given) }
+        if let device { return device }
+        return try Self.authorName(Self.fallbackDevice)
+    }
+
+    /// Opens the store at `url`, creating it when the directory is missing or empty; saves without `device:` are by `device`.
+    ///
+    /// A directory that holds anything but a Truce store is an error, as for
+    /// `open(at:)`: nothing is created in it.
+    public convenience init(at url: URL, device: String) async throws(TruceError) {
+        let path = url.path
+        let device = try Self.authorName(device)
+        if (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty ?? !FileManager.default.fileExists(atPath: path) {
+            do { _ = try Self.create(at: path) } catch .storeExists {
+                // Another writer created it meanwhile: open theirs.
+            }
+        }
+        try self.init(opening: path, device: device)
     }
 
     /// Creates a store in a new or empty directory, with the config every store has (reflogs for all refs, fsynced objects, a replica id).
-    public static func create(at path: String) throws(TruceError) -> DocumentStore {
+    ///
+    /// Calls that name no device use `device` (validated here), else `fallbackDevice`.
+    public static func create(at path: String, device: String? = nil) throws(TruceError) -> DocumentStore {
+        let device = try device.map { name throws(TruceError) in try authorName(name) }
         let manager = FileManager.default
         if let contents = try? manager.contentsOfDirectory(atPath: path), !contents.isEmpty { throw .storeExists(path) }
         if manager.fileExists(atPath: path), (try? manager.contentsOfDirectory(atPath: path)) == nil { throw .storeExists(path) }
@@ -47,11 +78,18 @@ public final class DocumentStore: Sendable {
         } catch {
             throw .storeFailure(GitError(operation: "create store at \(path)", code: -1, errorClass: 0, message: error.localizedDescription))
         }
-        return try open(at: path)
+        return try open(at: path, device: device)
     }
 
     /// Opens an existing store; fails when `path` is missing or is not a Truce store.
-    public static func open(at path: String) throws(TruceError) -> DocumentStore {
+    ///
+    /// Calls that name no device use `device` (validated here), else `fallbackDevice`.
+    public static func open(at path: String, device: String? = nil) throws(TruceError) -> DocumentStore {
+        try DocumentStore(opening: path, device: device)
+    }
+
+    private init(opening path: String, device: String?) throws(TruceError) {
+        let device = try device.map { name throws(TruceError) in try Self.authorName(name) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw .storeNotFound(path) }
         guard isDirectory.boolValue else { throw .notAStore(path, reason: "it is a file") }
@@ -65,10 +103,12 @@ public final class DocumentStore: Sendable {
         } catch {
             throw .notAStore(path, reason: error.message)
         }
-        guard entries.contains(where: { $0.isLocal && $0.name == formatConfigName }) else {
-            throw .notAStore(path, reason: "it is a git repository without '\(formatConfigName)' in its config")
+        guard entries.contains(where: { $0.isLocal && $0.name == Self.formatConfigName }) else {
+            throw .notAStore(path, reason: "it is a git repository without '\(Self.formatConfigName)' in its config")
         }
-        return DocumentStore(repository: repository, path: path)
+        self.path = path
+        self.device = device
+        self.repository = Mutex(repository)
     }
 
     /// Runs `body` with exclusive use of the repository handle, turning libgit2 failures into `TruceError.storeFailure`.

@@ -58,7 +58,7 @@ extension DocumentStore {
     /// only head refs are read: a store's heads hold all it took from manifests.
     static func fetchChecked(
         from remote: String, into repository: Repository, readingManifests: Bool, refused: inout [RefusedHead],
-        progress: ((TransferCounts) -> Void)? = nil
+        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws -> IncomingHeads {
         let replica = try existingReplicaID(in: repository)
         let known = try repository.references(under: ReplicaManifest.root)
@@ -81,8 +81,11 @@ extension DocumentStore {
                             if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
                         }
                         return wanted
-                    }, progress: progress)
+                    }, progress: progress, cancellation: cancellation)
             }
+        } catch  where cancellation?.isCancelled == true {
+            // The transfer callback stopped the download: nothing of it is adopted (the quarantine goes).
+            throw TruceError.cancelled
         } catch  where error.message.contains(repository.gitDirectory) {
             // libgit2 names the file it failed to write: a file of this store (a full disk, say) is this store failing.
             throw TruceError.storeFailure(error)
@@ -172,6 +175,8 @@ extension DocumentStore {
             admitted += manifestsRead
             result.via = via
         }
+        // The last point a cancellation stops at before this store changes: the quarantine, and what it holds, goes.
+        try cancellation?.check()
         try quarantine.admit(admitted, hiding: hidden, whenOnly: refused.isEmpty ? checked : nil)
         return result
     }

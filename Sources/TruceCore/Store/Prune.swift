@@ -31,6 +31,12 @@ extension DocumentStore {
     /// process is writing: a save's objects are unreachable until its ref lands.
     @discardableResult
     public func prune(expire: TimeInterval = Expiry.defaultGrace, progress: (@Sendable (String) -> Void)? = nil) throws(TruceError) -> PruneReport {
+        try prune(expire: expire, progress: progress, cancellation: nil)
+    }
+
+    /// `prune`, stopping with `TruceError.cancelled` once `cancellation` is set, at each step before the new pack is
+    /// written: nothing is deleted then, and what ran before only tidied.
+    func prune(expire: TimeInterval, progress: (@Sendable (String) -> Void)?, cancellation: Cancellation?) throws(TruceError) -> PruneReport {
         let now = Date()
         // A grace period reaching back before year 1 keeps everything, as `never` does; the seconds below would overflow.
         let cutoff = expire.isInfinite || expire > now.timeIntervalSince(.distantPast) ? Date.distantPast : now.addingTimeInterval(-expire)
@@ -41,6 +47,7 @@ extension DocumentStore {
         defer { lock.release() }
         // A repack takes long: on a handle of its own, so that reads and saves meanwhile do not wait behind it.
         return try withOwnRepository { repository in
+            try cancellation?.check()
             // Ref and reflog locks killed writers left: some sit on refs no later writer takes, and would block git gc.
             Self.removeStaleLocks(under: "refs/", in: repository)
             Self.removeStaleLocks(under: "logs/", in: repository)
@@ -51,6 +58,7 @@ extension DocumentStore {
             // Reflogs whose reference a killed writer never created are expired and marked like the others:
             // git fsck reads their entries too.
             let reflogs = Set(references.map(\.name)).union(repository.reflogNames()).sorted()
+            try cancellation?.check()
             var expired = 0
             for name in reflogs where !expire.isInfinite {
                 try Self.withLockRetries(on: "logs/" + name, in: repository) {
@@ -60,9 +68,11 @@ extension DocumentStore {
             // Files are listed before marking: objects written after this point are never deleted.
             let files = repository.objectFiles()
             let bytesBefore = (files.loose + files.packs + files.temporary).reduce(0) { $0 + $1.size }
+            try cancellation?.check()
             progress?("marking reachable objects")
             let tips = try repository.reflogIDs(of: reflogs).union(references.map(\.target)).filter { $0.bytes.contains { $0 != 0 } }
             let reachable = try repository.reachableObjects(from: Array(tips))
+            try cancellation?.check()
             progress?("packing \(reachable.count) objects")
             let pack =
                 reachable.isEmpty

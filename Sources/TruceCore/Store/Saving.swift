@@ -8,19 +8,20 @@ extension DocumentStore {
     /// meanwhile, the new version lands beside that writer's and the document
     /// is in conflict: neither is lost.
     @discardableResult
-    public func save(_ content: Data, to key: DocumentKey, device: String, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> Version
+    public func save(_ content: Data, to key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date()) throws(TruceError)
+        -> Version
     {
         try write(content, to: key, device: device, base: base, date: date)
     }
 
     /// Writes a deletion: a version whose tree lacks the key.
     @discardableResult
-    public func delete(_ key: DocumentKey, device: String, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> Version {
+    public func delete(_ key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> Version {
         try write(nil, to: key, device: device, base: base, date: date)
     }
 
-    private func write(_ content: Data?, to key: DocumentKey, device: String, base: VersionID?, date: Date) throws(TruceError) -> Version {
-        let author = try Self.authorName(device)
+    private func write(_ content: Data?, to key: DocumentKey, device: String?, base: VersionID?, date: Date) throws(TruceError) -> Version {
+        let author = try author(device)
         try Signature.checkRepresentable(date)
         let version = try withRepository { repository in
             let before = try Self.documentVersions(of: key, in: repository)

@@ -30,7 +30,7 @@ extension DocumentStore {
     /// current version is the same everywhere. Only version refs travel: no
     /// config, attributes or driver comes from the other side.
     public func sync(with remote: String) throws(TruceError) -> SyncReport {
-        try sync(with: remote, resolving: nil, device: "")
+        try sync(with: remote, resolving: nil, device: nil)
     }
 
     /// Exchanges versions with another store, then settles what stays in conflict with the resolvers that
@@ -41,9 +41,21 @@ extension DocumentStore {
     /// after every sync converges. What needs a person is left as it is and
     /// reported in `needsPerson`. `progress` hears the running traffic, for a progress line.
     public func sync(
-        with remote: String, resolving registry: ResolverRegistry?, device: String,
+        with remote: String, resolving registry: ResolverRegistry?, device: String? = nil,
         progress: (@Sendable (SyncTraffic) -> Void)? = nil
     ) throws(TruceError) -> SyncReport {
+        try sync(with: remote, resolving: registry, device: device, progress: progress, cancellation: nil)
+    }
+
+    /// `sync`, stopping with `TruceError.cancelled` once `cancellation` is set: in the download (libgit2's transfer
+    /// callback aborts it) or before adopting, which leaves the store as it was; or while sending or resolving
+    /// after adopting, which keeps what was adopted, whole.
+    func sync(
+        with remote: String, resolving registry: ResolverRegistry?, device: String?,
+        progress: (@Sendable (SyncTraffic) -> Void)?, cancellation: Cancellation?
+    ) throws(TruceError) -> SyncReport {
+        // Checked before anything moves: the default device is used only with a registry, but a bad one fails at once.
+        let device = try registry.map { _ throws(TruceError) in try author(device) }
         let meter = TrafficMeter(progress: progress)
         let localPath = Self.localPath(of: remote)
         var remoteStore: DocumentStore?
@@ -56,17 +68,18 @@ extension DocumentStore {
                 }
             }
         }
-        let ours = try receive(from: remote, transfer: meter.received)
+        let ours = try receive(from: remote, transfer: meter.received, cancellation: cancellation)
         meter.adopted(Set(ours.received.map(\.key)).count)
         var hub = ours.hub
-        var (sent, refusedThere) = try send(to: remote, store: remoteStore, hub: &hub, meter: meter)
+        var (sent, refusedThere) = try send(to: remote, store: remoteStore, hub: &hub, meter: meter, cancellation: cancellation)
         var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
         if let registry {
-            for (key, result) in try resolveAll(registry: registry, device: device).sorted(by: { $0.key < $1.key }) {
+            let results = try resolveAll(nil, registry: registry, resolverName: nil, device: device, cancellation: cancellation)
+            for (key, result) in results.sorted(by: { $0.key < $1.key }) {
                 if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
             }
             if !resolved.isEmpty {
-                let again = try send(to: remote, store: remoteStore, hub: &hub, meter: meter)
+                let again = try send(to: remote, store: remoteStore, hub: &hub, meter: meter, cancellation: cancellation)
                 sent += again.sent
                 refusedThere += again.refused
             }
@@ -91,20 +104,26 @@ extension DocumentStore {
     /// and events see them, and it checks them as we check its); any other
     /// remote gets a push of our manifest, which also deletes the head refs
     /// of a hub from before manifests once our manifest lists their versions.
-    private func send(to remote: String, store remoteStore: DocumentStore?, hub: inout HubState, meter: TrafficMeter) throws(TruceError)
-        -> (sent: Int, refused: [RefusedHead])
-    {
+    private func send(
+        to remote: String, store remoteStore: DocumentStore?, hub: inout HubState, meter: TrafficMeter, cancellation: Cancellation?
+    ) throws(TruceError) -> (sent: Int, refused: [RefusedHead]) {
         defer { meter.sendFinished() }
         guard let remoteStore else {
             do {
-                return (try withOwnRepository { try Self.pushManifest(to: remote, hub: &hub, from: $0, progress: meter.sending) }, [])
+                return (
+                    try withOwnRepository {
+                        try Self.pushManifest(to: remote, hub: &hub, from: $0, progress: meter.sending, cancellation: cancellation)
+                    }, []
+                )
             } catch .storeFailure(let error) {
+                // The transfer callback stopped the push: the hub did not take our manifest, and this store keeps its old one.
+                if cancellation?.isCancelled == true { throw .cancelled }
                 // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
                 throw .invalidRemote(remote, reason: "it refused our push: " + error.message)
             }
         }
         do {
-            let theirs = try remoteStore.receive(from: path, readingManifests: false, transfer: meter.sending)
+            let theirs = try remoteStore.receive(from: path, readingManifests: false, transfer: meter.sending, cancellation: cancellation)
             return (theirs.received.count, theirs.refused)
         } catch .versionOfAnotherDocument(let id, let key, let actual) {
             throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
@@ -122,7 +141,7 @@ extension DocumentStore {
     /// killed push leaves the store as it was.
     private static func pushManifest(
         to remote: String, hub: inout HubState, from repository: Repository,
-        progress: @escaping (TransferCounts) -> Void
+        progress: @escaping (TransferCounts) -> Void, cancellation: Cancellation?
     ) throws -> Int {
         guard let plan = try manifestPlan(in: repository) else { return 0 }
         // What we received from this very hub needs no second trip there: the manifest waits for a change of our own,
@@ -137,7 +156,8 @@ extension DocumentStore {
         let lacking = try scratch.repository.walk(from: [manifest], hiding: known).filter { id in
             VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil
         }.count
-        try scratch.repository.push(refspecs: refspecs, to: remote, progress: progress)
+        try cancellation?.check()
+        try scratch.repository.push(refspecs: refspecs, to: remote, progress: progress, cancellation: cancellation)
         try plan.publish(in: repository)
         hub.advertised[plan.name] = manifest
         hub.legacyReferences = []
@@ -146,16 +166,19 @@ extension DocumentStore {
 
     /// Fetches what the other side's manifests list and this store lacks, makes those heads that pass the checks local
     /// heads, and remembers the manifests read; returns the new versions, the heads refused and what the hub advertised.
-    func receive(from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil) throws(TruceError)
-        -> (received: [Change], refused: [RefusedHead], hub: HubState)
-    {
+    func receive(
+        from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+    ) throws(TruceError) -> (received: [Change], refused: [RefusedHead], hub: HubState) {
         // The transfer and the checks run on a handle of their own: reads and saves meanwhile do not wait behind them.
         let received = try withOwnRepository { repository -> (received: [Change], refused: [RefusedHead], hub: HubState) in
             // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
             var refused: [RefusedHead] = []
             let incoming = try Self.fetchChecked(
                 from: remote, into: repository, readingManifests: readingManifests,
-                refused: &refused, progress: transfer)
+                refused: &refused, progress: transfer, cancellation: cancellation)
+            // A cancellation stops here too, before the lock: the objects admitted above are unreachable until heads
+            // land, and prune takes them in time.
+            try cancellation?.check()
             let syncLock = try Self.lockForAdopting(in: repository)
             defer { syncLock.release() }
             var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID], existing: [(name: String, target: ObjectID)])] = []

@@ -38,10 +38,10 @@ extension DocumentStore {
     /// a link, or is unreadable) is refused and the rest are imported.
     /// `progress` is called with (files read, files in all) while reading.
     public func importDocuments(
-        from source: ImportSource, device: String, date: Date = Date(),
+        from source: ImportSource, device: String? = nil, date: Date = Date(),
         progress: ((Int, Int) -> Void)? = nil
     ) throws(TruceError) -> ImportReport {
-        let author = try Self.authorName(device)
+        let author = try author(device)
         var refused = source.refused
         let contents = try Self.read(source, refusing: &refused, progress: progress)
         let changed = try withRepository { repository in

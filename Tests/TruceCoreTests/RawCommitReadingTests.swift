@@ -54,3 +54,29 @@ struct RawCommitReadingTests {
         }
     }
 }
+
+/// The commits a quarantine keeps for its checks stay within their limit; a commit past it is read again, the same.
+struct KeptCommitLimitTests {
+    @Test func commitsPastTheLimitAreReadAgainNotKept() throws {
+        let test = try TestStore()
+        let ids = try test.store.saveBatch(
+            (0..<40).map { BatchSave(key: DocumentKey(stringLiteral: "k/\($0).md"), content: .text("\($0)\n"), device: "laptop") })
+        try test.store.withRepository { repository in
+            repository.keptCommits = [:]
+            repository.keptCommitLimit = 2000
+            var sizes: [Int] = []
+            for id in ids { sizes.append(try #require(try repository.rawCommit(id)).count) }
+            let kept = try #require(repository.keptCommits)
+            #expect(repository.keptCommitBytes <= 2000)
+            var expected = 0, total = 0
+            for size in sizes where total + size <= 2000 {
+                total += size
+                expected += 1
+            }
+            #expect(kept.count == expected)
+            #expect(kept.count > 0 && kept.count < ids.count, "the limit kept \(kept.count) of \(ids.count)")
+            // Kept or not, a commit reads the same.
+            for id in ids { #expect(try repository.readCommit(id).message == Repository.openBare(at: test.path).readCommit(id).message) }
+        }
+    }
+}

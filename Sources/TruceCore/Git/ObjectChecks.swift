@@ -15,7 +15,7 @@ extension Repository {
     private func rawCommit(_ id: ObjectID, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
         if let kept = keptCommits?[id] { return kept.raw }
         guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: missingIsNil) else { return nil }
-        if keptCommits != nil { keptCommits?[id] = (raw, CommitRecord(id: id, fsckCleanRaw: raw)) }
+        keep(raw, ofCommit: id)
         return raw
     }
 

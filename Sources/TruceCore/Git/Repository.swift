@@ -25,6 +25,17 @@ final class Repository {
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
     /// several times (a quarantine's checks): nil keeps none.
     var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?
+    /// The bytes `keptCommits` may hold: a remote that sends huge commits makes the checks read them again, not exhaust
+    /// memory (a first sync of 100,000 versions keeps about 25 MB).
+    var keptCommitLimit = 256 << 20
+    private(set) var keptCommitBytes = 0
+
+    /// Keeps `raw` as the bytes of commit `id` when `keptCommits` is on and its limit allows.
+    func keep(_ raw: [UInt8], ofCommit id: ObjectID) {
+        guard keptCommits != nil, keptCommitBytes + raw.count <= keptCommitLimit else { return }
+        keptCommits?[id] = (raw, CommitRecord(id: id, fsckCleanRaw: raw))
+        keptCommitBytes += raw.count
+    }
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle

@@ -101,6 +101,33 @@ import Testing
         #expect(back.traffic.receivedObjects <= 2, "\(back.traffic)")
     }
 
+    @Test func aNewReplicaAmongManyCopiesTheirManifestsInOneRewriteAndThenReadsNothing() throws {
+        let hub = try daemon.makeHub()
+        for index in 0..<10 {
+            let device = try TestStore()
+            try device.store.save(.text("\(index)\n"), to: DocumentKey("r/\(index).md"), device: "device\(index)")
+            _ = try device.store.sync(with: hub)
+        }
+        let others = try git("-C", hubPath(hub), "for-each-ref", "--format=%(refname) %(objectname)", ReplicaManifest.root).output
+        #expect(others.split(separator: "\n").count == 10)
+        let newcomer = try TestStore()
+        #expect(try newcomer.store.sync(with: hub).received.count == 10)
+        // Its copies are the hub's manifests, as packed lines: no loose copy was written.
+        let own = ReplicaManifest.reference(of: try replicaID(of: newcomer))
+        let copies = try newcomer.git("for-each-ref", "--format=%(refname) %(objectname)", ReplicaManifest.root)
+            .split(separator: "\n").filter { !$0.hasPrefix(own) }
+        #expect(copies.joined(separator: "\n") + "\n" == others)
+        let packed = try String(contentsOfFile: newcomer.path + "/packed-refs", encoding: .utf8)
+        for copy in copies { #expect(packed.contains(copy.split(separator: " ")[0]), "\(copy) is not packed") }
+        #expect(!FileManager.default.fileExists(atPath: newcomer.path + "/" + String(copies[0].split(separator: " ")[0])))
+        // The copies count as read: the next sync reads no manifest again and adopts nothing.
+        let again = try newcomer.store.sync(with: hub)
+        #expect(again.received.isEmpty)
+        #expect(again.traffic.receivedObjects == 0, "\(again.traffic)")
+        let fsck = try newcomer.git("fsck", "--strict", "--no-dangling")
+        #expect(fsck.isEmpty, "\(fsck)")
+    }
+
     private func replicaID(of store: TestStore) throws -> String {
         try store.git("config", "truce.replica").trimmingCharacters(in: .whitespacesAndNewlines)
     }

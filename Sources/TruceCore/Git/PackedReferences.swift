@@ -190,9 +190,13 @@ extension PackedReferences {
     /// lock fails with `GIT_ELOCKED`, which `withLockRetries` waits out. The
     /// file is read again under the lock, so nothing another writer packed
     /// meanwhile is lost, and the new file is fsynced before it replaces the
-    /// old: a crash leaves one or the other, whole.
-    static func update(in gitDirectory: String, adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>) throws(GitError)
-    {
+    /// old: a crash leaves one or the other, whole. With `keepingExisting`, an
+    /// addition whose name the file already has is left out (compare-and-swap
+    /// from nothing, as for a reference that must not exist yet).
+    static func update(
+        in gitDirectory: String, adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>,
+        keepingExisting: Bool = false
+    ) throws(GitError) {
         guard !additions.isEmpty || !removals.isEmpty else { return }
         let path = gitDirectory + "packed-refs", lockPath = path + ".lock"
         let descriptor = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -208,8 +212,12 @@ extension PackedReferences {
             if !committed { unlink(lockPath) }
         }
         let current = try PackedReferences(readingIn: gitDirectory)
-        let added = Dictionary(additions.map { (Array($0.name.utf8), $0.target) }, uniquingKeysWith: { first, _ in first })
+        var added = Dictionary(additions.map { (Array($0.name.utf8), $0.target) }, uniquingKeysWith: { first, _ in first })
         let removed = Set(removals.map { Array($0.utf8) })
+        if keepingExisting {
+            // Only names the file lacks: a line another writer packed since the caller looked stays as it is.
+            for record in try current.allRecords() where added[record.name] != nil { added[record.name] = nil }
+        }
         var records = try current.allRecords().filter { removed.contains($0.name) == false && added[$0.name] == nil }
         records += added.map { name, target in (name, Array((target.hex + " ").utf8) + name + [0x0A]) }
         // git compares names as bytes (strcmp); a file from an older writer may be unsorted, so sort all.

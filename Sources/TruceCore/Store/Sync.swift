@@ -232,7 +232,19 @@ extension DocumentStore {
                     }, in: repository)
             }
             // Only now: a sync killed before this point reads the same manifests again next time.
-            for manifest in incoming.manifests {
+            var moving = incoming.manifests
+            let fresh = moving.filter { $0.seen == nil }
+            if fresh.count > 8 {
+                // A new replica copies every other replica's manifest: one packed-refs rewrite, not a ref write (four
+                // fsyncs) per copy. A copy another sync made meanwhile is kept, as the compare-and-swap below keeps it.
+                let present = Set(try repository.references(under: ReplicaManifest.root).map(\.name))
+                let copies = fresh.filter { !present.contains($0.name) }.map { (name: $0.name, target: $0.target) }
+                try Self.withLockRetries(on: "packed-refs", in: repository) {
+                    try PackedReferences.update(in: repository.gitDirectory, adding: copies, removing: [], keepingExisting: true)
+                }
+                moving.removeAll { $0.seen == nil }
+            }
+            for manifest in moving {
                 do {
                     try repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")
                 } catch let error as GitError where error.isConcurrentModification {

@@ -1,28 +1,31 @@
 import CLibgit2
 
 /// A libgit2 call failed; carries the message libgit2 gave for it.
+///
+/// An app reads what failed and why (`operation`, `message`); libgit2's own
+/// codes stay inside the package, which decides from them.
 public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What Truce asked libgit2 to do, for example `create reference`.
     public let operation: String
     /// libgit2's return code (`GIT_ENOTFOUND`, `GIT_EMODIFIED`, …).
-    public let code: Int32
+    package let code: Int32
     /// libgit2's error class (`GIT_ERROR_ODB`, …), 0 when libgit2 gave none.
-    public let errorClass: Int32
+    package let errorClass: Int32
     /// `git_error_last()`'s message, read right after the failing call.
     public let message: String
 
     public var description: String { "\(operation): \(message)" }
 
     /// True for `GIT_ENOTFOUND`.
-    public var isNotFound: Bool { code == GIT_ENOTFOUND.rawValue }
+    package var isNotFound: Bool { code == GIT_ENOTFOUND.rawValue }
     /// True for `GIT_EAMBIGUOUS`: an id prefix that more than one object starts with.
-    public var isAmbiguous: Bool { code == GIT_EAMBIGUOUS.rawValue }
+    package var isAmbiguous: Bool { code == GIT_EAMBIGUOUS.rawValue }
     /// True when a compare-and-swap lost: the reference moved or exists (`GIT_EMODIFIED`, `GIT_EEXISTS`).
-    public var isConcurrentModification: Bool { code == GIT_EMODIFIED.rawValue || code == GIT_EEXISTS.rawValue }
+    package var isConcurrentModification: Bool { code == GIT_EMODIFIED.rawValue || code == GIT_EEXISTS.rawValue }
     /// True when a configuration file could not be parsed (`GIT_ERROR_CONFIG`).
-    public var isConfigurationError: Bool { errorClass == GIT_ERROR_CONFIG.rawValue }
+    package var isConfigurationError: Bool { errorClass == GIT_ERROR_CONFIG.rawValue }
     /// True when another writer holds the lock file (`GIT_ELOCKED`).
-    public var isLocked: Bool {
+    package var isLocked: Bool {
         // libgit2 1.5 reports a held reflog lock as a plain error (-1); only its message tells.
         code == GIT_ELOCKED.rawValue || message.hasPrefix("failed to lock file")
     }

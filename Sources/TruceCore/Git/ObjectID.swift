@@ -7,7 +7,7 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible,
     private let first: UInt64, second: UInt64, third: UInt32
 
     /// The 20 raw bytes.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var oid = raw
         return withUnsafeBytes(of: &oid.id) { Array($0) }
     }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Strict ISO 8601 dates as the CLI reads and prints them: `2026-11-30T20:15:00Z`, `2026-11-30T21:15:00+01:00`.
-public enum ISO8601 {
+package enum ISO8601 {
     /// Parses a date with a time and a zone (`Z` or `±HH:MM`), optional fractional seconds; nil otherwise.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         var index = 0
         func number(_ digits: Int) -> Int? {
@@ -55,7 +55,7 @@ public enum ISO8601 {
     }
 
     /// Formats `date` in UTC to the second: `2026-11-30T20:15:00Z`.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(secondsFromGMT: 0)!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)

@@ -172,7 +172,7 @@ public struct ConflictFixture: Sendable {
         guard seconds >= 0, seconds <= TimeInterval(UInt32.max) else { throw TruceError.dateOutOfRange(spec.date) }
         var fields: [UInt8] = Array(key.rawValue.utf8) + [0] + Array(device.utf8) + [0] + Array(String(Int64(seconds)).utf8) + [0]
         fields += spec.content.map { [1] + Array($0) } ?? [2]
-        for parent in parents { fields += [0] + parent.bytes }
+        for parent in parents { fields += [0] + parent.objectID.bytes }
         return Version(
             id: identifier(of: fields), key: key, deviceName: device, modificationDate: Date(timeIntervalSince1970: seconds),
             isDeletion: spec.content == nil, parents: parents)

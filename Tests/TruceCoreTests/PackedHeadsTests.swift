@@ -119,7 +119,7 @@ struct PackedHeadsTests {
         let key = Self.keys(25)[5]
         let name = ReferenceLayout.headReference(of: key, version: ids[5])
         let deleted = try test.store.withRepository { repository in
-            [try repository.deleteReference(name, expecting: ids[5]), try repository.deleteReference(name, expecting: ids[5])]
+            [try repository.deleteReference(name, expecting: ids[5].objectID), try repository.deleteReference(name, expecting: ids[5].objectID)]
         }
         #expect(deleted == [true, false])
         #expect(try test.store.currentVersion(of: key) == nil)

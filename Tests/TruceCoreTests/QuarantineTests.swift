@@ -32,7 +32,7 @@ struct QuarantineTests {
                 .split(separator: "\n").map(String.init).sorted()
             let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: directory + "/objects/pack").first { $0.hasSuffix(".pack") })
             let checked = Set(objects.dropFirst(unchecked).compactMap(ObjectID.init(hex:)))
-            try quarantine.admit(ids, hiding: [], whenOnly: checked)
+            try quarantine.admit(ids.map(\.objectID), hiding: [], whenOnly: checked)
             return (pack, objects)
         }
         return (pack, FileManager.default.fileExists(atPath: target.path + "/objects/pack/" + pack), objects)

@@ -65,7 +65,7 @@ struct KeptCommitLimitTests {
             repository.keptCommits = [:]
             repository.keptCommitLimit = 2000
             var sizes: [Int] = []
-            for id in ids { sizes.append(try #require(try repository.rawCommit(id)).count) }
+            for id in ids { sizes.append(try #require(try repository.rawCommit(id.objectID)).count) }
             let kept = try #require(repository.keptCommits)
             #expect(repository.keptCommitBytes <= 2000)
             var expected = 0, total = 0
@@ -76,7 +76,9 @@ struct KeptCommitLimitTests {
             #expect(kept.count == expected)
             #expect(kept.count > 0 && kept.count < ids.count, "the limit kept \(kept.count) of \(ids.count)")
             // Kept or not, a commit reads the same.
-            for id in ids { #expect(try repository.readCommit(id).message == Repository.openBare(at: test.path).readCommit(id).message) }
+            for id in ids {
+                #expect(try repository.readCommit(id.objectID).message == Repository.openBare(at: test.path).readCommit(id.objectID).message)
+            }
         }
     }
 }

@@ -21,14 +21,14 @@ struct ReferenceRaceTests {
                 played = true
                 // What a save does: the new head first, then the one it replaces goes.
                 let replacement = ReferenceLayout.headReference(of: key, version: second)
-                try? writer.updateReference(replacement, to: second, expecting: nil, message: "test: replacing head")
-                try? writer.deleteReference(ReferenceLayout.headReference(of: key, version: first.id), expecting: first.id)
+                try? writer.updateReference(replacement, to: second.objectID, expecting: nil, message: "test: replacing head")
+                try? writer.deleteReference(ReferenceLayout.headReference(of: key, version: first.id), expecting: first.id.objectID)
             }
             defer { reader.afterListingLooseReferences = nil }
             let found = try reader.references(under: directory)
             #expect(played, "the writer never ran between the listing and the reads")
             return found
         }
-        #expect(heads.map(\.target) == [second], "\(heads)")
+        #expect(heads.map(\.target) == [second.objectID], "\(heads)")
     }
 }

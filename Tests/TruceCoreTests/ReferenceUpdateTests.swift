@@ -8,10 +8,10 @@ import Testing
 struct ReferenceUpdateTests {
     static let name = "refs/truce/test/swapped"
 
-    /// A store with three versions to point a reference at, and a second handle on it, as another process would have.
-    static func threeVersions() throws -> (TestStore, Repository, [VersionID]) {
+    /// A store with three commits (versions) to point a reference at, and a second handle on it, as another process would have.
+    static func threeVersions() throws -> (TestStore, Repository, [ObjectID]) {
         let test = try TestStore()
-        let ids = try (0..<3).map { try test.store.save(.text("\($0)\n"), to: "a.txt", device: "laptop").id }
+        let ids = try (0..<3).map { try test.store.save(.text("\($0)\n"), to: "a.txt", device: "laptop").id.objectID }
         return (test, try Repository.openBare(at: test.path), ids)
     }
 

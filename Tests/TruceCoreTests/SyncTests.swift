@@ -206,7 +206,7 @@ struct SyncTests {
         let remoteBefore = snapshot(ofStore: remote.path)
         // The forged head is refused by name; the checks run before any head of a.txt is adopted.
         let report = try local.store.sync(with: remote.path)
-        #expect(report.refused.map(\.version) == [ObjectID(hex: forged)!], "\(report.refused)")
+        #expect(report.refused.map(\.version) == [VersionID(hex: forged)!], "\(report.refused)")
         #expect(report.refused.first?.reason.contains("b.txt") == true, "\(report.refused)")
         // b.txt's own head may or may not have come first; nothing of a.txt did.
         #expect(try local.git("for-each-ref", ReferenceLayout.headsDirectory(of: "a.txt")).isEmpty)

@@ -1,7 +1,7 @@
 import CLibgit2
 
-/// A git object id (SHA-1), the identity of every version.
-public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+/// A git object id (SHA-1): of a commit, a tree, a blob. A version's id is a ``VersionID``, which wraps its commit's.
+package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
     // The 20 bytes as big-endian words: an id is copied, hashed and compared without a heap allocation (a sync
     // handles hundreds of thousands), and comparing the words compares the bytes.
     private let first: UInt64, second: UInt64, third: UInt32

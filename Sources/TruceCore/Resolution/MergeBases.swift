@@ -40,7 +40,7 @@ extension DocumentStore {
     /// Every merge base of `first` against `others`, in the current-version rule's order, with a reopened
     /// conflict's bases replaced by those of the versions its resolution had settled.
     static func mergeBases(of first: VersionID, and others: [VersionID], key: DocumentKey, in repository: Repository) throws -> [Version] {
-        let ids = try repository.mergeBases(of: first, against: others)
+        let ids = try repository.mergeBases(of: first.objectID, against: others.map(\.objectID)).map(VersionID.init)
         if ids.count == 1, let settled = try reopenedResolutionParents(ids[0], merging: [first] + others, key: key, in: repository) {
             guard settled.count > 1 else { return [] }
             return try mergeBases(of: settled[0], and: Array(settled.dropFirst()), key: key, in: repository)
@@ -53,7 +53,7 @@ extension DocumentStore {
     static func baseVersion(of heads: [VersionID], key: DocumentKey, in repository: Repository) throws -> Version? {
         guard heads.count > 1 else { return nil }
         if heads.count == 2 { return try mergeBases(of: heads[0], and: [heads[1]], key: key, in: repository).first }
-        guard let id = try repository.mergeBase(of: heads) else { return nil }
+        guard let id = try repository.mergeBase(of: heads.map(\.objectID)).map(VersionID.init) else { return nil }
         if let settled = try reopenedResolutionParents(id, merging: heads, key: key, in: repository) {
             return try baseVersion(of: settled, key: key, in: repository)
         }
@@ -69,8 +69,8 @@ extension DocumentStore {
         let resolution = try readVersion(base, of: key, in: repository)
         guard resolution.isResolution else { return nil }
         for id in versions {
-            let since = try repository.walk(from: [id], hiding: [base])
-            guard try since.contains(where: { try readVersion($0, of: key, in: repository).reopened == base }) else { return nil }
+            let since = try repository.walk(from: [id.objectID], hiding: [base.objectID])
+            guard try since.contains(where: { try readVersion(VersionID($0), of: key, in: repository).reopened == base }) else { return nil }
         }
         return resolution.parents
     }

@@ -88,7 +88,7 @@ extension DocumentStore {
         let tree: ObjectID
         switch settlement {
         case .content(let content): tree = try writeTree(holding: content, at: conflict.key, in: repository, recording: bulk)
-        case .kept(let version): tree = try repository.readCommit(version.id).tree
+        case .kept(let version): tree = try repository.readCommit(version.id.objectID).tree
         }
         let parents = conflict.settledVersions
         let name = (try? authorName(resolver)) ?? "truce"
@@ -96,8 +96,8 @@ extension DocumentStore {
         let message = VersionMessage(
             kind: .resolve, key: conflict.key.rawValue, device: name, resolvedBy: resolver,
             resolves: parents.dropFirst().map(\.id))
-        let id = try repository.writeCommit(tree: tree, parents: parents.map(\.id), author: signature, committer: signature, message: message.text)
-        bulk?.record(id)
+        let id = try repository.writeVersion(tree: tree, parents: parents.map(\.id), author: signature, committer: signature, message: message.text)
+        bulk?.record(id.objectID)
         return id
     }
 
@@ -123,10 +123,10 @@ extension DocumentStore {
             }
             var reopenings: [VersionID] = []
             for parent in resolution.parents {
-                let settled = try repository.readCommit(parent)
+                let settled = try repository.readCommit(parent.objectID)
                 let restored = try Self.readVersion(settled, of: key, in: repository)
                 let message = VersionMessage(kind: .reopen, key: key.rawValue, device: restored.deviceName, reopens: resolution.id, restores: parent)
-                let id = try repository.writeCommit(
+                let id = try repository.writeVersion(
                     tree: settled.tree, parents: [resolution.id], author: settled.author,
                     committer: settled.author, message: message.text)
                 try Self.publishHead(id, of: key, replacing: [resolution.id], message: "truce: reopen \(key.rawValue) on \(author)", in: repository)

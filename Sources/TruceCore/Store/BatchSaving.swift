@@ -64,7 +64,7 @@ extension DocumentStore {
                 let kind: VersionMessage.Kind = save.content == nil ? .delete : .save
                 let tree = try Self.writeTree(holding: save.content, at: save.key, in: bulk.repository, recording: bulk)
                 if let base = save.base {
-                    guard try repository.containsCommit(base) else { throw TruceError.versionNotFound(base.hex) }
+                    guard try repository.containsCommit(base.objectID) else { throw TruceError.versionNotFound(base.hex) }
                     _ = try Self.readVersion(base, of: save.key, in: repository)
                 }
                 let parent = save.base ?? tips[save.key]
@@ -72,11 +72,11 @@ extension DocumentStore {
                 if let parent, let versions = before[save.key], let head = versions.allHeads.first(where: { $0.id == parent }) {
                     parents = try Self.parents(basedOn: head, heads: versions, in: repository)
                 }
-                let id = try bulk.repository.writeCommit(
+                let id = try bulk.repository.writeVersion(
                     tree: tree, parents: parents, author: Signature(device: author, date: save.date),
                     committer: Signature(device: author, date: save.committerDate ?? Date()),
                     message: VersionMessage(kind: kind, key: save.key.rawValue, device: author).text)
-                bulk.record(id)
+                bulk.record(id.objectID)
                 if let base = save.base { extraHeads.append((save.key, id, base)) } else { tips[save.key] = id }
                 ids.append(id)
                 changes.append(Change(kind: save.content == nil ? .delete : .save, key: save.key, version: id, author: author, date: save.date))
@@ -127,9 +127,10 @@ extension DocumentStore {
             let name = ReferenceLayout.headReference(of: head.key, version: head.id)
             let existing = try head.existing ?? headReferences(of: head.key, in: repository)
             if existing.isEmpty { headsPerNewDocument[head.key, default: 0] += 1 }
-            if !existing.contains(where: { $0.name == name }) { additions.append((name, head.id)) }
-            for reference in existing where reference.target != head.id {
-                if try head.replacing.contains(reference.target) || repository.isDescendant(head.id, of: reference.target) {
+            if !existing.contains(where: { $0.name == name }) { additions.append((name, head.id.objectID)) }
+            for reference in existing where reference.target != head.id.objectID {
+                let target = VersionID(reference.target)
+                if try head.replacing.contains(target) || repository.isDescendant(head.id.objectID, of: reference.target) {
                     replaced.append(reference)
                 }
             }

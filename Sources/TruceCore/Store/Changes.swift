@@ -293,7 +293,7 @@ enum ChangeJournal {
         for line in data.split(separator: 0x0A) {
             // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
             let fields = line.split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            guard fields.count == 6, let kind = ChangeKind(rawValue: fields[0]), let version = ObjectID(hex: fields[1]),
+            guard fields.count == 6, let kind = ChangeKind(rawValue: fields[0]), let version = VersionID(hex: fields[1]),
                 let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5])
             else { return nil }
             let via = fields[3] == "-" ? nil : ObjectID(hex: fields[3])
@@ -320,7 +320,7 @@ enum ChangeJournal {
     private static func entry(from entry: CommitRecord) -> (change: Change, via: ObjectID?)? {
         let fields = MessageLines.trailers(of: entry.message)
         guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
-            let version = fields["Version"].flatMap(ObjectID.init(hex:)), let author = fields["Device"]
+            let version = fields["Version"].flatMap(VersionID.init(hex:)), let author = fields["Device"]
         else { return nil }
         let change = Change(
             kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))

@@ -31,7 +31,8 @@ enum ConflictIndex {
             if hasSeveralHeads, marked == nil, let current = versions.current {
                 try DocumentStore.withLockRetries(on: name, in: repository) {
                     do {
-                        try repository.updateReference(name, to: current.id, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
+                        try repository.updateReference(
+                            name, to: current.id.objectID, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
                     } catch let error as GitError where error.isConcurrentModification {
                         return  // another writer marked it
                     }

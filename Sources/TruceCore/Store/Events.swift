@@ -93,7 +93,7 @@ extension DocumentStore {
             for index in indices.reversed() {
                 let change = changes[index]
                 // A version pruned since is simply gone: its parents are unknown, so the replay keeps the rest.
-                if heads.remove(change.version) != nil, let commit = try? repository.readCommit(change.version) {
+                if heads.remove(change.version.objectID) != nil, let commit = try? repository.readCommit(change.version.objectID) {
                     heads.formUnion(commit.parents)
                 }
                 let before = try documentVersions(of: key, amongCandidates: Array(heads), in: repository).state

@@ -36,7 +36,7 @@ extension DocumentStore {
         var trees: [VersionID: ObjectID] = [:]
         var versions = try heads.map { id in
             let commit = try repository.readCommit(id)
-            trees[id] = commit.tree
+            trees[commit.versionID] = commit.tree
             return try readVersion(commit, of: key, in: repository)
         }
         versions.sort(by: isMoreCurrent)
@@ -73,12 +73,12 @@ extension DocumentStore {
     /// Reads a version and checks that it belongs to `key`; the commit must exist.
     static func readVersion(_ id: VersionID, of key: DocumentKey, in repository: Repository) throws -> Version {
         // A missing commit here is a damaged store, not bad input: callers check ids users give them first.
-        try readVersion(repository.readCommit(id), of: key, in: repository)
+        try readVersion(repository.readCommit(id.objectID), of: key, in: repository)
     }
 
     /// The version a commit already read records; fails when it is not a version of `key`.
     static func readVersion(_ commit: CommitRecord, of key: DocumentKey, in repository: Repository) throws -> Version {
-        let id = commit.id
+        let id = commit.versionID
         guard let message = VersionMessage(parsing: commit.message) else {
             throw TruceError.versionOfAnotherDocument(id, requested: key, actual: "no document (not a Truce version)")
         }
@@ -91,9 +91,9 @@ extension DocumentStore {
     /// The version a commit records, once its message is parsed and its tree looked into.
     static func version(of commit: CommitRecord, message: VersionMessage, key: DocumentKey, isDeletion: Bool) -> Version {
         Version(
-            id: commit.id, key: key, deviceName: commit.author.name,
+            id: commit.versionID, key: key, deviceName: commit.author.name,
             modificationDate: Date(timeIntervalSince1970: TimeInterval(commit.author.time)),
-            isDeletion: isDeletion, parents: commit.parents, resolvedBy: message.resolvedBy, reopened: message.reopens,
+            isDeletion: isDeletion, parents: commit.parentVersionIDs, resolvedBy: message.resolvedBy, reopened: message.reopens,
             isConflict: false, isResolved: false
         )
     }

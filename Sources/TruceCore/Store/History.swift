@@ -7,7 +7,9 @@ extension DocumentStore {
             let current = try Self.documentVersions(of: key, in: repository)
             guard !current.heads.isEmpty else { throw TruceError.documentNotFound(key) }
             let conflictIDs = Set(current.conflicts.map(\.id))
-            var versions = try repository.walk(from: current.heads.map(\.id)).map { try Self.readVersion($0, of: key, in: repository) }
+            var versions = try repository.walk(from: current.heads.map(\.id.objectID)).map {
+                try Self.readVersion(VersionID($0), of: key, in: repository)
+            }
             let resolvedIDs = Set(versions.filter(\.isResolution).flatMap { $0.parents.dropFirst() })
             for index in versions.indices {
                 versions[index].isConflict = conflictIDs.contains(versions[index].id)

@@ -108,7 +108,7 @@ extension DocumentStore {
             guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
                 refused.append(
                     RefusedHead(
-                        version: reference.target, reference: reference.name,
+                        version: VersionID(reference.target), reference: reference.name,
                         reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
                 continue
             }
@@ -123,14 +123,15 @@ extension DocumentStore {
             let seen = isOurs ? nil : knownTargets[ReplicaManifest.reference(of: item.replica)]
             guard item.target != seen else { continue }
             guard try incoming.containsCommit(item.target) else {
-                refused.append(RefusedHead(version: item.target, reference: item.name, reason: "its manifest did not arrive"))
+                refused.append(RefusedHead(version: VersionID(item.target), reference: item.name, reason: "its manifest did not arrive"))
                 continue
             }
             let sequence = try Self.sequence(of: item.target, in: incoming)
             if let seen, try Self.sequence(of: seen, in: incoming) >= sequence { continue }  // we hold a later one, from elsewhere
             switch try ReplicaManifest.listing(from: item.target, after: seen, replica: item.replica, in: incoming) {
             case .failure(let problem):
-                refused.append(RefusedHead(version: item.target, reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"))
+                refused.append(
+                    RefusedHead(version: VersionID(item.target), reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"))
             case .success(let listing):
                 chainCommits += listing.commits
                 candidates += listing.heads.map { ($0, item.name, false) }
@@ -157,7 +158,7 @@ extension DocumentStore {
                 candidate, into: repository, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions)
             {
             case .failure(let problem):
-                refused.append(RefusedHead(version: candidate.id, reference: candidate.reference, reason: problem.reason))
+                refused.append(RefusedHead(version: VersionID(candidate.id), reference: candidate.reference, reason: problem.reason))
                 rejected.insert(candidate.id)
             case .success(let key):
                 if candidate.legacy, !isTruceStore { result.legacyReferences.append(candidate.reference) }
@@ -242,7 +243,7 @@ extension DocumentStore {
         let key = try DocumentKey(message.key)
         if candidate.legacy {
             let directory = ReferenceLayout.headsDirectory(of: key)
-            guard let named = ReferenceLayout.headsDirectory(ofReference: candidate.reference, target: id) else {
+            guard let named = ReferenceLayout.headsDirectory(ofReference: candidate.reference, target: VersionID(id)) else {
                 return .failure(.init("it is not a head reference Truce writes (refs/truce/heads/<2 hex>/<38 hex>/<its version id>)"))
             }
             guard named == directory else { return .failure(.init("it names \(TruceError.quoted(key.rawValue)), whose heads live elsewhere")) }
@@ -268,7 +269,7 @@ extension DocumentStore {
     /// checks (what a local save runs into) have passed.
     /// The commit, its trees and its blob go into `checked` when nothing is wrong, and the version it makes into `versions`.
     static func incomingProblem(
-        of id: VersionID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>,
+        of id: ObjectID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>,
         versions: inout [VersionID: Version]
     ) throws -> String? {
         guard let raw = try repository.rawCommit(id) else { return "is not a commit" }
@@ -288,7 +289,7 @@ extension DocumentStore {
                 }
             }
             checked.formUnion(objects + chain.trees + [chain.blob])
-            versions[id] = version(of: commit, message: message, key: key, isDeletion: false)
+            versions[commit.versionID] = version(of: commit, message: message, key: key, isDeletion: false)
             return nil
         }
         // Not the canonical form: the slow reading below says what is wrong (or takes a deletion's empty tree).
@@ -313,7 +314,7 @@ extension DocumentStore {
             return "has a tree that holds more than its document at its key (or not in git's canonical form)"
         }
         checked.formUnion(objects)
-        versions[id] = version(of: commit, message: message, key: key, isDeletion: entry == nil)
+        versions[commit.versionID] = version(of: commit, message: message, key: key, isDeletion: entry == nil)
         return nil
     }
 }

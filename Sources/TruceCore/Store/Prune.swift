@@ -115,11 +115,11 @@ extension DocumentStore {
         for references in try headReferencesByDocument(in: repository) {
             guard let key = try documentKey(of: references[0].target, in: repository) else { continue }
             let versions = try documentVersions(of: key, in: repository)
-            if versions.state == .deleted, let current = versions.current, try repository.readCommit(current.id).committer.time < cutoff {
+            if versions.state == .deleted, let current = versions.current, try repository.readCommit(current.id.objectID).committer.time < cutoff {
                 leaving += references
                 dropped.append(key)
             } else {
-                let heads = Set(versions.allHeads.map(\.id))
+                let heads = Set(versions.allHeads.map(\.id.objectID))
                 leaving += references.filter { !heads.contains($0.target) }
             }
         }
@@ -131,7 +131,7 @@ extension DocumentStore {
 
     /// Journals any head history a crash kept out of the journal, so `changes` misses nothing for long.
     private static func recordMissingChanges(in repository: Repository) throws {
-        var journaled = Set<ObjectID>()
+        var journaled = Set<VersionID>()
         var entry = try repository.reference(ChangeJournal.reference)
         while let current = entry {
             let commit = try repository.readCommit(current)
@@ -140,8 +140,8 @@ extension DocumentStore {
         }
         let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
         var missing: [Change] = []
-        for id in try repository.walk(from: heads, oldestFirst: true) where !journaled.contains(id) {
-            guard let key = try documentKey(of: id, in: repository) else { continue }
+        for id in try repository.walk(from: heads, oldestFirst: true).map(VersionID.init) where !journaled.contains(id) {
+            guard let key = try documentKey(of: id.objectID, in: repository) else { continue }
             missing.append(change(recording: try readVersion(id, of: key, in: repository)))
         }
         try ChangeJournal.append(missing, in: repository)

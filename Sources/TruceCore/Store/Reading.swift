@@ -14,7 +14,7 @@ extension DocumentStore {
     }
 
     static func contents(of version: Version, in repository: Repository) throws -> Data? {
-        let commit = try repository.readCommit(version.id)
+        let commit = try repository.readCommit(version.id.objectID)
         guard let entry = try repository.entry(at: version.key.rawValue, inTree: commit.tree), !entry.isTree else { return nil }
         return try repository.readBlob(entry.id)
     }
@@ -33,7 +33,7 @@ extension DocumentStore {
             }
         guard isHex, (4...40).contains(text.utf8.count) else { throw TruceError.versionNotFound(text) }
         do {
-            return try repository.commitID(forPrefix: text)
+            return try VersionID(repository.commitID(forPrefix: text))
         } catch {
             if error.isNotFound { throw TruceError.versionNotFound(text) }
             if error.isAmbiguous { throw TruceError.ambiguousVersion(text) }

@@ -27,7 +27,7 @@ extension DocumentStore {
             let before = try Self.documentVersions(of: key, in: repository)
             let parent: Version?
             if let base {
-                guard try repository.containsCommit(base) else { throw TruceError.versionNotFound(base.hex) }
+                guard try repository.containsCommit(base.objectID) else { throw TruceError.versionNotFound(base.hex) }
                 parent = try Self.readVersion(base, of: key, in: repository)
             } else {
                 parent = before.current
@@ -42,7 +42,7 @@ extension DocumentStore {
             let signature = Signature(device: author, date: date)
             let committer = Signature(device: author, date: Date())
             let parents = try parent.map { try Self.parents(basedOn: $0, heads: before, in: repository) } ?? []
-            let id = try repository.writeCommit(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
+            let id = try repository.writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
             try Self.publishHead(id, of: key, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
             let recorded = Self.recordPublished(key, in: repository) {
                 try ChangeJournal.append(
@@ -63,8 +63,8 @@ extension DocumentStore {
     static func parents(basedOn base: Version, heads: DocumentVersions, in repository: Repository) throws -> [VersionID] {
         let others = heads.allHeads.filter { $0.id != base.id }
         guard !others.isEmpty, heads.allHeads.contains(where: { $0.id == base.id }) else { return [base.id] }
-        let tree = try repository.readCommit(base.id).tree
-        return try [base.id] + others.filter { try repository.readCommit($0.id).tree == tree }.map(\.id)
+        let tree = try repository.readCommit(base.id.objectID).tree
+        return try [base.id] + others.filter { try repository.readCommit($0.id.objectID).tree == tree }.map(\.id)
     }
 
     /// Records a version that has just landed: its journal entry (`journal`), then `key`'s conflict marker.
@@ -118,17 +118,17 @@ extension DocumentStore {
         removeStaleLocks(under: ReferenceLayout.headsDirectory(of: key), in: repository)
         try withLockRetries(on: name, in: repository) {
             do {
-                try repository.updateReference(name, to: id, expecting: nil, message: message)
+                try repository.updateReference(name, to: id.objectID, expecting: nil, message: message)
             } catch {
                 // The identical commit may be published already (same content, parents, device and date).
-                guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == id else { throw error }
+                guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == id.objectID else { throw error }
             }
         }
         let references = try headReferences(of: key, in: repository)
         // A packed head stays until prune tidies it: removing its line rewrites the whole file, whatever the store's size.
         let packed = try repository.packedNames(among: references.map(\.name))
-        for reference in references where reference.target != id && !packed.contains(reference.name) {
-            let isReplaced = try replaced.contains(reference.target) || repository.isDescendant(id, of: reference.target)
+        for reference in references where reference.target != id.objectID && !packed.contains(reference.name) {
+            let isReplaced = try replaced.contains(VersionID(reference.target)) || repository.isDescendant(id.objectID, of: reference.target)
             guard isReplaced else { continue }
             // Only tidying: a ref left behind (moved by another writer, or still locked) is filtered out by readers.
             try? withLockRetries(on: reference.name, in: repository) {

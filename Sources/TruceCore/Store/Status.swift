@@ -23,7 +23,7 @@ extension DocumentStore {
 
     static func key(ofHead id: ObjectID, in repository: Repository) throws -> DocumentKey {
         guard let key = try documentKey(of: id, in: repository) else {
-            throw TruceError.versionOfAnotherDocument(id, requested: "unknown", actual: "no document (not a Truce version)")
+            throw TruceError.versionOfAnotherDocument(VersionID(id), requested: "unknown", actual: "no document (not a Truce version)")
         }
         return key
     }

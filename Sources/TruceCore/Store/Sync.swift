@@ -190,15 +190,15 @@ extension DocumentStore {
                 let existing = storeHasHeads ? try Self.headReferences(of: key, in: repository) : []
                 let localHeads =
                     try existing.isEmpty
-                    ? [] : Self.documentVersions(of: key, amongCandidates: existing.map(\.target), in: repository).heads.map(\.id)
+                    ? [] : Self.documentVersions(of: key, amongCandidates: existing.map(\.target), in: repository).heads.map(\.id.objectID)
                 let new = try Self.independentHeads(listedHeads, in: repository).filter { id in
                     try !localHeads.contains { try $0 == id || repository.isDescendant($0, of: id) }
                 }
                 guard !new.isEmpty else { continue }
                 // Every commit of this document the other store has and this one lacks, parents first: for a single new
                 // version (most of an initial sync) the checks already read that it is the whole history.
-                let arriving: [VersionID]
-                if localHeads.isEmpty, new.count == 1, incoming.versions[new[0]]?.parents.isEmpty == true {
+                let arriving: [ObjectID]
+                if localHeads.isEmpty, new.count == 1, incoming.versions[VersionID(new[0])]?.parents.isEmpty == true {
                     arriving = new
                 } else {
                     arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
@@ -206,7 +206,7 @@ extension DocumentStore {
                 // Read before any head is adopted: a commit of another document in the history refuses the sync here.
                 let changes: [Change]
                 do {
-                    changes = try arriving.map { id in
+                    changes = try arriving.map(VersionID.init).map { id in
                         if let checked = incoming.versions[id], checked.key.hasBytes(of: key.rawValue) { return Self.change(recording: checked) }
                         return try Self.change(recording: Self.readVersion(id, of: key, in: repository))
                     }
@@ -214,7 +214,7 @@ extension DocumentStore {
                     throw TruceError.invalidRemote(
                         remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
                 }
-                adopted.append((key, new, existing))
+                adopted.append((key, new.map(VersionID.init), existing))
                 received += changes
                 if let manifest = new.lazy.compactMap({ incoming.via[$0] }).first {
                     for change in changes { via[change.version] = manifest }
@@ -263,8 +263,8 @@ extension DocumentStore {
         return Change(kind: kind, key: version.key, version: version.id, author: version.deviceName, date: version.modificationDate)
     }
 
-    /// The key a version commit names, nil for a commit that is not a Truce version.
-    static func documentKey(of id: VersionID, in repository: Repository) throws -> DocumentKey? {
+    /// The key a version commit (a version's or a head reference's target) names, nil for a commit that is not a Truce version.
+    static func documentKey(of id: ObjectID, in repository: Repository) throws -> DocumentKey? {
         guard let message = VersionMessage(parsing: try repository.readCommit(id).message) else { return nil }
         return try? DocumentKey(message.key)
     }

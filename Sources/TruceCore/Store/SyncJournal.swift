@@ -108,7 +108,7 @@ struct JournalIntent {
         else { return nil }
         var versions: [VersionID] = []
         for line in lines.dropFirst(2).dropLast() {
-            guard let id = ObjectID(hex: String(line)) else { return nil }
+            guard let id = VersionID(hex: String(line)) else { return nil }
             versions.append(id)
         }
         return JournalIntent(path: path, onto: onto.bytes.allSatisfy { $0 == 0 } ? nil : onto, versions: versions)
@@ -185,11 +185,11 @@ extension DocumentStore {
         var changes: [Change] = []
         var headsByKey: [DocumentKey: [ObjectID]] = [:]
         for id in intent.versions {
-            guard try repository.containsCommit(id), let key = try documentKey(of: id, in: repository) else { continue }
+            guard try repository.containsCommit(id.objectID), let key = try documentKey(of: id.objectID, in: repository) else { continue }
             let heads = try headsByKey[key] ?? headReferences(of: key, in: repository).map(\.target)
             headsByKey[key] = heads
             // Only what a head reaches: a version the dead sync never published is not in the store for `changes`.
-            guard try heads.contains(where: { try $0 == id || repository.isDescendant($0, of: id) }) else { continue }
+            guard try heads.contains(where: { try $0 == id.objectID || repository.isDescendant($0, of: id.objectID) }) else { continue }
             changes.append(change(recording: try readVersion(id, of: key, in: repository)))
         }
         try recordChanges(changes, intent: intent, in: repository)

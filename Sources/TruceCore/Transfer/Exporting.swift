@@ -116,9 +116,9 @@ extension DocumentStore {
             let madeByThen = version.modificationDate <= date
             if madeByThen, !covered.contains(id) {
                 heads.append(version)
-                trees[id] = commit.tree
+                trees[version.id] = commit.tree
             }
-            if madeByThen || covered.contains(id) { covered.formUnion(version.parents) }
+            if madeByThen || covered.contains(id) { covered.formUnion(commit.parents) }
         }
         let (distinct, equivalents) = collapsingIdenticalContent(heads.sorted(by: isMoreCurrent), trees: trees)
         return DocumentVersions(key: key, current: distinct.first, conflicts: Array(distinct.dropFirst()), equivalents: equivalents, base: nil)

@@ -89,7 +89,7 @@ extension DocumentStore {
     /// True when `key`'s current version holds exactly `content` (compared by blob id, without reading the blob).
     private static func currentVersion(of key: DocumentKey, holds content: Data, in repository: Repository) throws -> Bool {
         guard let current = try documentVersions(of: key, in: repository).current, !current.isDeletion else { return false }
-        let tree = try repository.readCommit(current.id).tree
+        let tree = try repository.readCommit(current.id.objectID).tree
         guard let entry = try repository.entry(at: key.rawValue, inTree: tree), !entry.isTree else { return false }
         return entry.id == ObjectID.blobHash(of: content)
     }

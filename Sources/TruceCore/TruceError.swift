@@ -1,7 +1,7 @@
 import Foundation
 
 /// Everything that can go wrong in a Truce operation, in words a user can act on.
-public enum TruceError: Error, Sendable, Equatable, LocalizedError {
+public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomStringConvertible, CustomDebugStringConvertible {
     /// The document key breaks a rule keys follow (UTF-8 path segments git can store, no `..`, no reserved names).
     case invalidKey(String, reason: String)
     /// The device name cannot be an author name.
@@ -73,6 +73,12 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError {
 
     /// The message for people; a URL in it never shows its password (`https://user@host/x`, not `user:secret@`).
     public var errorDescription: String? { RemoteURL.redactingPasswords(in: unredactedDescription) }
+
+    /// The same line: `print(error)` and `"\(error)"` show no URL's password, which the cases themselves hold.
+    public var description: String { RemoteURL.redactingPasswords(in: unredactedDescription) }
+
+    /// The same line, for `debugPrint` and `String(reflecting:)`.
+    public var debugDescription: String { description }
 
     private var unredactedDescription: String {
         switch self {

@@ -14,7 +14,8 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `git_error_last()`'s message, read right after the failing call.
     public let message: String
 
-    public var description: String { "\(operation): \(message)" }
+    /// What failed and why, with any URL's password removed.
+    public var description: String { RemoteURL.redactingPasswords(in: "\(operation): \(message)") }
 
     /// True for `GIT_ENOTFOUND`.
     package var isNotFound: Bool { code == GIT_ENOTFOUND.rawValue }

@@ -221,44 +221,53 @@ enum ChangeJournal {
     /// `changes(from:after:in:)` with the manifest each received version came through (`Via:`).
     static func entries(from tip: ObjectID, after position: ObjectID?, in repository: Repository) throws -> [(change: Change, via: ObjectID?)]? {
         var entries: [(change: Change, via: ObjectID?)] = []
-        var entry: ObjectID? = tip
-        while let current = entry, current != position {
-            let commit = try repository.readCommit(current)
-            guard let recorded = try recorded(in: commit, of: repository) else {
-                throw TruceError.storeFailure(
-                    GitError(
-                        operation: "read change journal", code: -1, errorClass: 0,
-                        message: "entry \(current) is not a change"))
-            }
-            entries.append(contentsOf: recorded.reversed())
-            entry = commit.parents.first
+        let reached = try walk(from: tip, after: position, in: repository) { commit in
+            entries.append(contentsOf: try changes(recordedBy: commit, in: repository).reversed())
+            return true
         }
-        if entry == nil, position != nil { return nil }
-        return entries.reversed()
+        return reached ? entries.reversed() : nil
     }
 
     /// Whether every change the journal records from `tip` back to its start came through one of `manifests`: a batch
     /// entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
     static func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>, in repository: Repository) throws -> Bool {
-        var entry: ObjectID? = tip
-        while let current = entry {
-            let commit = try repository.readCommit(current)
+        var every = true
+        _ = try walk(from: tip, after: nil, in: repository) { commit in
             let trailers = MessageLines.trailers(of: commit.message)
             if trailers["Change"] == "batch", let through = trailers["Via"] {
                 let listed = through.split(separator: " ").map { ObjectID(hex: String($0)) }
-                guard !listed.isEmpty, listed.allSatisfy({ $0.map(manifests.contains) ?? false }) else { return false }
+                every = !listed.isEmpty && listed.allSatisfy { $0.map(manifests.contains) ?? false }
             } else {
-                guard let recorded = try recorded(in: commit, of: repository) else {
-                    throw TruceError.storeFailure(
-                        GitError(
-                            operation: "read change journal", code: -1, errorClass: 0,
-                            message: "entry \(current) is not a change"))
-                }
-                guard recorded.allSatisfy({ $0.via.map(manifests.contains) ?? false }) else { return false }
+                every = try changes(recordedBy: commit, in: repository).allSatisfy { $0.via.map(manifests.contains) ?? false }
             }
+            return every
+        }
+        return every
+    }
+
+    /// Visits the entries from `tip` back to `position` (not included), newest first, while `visit` says go on;
+    /// true when the walk reached `position` (for nil, the journal's start).
+    private static func walk(
+        from tip: ObjectID, after position: ObjectID?, in repository: Repository,
+        _ visit: (CommitRecord) throws -> Bool
+    ) throws -> Bool {
+        var entry: ObjectID? = tip
+        while let current = entry {
+            if current == position { return true }
+            let commit = try repository.readCommit(current)
+            guard try visit(commit) else { return false }
             entry = commit.parents.first
         }
-        return true
+        return position == nil
+    }
+
+    /// The changes an entry records; a commit in the journal that is no entry is a damaged journal.
+    private static func changes(recordedBy commit: CommitRecord, in repository: Repository) throws -> [(change: Change, via: ObjectID?)] {
+        guard let recorded = try recorded(in: commit, of: repository) else {
+            throw TruceError.storeFailure(
+                GitError(operation: "read change journal", code: -1, errorClass: 0, message: "entry \(commit.id) is not a change"))
+        }
+        return recorded
     }
 
     /// More changes than this at once are one batch entry.

@@ -31,12 +31,11 @@ typedef struct {
 typedef struct {
     git_odb_backend parent;
     char *objects_dir;
-    /* The objects directory, opened once: most reads are of packed objects, and a failed open relative to it walks
-       two path components instead of the whole absolute path. -1 when it could not be opened. */
-    int objects_fd;
-    /* Pack backends of its own, on the same directory and on another one the same object database reads (a
-       quarantine's download): an object they find is packed, and needs no loose check (packed copies are read
-       before loose ones). Each is refreshed when its pack directory changes; NULL when it could not be made. */
+    /* Pack backends of its own, on the guarded directory (packs[0]) and on another one the same object database
+       reads (a quarantine's download): an object they find is packed, and needs no loose check (packed copies are
+       read before loose ones). Each is refreshed when its pack directory changes; NULL when it could not be made.
+       packs[0]'s descriptor is also where loose files are opened: a failed open relative to it walks two path
+       components instead of the whole absolute path. */
     pack_set packs[2];
 } loose_guard;
 
@@ -59,10 +58,10 @@ static int damaged(const char *hex, const char *reason) {
 static int check_loose_object(const loose_guard *guard, const char *hex) {
     char path[4096];
     int descriptor;
-    if (guard->objects_fd >= 0) {
+    if (guard->packs[0].objects_fd >= 0) {
         char relative[GIT_OID_HEXSZ + 2];
         snprintf(relative, sizeof relative, "%.2s/%s", hex, hex + 2);
-        descriptor = openat(guard->objects_fd, relative, O_RDONLY | O_CLOEXEC);
+        descriptor = openat(guard->packs[0].objects_fd, relative, O_RDONLY | O_CLOEXEC);
     } else {
         if (snprintf(path, sizeof path, "%s/%.2s/%s", guard->objects_dir, hex, hex + 2) >= (int)sizeof path) return GIT_PASSTHROUGH;
         descriptor = open(path, O_RDONLY | O_CLOEXEC);
@@ -182,7 +181,6 @@ static int guard_read_prefix(git_oid *found, void **data, size_t *size, git_obje
 
 static void guard_free(git_odb_backend *backend) {
     loose_guard *guard = (loose_guard *)backend;
-    if (guard->objects_fd >= 0) close(guard->objects_fd);
     for (int index = 0; index < 2; index++) close_pack_set(&guard->packs[index]);
     free(guard->objects_dir);
     free(guard);
@@ -192,10 +190,8 @@ int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, cons
     loose_guard *guard = calloc(1, sizeof *guard);
     if (!guard) return GIT_ERROR;
     git_odb_init_backend(&guard->parent, GIT_ODB_BACKEND_VERSION);
-    guard->objects_fd = -1;
     guard->packs[0].objects_fd = guard->packs[1].objects_fd = -1;
     guard->objects_dir = strdup(objects_dir);
-    guard->objects_fd = open(objects_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     open_pack_set(&guard->packs[0], objects_dir);
     if (also_packed_dir) open_pack_set(&guard->packs[1], also_packed_dir);
     guard->parent.read = guard_read;

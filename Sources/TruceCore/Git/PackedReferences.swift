@@ -211,14 +211,14 @@ extension PackedReferences {
             close(descriptor)
             if !committed { unlink(lockPath) }
         }
-        let current = try PackedReferences(readingIn: gitDirectory)
+        let current = try PackedReferences(readingIn: gitDirectory).allRecords()
         var added = Dictionary(additions.map { (Array($0.name.utf8), $0.target) }, uniquingKeysWith: { first, _ in first })
         let removed = Set(removals.map { Array($0.utf8) })
         if keepingExisting {
             // Only names the file lacks: a line another writer packed since the caller looked stays as it is.
-            for record in try current.allRecords() where added[record.name] != nil { added[record.name] = nil }
+            for record in current where added[record.name] != nil { added[record.name] = nil }
         }
-        var records = try current.allRecords().filter { removed.contains($0.name) == false && added[$0.name] == nil }
+        var records = current.filter { removed.contains($0.name) == false && added[$0.name] == nil }
         records += added.map { name, target in (name, Array((target.hex + " ").utf8) + name + [0x0A]) }
         // git compares names as bytes (strcmp); a file from an older writer may be unsorted, so sort all.
         records.sort { $0.name.lexicographicallyPrecedes($1.name) }

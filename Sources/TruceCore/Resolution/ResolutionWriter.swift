@@ -18,20 +18,16 @@ extension DocumentStore {
     func write(_ conflict: ConflictSet, settlement: Settlement, resolver: String, device: String) throws(TruceError) -> ResolveResult {
         let author = try Self.authorName(device)
         let key = conflict.key
-        let (version, state) = try withRepository { repository in
-            let now = Date()
-            let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, in: repository)
-            try Self.publishHead(
-                id, of: key, replacing: conflict.settledVersions.map(\.id),
-                message: "truce: resolve \(key.rawValue) with \(resolver) on \(author)", in: repository)
-            let recorded = Self.recordPublished(key, in: repository) {
-                try ChangeJournal.append([Change(kind: .resolution, key: key, version: id, author: author, date: now)], in: repository)
-            }
-            let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-            return (try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository), after.state)
+        return try transacting(.loose) { transaction in
+            let id = try transaction.writeResolution(conflict, settlement: settlement, resolver: resolver)
+            transaction.publish(
+                PendingHead(
+                    key: key, id: id, replacing: conflict.settledVersions.map(\.id),
+                    message: "truce: resolve \(key.rawValue) with \(resolver) on \(author)"))
+            transaction.record(Change(kind: .resolution, key: key, version: id, author: author, date: Date()))
+            let committed = try transaction.commit()
+            return .resolved(try committed.version(id, of: key), resolver: resolver, state: try committed.versions(of: key).state)
         }
-        deliverEvents()
-        return .resolved(version, resolver: resolver, state: state)
     }
 
     /// Writes many resolutions as one pack, then publishes their heads together: `resolveAll`'s bulk path.
@@ -40,35 +36,25 @@ extension DocumentStore {
     ) throws(TruceError) -> [DocumentKey: ResolveResult] {
         guard !settled.isEmpty else { return [:] }
         let author = try Self.authorName(device)
-        let results = try withRepository { repository in
-            let bulk = try BulkWriter(path: repository.path)
+        return try transacting(.packed) { transaction in
             let now = Date()
-            var heads: [PendingHead] = []
-            var changes: [Change] = []
+            var written: [(key: DocumentKey, id: VersionID, resolver: String)] = []
             for (conflict, settlement, resolver) in settled {
-                let id = try Self.writeResolution(conflict, settlement: settlement, resolver: resolver, in: bulk.repository, recording: bulk)
-                heads.append(
+                let id = try transaction.writeResolution(conflict, settlement: settlement, resolver: resolver)
+                transaction.publish(
                     PendingHead(
                         key: conflict.key, id: id, replacing: conflict.settledVersions.map(\.id),
                         message: "truce: resolve \(conflict.key.rawValue) with \(resolver) on \(author)"))
-                changes.append(Change(kind: .resolution, key: conflict.key, version: id, author: author, date: now))
+                transaction.record(Change(kind: .resolution, key: conflict.key, version: id, author: author, date: now))
+                written.append((conflict.key, id, resolver))
             }
-            let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
-            // The last point a cancellation stops at: until the flush, every object is in memory only.
-            try cancellation?.check()
-            try bulk.flush()
-            try Self.publishHeads(heads, in: repository)
-            try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
+            let committed = try transaction.commit(cancellation: cancellation)
             var results: [DocumentKey: ResolveResult] = [:]
-            for (head, (_, _, resolver)) in zip(heads, settled) {
-                let after = try Self.documentVersions(of: head.key, in: repository)
-                let version = try after.heads.first { $0.id == head.id } ?? Self.readVersion(head.id, of: head.key, in: repository)
-                results[head.key] = .resolved(version, resolver: resolver, state: after.state)
+            for (key, id, resolver) in written {
+                results[key] = .resolved(try committed.version(id, of: key), resolver: resolver, state: try committed.versions(of: key).state)
             }
             return results
         }
-        deliverEvents()
-        return results
     }
 
     /// Writes the resolution commit of `conflict`; no ref moves.
@@ -115,30 +101,25 @@ extension DocumentStore {
     @discardableResult
     public func reopen(_ key: DocumentKey, device: String? = nil) throws(TruceError) -> DocumentVersions {
         let author = try author(device)
-        let after = try withRepository { repository in
+        return try transacting(.loose) { transaction in
+            let repository = transaction.repository
             let before = try Self.documentVersions(of: key, in: repository)
             guard before.current != nil else { throw TruceError.documentNotFound(key) }
             guard let resolution = before.allHeads.filter(\.isResolution).max(by: { Self.isMoreCurrent($1, $0) }) else {
                 throw TruceError.nothingToReopen(key)
             }
-            var reopenings: [VersionID] = []
+            let now = Date()
             for parent in resolution.parents {
                 let settled = try repository.readCommit(parent.objectID)
                 let restored = try Self.readVersion(settled, of: key, in: repository)
                 let message = VersionMessage(kind: .reopen, key: key.rawValue, device: restored.deviceName, reopens: resolution.id, restores: parent)
-                let id = try repository.writeVersion(
+                let id = try transaction.writeVersion(
                     tree: settled.tree, parents: [resolution.id], author: settled.author,
                     committer: settled.author, message: message.text)
-                try Self.publishHead(id, of: key, replacing: [resolution.id], message: "truce: reopen \(key.rawValue) on \(author)", in: repository)
-                reopenings.append(id)
+                transaction.publish(PendingHead(key: key, id: id, replacing: [resolution.id], message: "truce: reopen \(key.rawValue) on \(author)"))
+                transaction.record(Change(kind: .reopen, key: key, version: id, author: author, date: now))
             }
-            let now = Date()
-            let recorded = Self.recordPublished(key, in: repository) {
-                try ChangeJournal.append(reopenings.map { Change(kind: .reopen, key: key, version: $0, author: author, date: now) }, in: repository)
-            }
-            return try recorded ?? Self.documentVersions(of: key, in: repository)
+            return try transaction.commit().versions(of: key)
         }
-        deliverEvents()
-        return after
     }
 }

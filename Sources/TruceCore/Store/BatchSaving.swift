@@ -46,15 +46,14 @@ extension DocumentStore {
             try Signature.checkRepresentable(save.date)
             if let committed = save.committerDate { try Signature.checkRepresentable(committed) }
         }
-        let ids = try withRepository { repository in
-            let bulk = try BulkWriter(path: repository.path)
+        return try transacting(.packed) { transaction in
+            let repository = transaction.repository
             var before: [DocumentKey: DocumentVersions] = [:]
             var tips: [DocumentKey: VersionID] = [:]
             var extraHeads: [(key: DocumentKey, id: VersionID, base: VersionID)] = []
             var ids: [VersionID] = []
-            var changes: [Change] = []
             for (save, author) in zip(saves, authors) {
-                // Until the flush below, the batch is in memory only: stopping here leaves the store as it was.
+                // Until the commit below, the batch is in memory only: stopping here leaves the store as it was.
                 try cancellation?.check()
                 if before[save.key] == nil {
                     let versions = try Self.documentVersions(of: save.key, in: repository)
@@ -62,7 +61,7 @@ extension DocumentStore {
                     tips[save.key] = versions.current?.id
                 }
                 let kind: VersionMessage.Kind = save.content == nil ? .delete : .save
-                let tree = try Self.writeTree(holding: save.content, at: save.key, in: bulk.repository, recording: bulk)
+                let tree = try transaction.writeTree(holding: save.content, at: save.key)
                 if let base = save.base {
                     guard try repository.containsCommit(base.objectID) else { throw TruceError.versionNotFound(base.hex) }
                     _ = try Self.readVersion(base, of: save.key, in: repository)
@@ -72,92 +71,24 @@ extension DocumentStore {
                 if let parent, let versions = before[save.key], let head = versions.allHeads.first(where: { $0.id == parent }) {
                     parents = try Self.parents(basedOn: head, heads: versions, in: repository)
                 }
-                let id = try bulk.repository.writeVersion(
+                let id = try transaction.writeVersion(
                     tree: tree, parents: parents, author: Signature(device: author, date: save.date),
                     committer: Signature(device: author, date: save.committerDate ?? Date()),
                     message: VersionMessage(kind: kind, key: save.key.rawValue, device: author).text)
-                bulk.record(id.objectID)
                 if let base = save.base { extraHeads.append((save.key, id, base)) } else { tips[save.key] = id }
                 ids.append(id)
-                changes.append(Change(kind: save.content == nil ? .delete : .save, key: save.key, version: id, author: author, date: save.date))
+                transaction.record(Change(kind: save.content == nil ? .delete : .save, key: save.key, version: id, author: author, date: save.date))
                 progress?(ids.count, saves.count)
             }
-            // The journal entries go into the same pack; the journal moves to them only after the heads are published.
-            let journal = try ChangeJournal.prepare(changes, in: bulk.repository, recording: bulk)
-            try cancellation?.check()
-            try bulk.flush()
-            var heads = tips.sorted(by: { $0.key < $1.key }).filter { $0.value != before[$0.key]?.current?.id }.map {
-                PendingHead(
-                    key: $0.key, id: $0.value, replacing: before[$0.key]?.current.map { [$0.id] } ?? [], message: "truce: save \($0.key.rawValue)")
+            for (key, tip) in tips.sorted(by: { $0.key < $1.key }) where tip != before[key]?.current?.id {
+                transaction.publish(
+                    PendingHead(key: key, id: tip, replacing: before[key]?.current.map { [$0.id] } ?? [], message: "truce: save \(key.rawValue)"))
             }
-            heads += extraHeads.map { PendingHead(key: $0.key, id: $0.id, replacing: [$0.base], message: "truce: save \($0.key.rawValue)") }
-            try Self.publishHeads(heads, in: repository)
-            // The heads have landed: see recordPublished.
-            try? { if try !ChangeJournal.publish(journal, in: repository) { try ChangeJournal.append(changes, in: repository) } }()
+            for extra in extraHeads {
+                transaction.publish(PendingHead(key: extra.key, id: extra.id, replacing: [extra.base], message: "truce: save \(extra.key.rawValue)"))
+            }
+            _ = try transaction.commit(cancellation: cancellation)
             return ids
         }
-        deliverEvents()
-        return ids
     }
-
-    /// Publishes many heads at once, as lines of `packed-refs` written in one durable rewrite.
-    ///
-    /// A loose ref costs two files, two directories and four fsyncs (ref,
-    /// reflog, their directories), which made a 10,000-document sync write
-    /// 160 MB; packed, a head is one line. The change journal, whose reflog
-    /// records every append, is the audit of heads published this way. The
-    /// heads each one replaces leave in the same rewrite when they are packed,
-    /// and as loose files right after; a head already published stays as it
-    /// is. Heads and journal are published in that order, as for one save: a
-    /// crash in between leaves heads the journal lacks, which the next sync
-    /// or prune journals (see `publishJournaled`).
-    static func publishHeads(_ heads: [PendingHead], in repository: Repository) throws {
-        guard heads.count > 8 else {
-            for head in heads {
-                try publishHead(head.id, of: head.key, replacing: head.replacing, message: head.message, in: repository)
-                recordPublished(head.key, in: repository) {}
-            }
-            return
-        }
-        var additions: [(name: String, target: ObjectID)] = []
-        var replaced: [(name: String, target: ObjectID)] = []
-        // A document that had no head and gets one cannot be in conflict: its marker needs reading only if one is left.
-        var headsPerNewDocument: [DocumentKey: Int] = [:]
-        for head in heads {
-            let name = ReferenceLayout.headReference(of: head.key, version: head.id)
-            let existing = try head.existing ?? headReferences(of: head.key, in: repository)
-            if existing.isEmpty { headsPerNewDocument[head.key, default: 0] += 1 }
-            if !existing.contains(where: { $0.name == name }) { additions.append((name, head.id.objectID)) }
-            for reference in existing where reference.target != head.id.objectID {
-                let target = VersionID(reference.target)
-                if try head.replacing.contains(target) || repository.isDescendant(head.id.objectID, of: reference.target) {
-                    replaced.append(reference)
-                }
-            }
-        }
-        let packedReplaced = try repository.packedNames(among: replaced.map(\.name))
-        try withLockRetries(on: "packed-refs", in: repository) {
-            try PackedReferences.update(in: repository.gitDirectory, adding: additions, removing: packedReplaced)
-        }
-        // Only tidying, as in publishHead: a replaced ref left behind is filtered out by readers.
-        try? withLockRetries(on: "packed-refs", in: repository) {
-            try repository.deleteReferences(replaced)
-        }
-        // Markers are few (one per document in conflict): one listing, not one lookup per document.
-        let markers = Set(try repository.references(under: ConflictIndex.root).map(\.name))
-        for key in Set(heads.map(\.key)).sorted() {
-            let settled = headsPerNewDocument[key] == 1 && (markers.isEmpty || !markers.contains(ConflictIndex.marker(of: key)))
-            if !settled { recordPublished(key, in: repository) {} }
-        }
-    }
-}
-
-/// A head written in bulk and waiting to be published: its document, version, the heads it replaces, the reflog message.
-struct PendingHead: Sendable {
-    let key: DocumentKey
-    let id: VersionID
-    let replacing: [VersionID]
-    let message: String
-    /// The document's head references as the caller just read them under the sync lock; nil reads them here.
-    var existing: [(name: String, target: ObjectID)]? = nil
 }

@@ -23,7 +23,8 @@ extension DocumentStore {
     private func write(_ content: Data?, to key: DocumentKey, device: String?, base: VersionID?, date: Date) throws(TruceError) -> Version {
         let author = try author(device)
         try Signature.checkRepresentable(date)
-        let version = try withRepository { repository in
+        return try transacting(.loose) { transaction in
+            let repository = transaction.repository
             let before = try Self.documentVersions(of: key, in: repository)
             let parent: Version?
             if let base {
@@ -38,22 +39,15 @@ extension DocumentStore {
             }
             let kind: VersionMessage.Kind = content == nil ? .delete : .save
             let message = VersionMessage(kind: kind, key: key.rawValue, device: author)
-            let tree = try Self.writeTree(holding: content, at: key, in: repository)
+            let tree = try transaction.writeTree(holding: content, at: key)
             let signature = Signature(device: author, date: date)
             let committer = Signature(device: author, date: Date())
             let parents = try parent.map { try Self.parents(basedOn: $0, heads: before, in: repository) } ?? []
-            let id = try repository.writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
-            try Self.publishHead(id, of: key, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)", in: repository)
-            let recorded = Self.recordPublished(key, in: repository) {
-                try ChangeJournal.append(
-                    [Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)],
-                    in: repository)
-            }
-            let after = try recorded ?? Self.documentVersions(of: key, in: repository)
-            return try after.heads.first { $0.id == id } ?? Self.readVersion(id, of: key, in: repository)
+            let id = try transaction.writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
+            transaction.publish(PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)"))
+            transaction.record(Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date))
+            return try transaction.commit().version(id, of: key)
         }
-        deliverEvents()
-        return version
     }
 
     /// The parents of a version based on `base`: `base`, then every other head holding the same content.
@@ -65,19 +59,6 @@ extension DocumentStore {
         guard !others.isEmpty, heads.allHeads.contains(where: { $0.id == base.id }) else { return [base.id] }
         let tree = try repository.readCommit(base.id.objectID).tree
         return try [base.id] + others.filter { try repository.readCommit($0.id.objectID).tree == tree }.map(\.id)
-    }
-
-    /// Records a version that has just landed: its journal entry (`journal`), then `key`'s conflict marker.
-    ///
-    /// The version is a head by then, so a failure here must not become an
-    /// error the caller would retry (the retry would write a duplicate, and a
-    /// sibling conflict with `--base`); prune journals whatever is missing and
-    /// rebuilds the markers.
-    /// Returns the document's heads as the marker update read them, nil when it failed.
-    @discardableResult
-    static func recordPublished(_ key: DocumentKey, in repository: Repository, journal: () throws -> Void) -> DocumentVersions? {
-        try? journal()
-        return try? ConflictIndex.update(key, in: repository)
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
@@ -102,39 +83,6 @@ extension DocumentStore {
             bulk?.record(id)
         }
         return id
-    }
-
-    /// Makes `id` a head of `key`, then drops the head references it descends from.
-    ///
-    /// The new reference is created first (compare-and-swap against "absent"),
-    /// so at every instant each acknowledged version is reachable from some
-    /// head reference. Dropping the replaced ones is only tidying: a crash
-    /// before it leaves a reference that readers filter out and the next
-    /// writer removes.
-    static func publishHead(_ id: VersionID, of key: DocumentKey, replacing replaced: [VersionID], message: String, in repository: Repository) throws
-    {
-        let name = ReferenceLayout.headReference(of: key, version: id)
-        // A writer of this document killed while creating its head ref left a lock no other writer would take.
-        removeStaleLocks(under: ReferenceLayout.headsDirectory(of: key), in: repository)
-        try withLockRetries(on: name, in: repository) {
-            do {
-                try repository.updateReference(name, to: id.objectID, expecting: nil, message: message)
-            } catch {
-                // The identical commit may be published already (same content, parents, device and date).
-                guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == id.objectID else { throw error }
-            }
-        }
-        let references = try headReferences(of: key, in: repository)
-        // A packed head stays until prune tidies it: removing its line rewrites the whole file, whatever the store's size.
-        let packed = try repository.packedNames(among: references.map(\.name))
-        for reference in references where reference.target != id.objectID && !packed.contains(reference.name) {
-            let isReplaced = try replaced.contains(VersionID(reference.target)) || repository.isDescendant(id.objectID, of: reference.target)
-            guard isReplaced else { continue }
-            // Only tidying: a ref left behind (moved by another writer, or still locked) is filtered out by readers.
-            try? withLockRetries(on: reference.name, in: repository) {
-                try repository.deleteReference(reference.name, expecting: reference.target)
-            }
-        }
     }
 
     /// A device name git accepts as an author name, or a clear error.

@@ -220,17 +220,18 @@ extension DocumentStore {
                     for change in changes { via[change.version] = manifest }
                 }
             }
-            // One journal append for the whole sync, not one per document: each append is a ref update.
-            try Self.publishJournaled(received, via: via, in: repository) {
-                try Self.publishHeads(
-                    adopted.flatMap { document in
-                        document.heads.map {
-                            PendingHead(
-                                key: document.key, id: $0, replacing: [], message: "truce: sync \(document.key.rawValue)", existing: document.existing
-                            )
-                        }
-                    }, in: repository)
+            // One transaction for the whole sync, not one per document: one journal append, one packed-refs rewrite.
+            var transaction = try WriteTransaction(in: repository, objects: .stored)
+            transaction.via = via
+            for change in received { transaction.record(change) }
+            for document in adopted {
+                for head in document.heads {
+                    transaction.publish(
+                        PendingHead(
+                            key: document.key, id: head, replacing: [], message: "truce: sync \(document.key.rawValue)", existing: document.existing))
+                }
             }
+            _ = try transaction.commit()
             // Only now: a sync killed before this point reads the same manifests again next time.
             var moving = incoming.manifests
             let fresh = moving.filter { $0.seen == nil }

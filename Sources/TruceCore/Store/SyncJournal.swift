@@ -156,32 +156,9 @@ extension DocumentStore {
         return lock
     }
 
-    /// Runs `publish`, which makes heads of versions whose journal entries are `changes`, then journals them.
-    ///
-    /// An intent naming the versions is on disk from before the first head
-    /// is published until their entries are in the journal, so a sync killed
-    /// (or failing) in between is completed by the next one. Hold the
-    /// `SyncLock`. The heads are published by then, so a failure to journal
-    /// is not an error the caller should retry: the intent stays for the next sync.
-    static func publishJournaled(
-        _ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
-        publish: () throws -> Void
-    ) throws {
-        guard !changes.isEmpty else { return try publish() }
-        let intent = try JournalIntent.record(changes.map(\.version), in: repository)
-        do { try publish() } catch {
-            // Some heads may have landed: journal those now, or leave the intent to the next sync.
-            try? completeLeftover(intent, in: repository)
-            throw error
-        }
-        TestPause.at("sync-published")
-        // `publish` brought the conflict markers up to date with the heads it published.
-        if (try? recordChanges(changes, via: via, intent: intent, in: repository)) != nil { intent.remove() }
-    }
-
     /// Journals the versions of a dead sync's intent that a head reaches and the journal lacks, updates their
     /// documents' conflict markers, and removes the intent.
-    private static func completeLeftover(_ intent: JournalIntent, in repository: Repository) throws {
+    static func completeLeftover(_ intent: JournalIntent, in repository: Repository) throws {
         var changes: [Change] = []
         var headsByKey: [DocumentKey: [ObjectID]] = [:]
         for id in intent.versions {
@@ -198,7 +175,7 @@ extension DocumentStore {
     }
 
     /// Appends the `changes` the journal does not record since `intent` was written (prune may have journaled some).
-    private static func recordChanges(
+    static func recordChanges(
         _ changes: [Change], via: [VersionID: ObjectID] = [:], intent: JournalIntent,
         in repository: Repository
     ) throws {

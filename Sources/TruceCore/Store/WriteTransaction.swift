@@ -1,0 +1,153 @@
+import Foundation
+
+/// One write to the store, the only way versions land: new objects, then heads, then conflict markers, then the
+/// change journal; the store delivers the events after.
+///
+/// Every writer goes through it: a save or a deletion, a batch, a resolution
+/// and a bulk of them, a reopening, a sync adopting what it downloaded. Each
+/// step is durable before the next starts, so a process killed or a machine
+/// losing power between two steps leaves one of these states, each a clean
+/// store that `git fsck --strict` passes:
+///
+/// 1. **Objects before heads.** Loose objects are fsynced one by one as they
+///    are written; a pack is written whole, fsynced and renamed into place in
+///    `commit`; a sync's download was moved in the same way before adopting.
+///    A head never names a missing object. Objects no head reaches are
+///    garbage that prune takes in time.
+/// 2. **Heads by compare-and-swap.** A new head is created against "absent"
+///    before the heads it replaces are dropped, so every acknowledged version
+///    is reachable from some head at every instant, and two concurrent writers
+///    both land (the document is then in conflict).
+/// 3. **Markers after heads.** A conflict marker is a hint readers re-check;
+///    prune rebuilds them all.
+/// 4. **Journal last.** An entry is appended only for versions a head already
+///    reaches: a crash before it leaves heads the journal lacks, which prune
+///    journals. A sync names its versions in an intent file first, so that the
+///    next sync journals them too.
+///
+/// Once a head is published, a failure of steps 3 and 4 is not thrown: the
+/// caller would retry and write the version twice.
+struct WriteTransaction {
+    /// Where the transaction's new objects go.
+    enum Objects {
+        /// One loose object each, through libgit2: a single save, resolution or reopening.
+        case loose
+        /// Memory, then one pack at `commit`: batches, where one fsync for the pack beats one per object.
+        case packed
+        /// Already in the store: a sync's download. Its journal entries are guarded by an intent (hold the `SyncLock`).
+        case stored
+    }
+
+    /// The store, for reading what is there.
+    let repository: Repository
+    /// The handle new objects are written through (and read back from before `commit`).
+    let objects: Repository
+    private let kind: Objects
+    private let pack: BulkWriter?
+    private(set) var heads: [PendingHead] = []
+    private(set) var changes: [Change] = []
+    /// For a version a sync received, the replica manifest that listed it (the journal's `Via:`).
+    var via: [VersionID: ObjectID] = [:]
+
+    init(in repository: Repository, objects kind: Objects) throws {
+        self.repository = repository
+        self.kind = kind
+        pack = kind == .packed ? try BulkWriter(path: repository.path) : nil
+        objects = pack?.repository ?? repository
+    }
+
+    /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
+    func writeTree(holding content: Data?, at key: DocumentKey) throws -> ObjectID {
+        try DocumentStore.writeTree(holding: content, at: key, in: objects, recording: pack)
+    }
+
+    /// Writes a version commit; nothing names it until `commit` publishes a head.
+    func writeVersion(tree: ObjectID, parents: [VersionID], author: Signature, committer: Signature, message: String) throws -> VersionID {
+        let id = try objects.writeVersion(tree: tree, parents: parents, author: author, committer: committer, message: message)
+        pack?.record(id.objectID)
+        return id
+    }
+
+    /// Writes the resolution commit of `conflict` (see `DocumentStore.writeResolution`).
+    func writeResolution(_ conflict: ConflictSet, settlement: Settlement, resolver: String) throws -> VersionID {
+        try DocumentStore.writeResolution(conflict, settlement: settlement, resolver: resolver, in: objects, recording: pack)
+    }
+
+    /// Makes `head` one of the heads `commit` publishes.
+    mutating func publish(_ head: PendingHead) { heads.append(head) }
+
+    /// Records `change` in the journal entry `commit` appends.
+    mutating func record(_ change: Change) { changes.append(change) }
+
+    /// What a committed transaction leaves: each written document's heads as the marker update read them.
+    struct Committed {
+        fileprivate let repository: Repository
+        fileprivate let read: [DocumentKey: DocumentVersions]
+
+        /// `key`'s heads after the write: as the marker update read them, else read now.
+        func versions(of key: DocumentKey) throws -> DocumentVersions {
+            try read[key] ?? DocumentStore.documentVersions(of: key, in: repository)
+        }
+
+        /// The version `id` of `key` as it stands after the write (`isConflict` set when it is a conflict version).
+        func version(_ id: VersionID, of key: DocumentKey) throws -> Version {
+            try versions(of: key).heads.first { $0.id == id } ?? DocumentStore.readVersion(id, of: key, in: repository)
+        }
+    }
+
+    /// Makes the objects durable, publishes the heads, brings the markers up to date and journals the changes, in that order.
+    ///
+    /// `cancellation` is checked one last time before anything leaves memory.
+    func commit(cancellation: Cancellation? = nil) throws -> Committed {
+        // A packed journal entry goes into the same pack as the versions it records: one fsync for both.
+        let packedJournal = try pack.flatMap { pack in
+            try changes.isEmpty ? nil : ChangeJournal.prepare(changes, via: via, in: pack.repository, recording: pack)
+        }
+        try cancellation?.check()
+        try pack?.flush()
+        let intent = kind == .stored && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
+        let marking: Set<DocumentKey>
+        do {
+            marking = try DocumentStore.publishHeads(heads, in: repository)
+        } catch {
+            // Some heads may have landed: journal those now, or leave the intent to the next sync.
+            if let intent { try? DocumentStore.completeLeftover(intent, in: repository) }
+            throw error
+        }
+        // The heads have landed: from here on nothing is thrown (see the type's comment).
+        var read: [DocumentKey: DocumentVersions] = [:]
+        for key in marking.sorted() { read[key] = try? ConflictIndex.update(key, in: repository) }
+        if let intent {
+            TestPause.at("sync-published")
+            if (try? DocumentStore.recordChanges(changes, via: via, intent: intent, in: repository)) != nil { intent.remove() }
+        } else if let packedJournal {
+            try? { if try !ChangeJournal.publish(packedJournal, in: repository) { try ChangeJournal.append(changes, via: via, in: repository) } }()
+        } else {
+            try? ChangeJournal.append(changes, via: via, in: repository)
+        }
+        return Committed(repository: repository, read: read)
+    }
+}
+
+extension DocumentStore {
+    /// Runs `body` on a new transaction over the store's repository, which stages the write and commits it, then
+    /// delivers the events.
+    func transacting<T: Sendable>(_ objects: WriteTransaction.Objects, _ body: (inout WriteTransaction) throws -> T) throws(TruceError) -> T {
+        let value = try withRepository { repository in
+            var transaction = try WriteTransaction(in: repository, objects: objects)
+            return try body(&transaction)
+        }
+        deliverEvents()
+        return value
+    }
+}
+
+/// A head waiting to be published: its document, version, the heads it replaces, the reflog message.
+struct PendingHead: Sendable {
+    let key: DocumentKey
+    let id: VersionID
+    let replacing: [VersionID]
+    let message: String
+    /// The document's head references as the caller just read them under the sync lock; nil reads them here.
+    var existing: [(name: String, target: ObjectID)]? = nil
+}

@@ -51,7 +51,9 @@ let package = Package(
         .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "TestSupport"], path: "Sources/TruceBench"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
-        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),
+        // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.
+        .target(name: "CFsyncCounter", path: "Tests/CFsyncCounter"),
+        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport", "CFsyncCounter"], path: "Tests/TruceCoreTests"),
         .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
         .testTarget(

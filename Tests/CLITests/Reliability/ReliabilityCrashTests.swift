@@ -303,6 +303,10 @@ import Testing
 
         #expect(problems.isEmpty, "\(problems.count) problems (seed \(seed)):\n\(problems.joined(separator: "\n"))")
         #expect(kills >= requiredKills, "only \(kills) saves were killed before they finished in \(round) rounds (seed \(seed))")
+        // Objects no head reaches are saves killed after they wrote something: proof that kills landed mid-save, not only at start-up.
+        let dangling = try git(["-C", store, "fsck", "--dangling", "--no-progress", "--connectivity-only"]).output
+            .split(separator: "\n").filter { $0.hasPrefix("dangling ") }.count
+        #expect(dangling > 0, "no kill landed after a save had written an object (seed \(seed))")
         // Every acknowledged save is in the journal too, once a prune has repaired what a kill left half-written.
         let prune = try truce(["prune"], store: store)
         #expect(prune.status == 0, "prune after the loop: \(prune.errorOutput)")
@@ -313,7 +317,7 @@ import Testing
         #expect(unjournaled.isEmpty, "truce changes lacks acknowledged versions \(unjournaled.sorted()) (seed \(seed))")
         print(
             "reliability: concurrent crash \(round) rounds of \(writers) saves: \(kills) killed, \(finished) finished first, "
-                + "\(acknowledgedIDs.count) acknowledged, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
+                + "\(acknowledgedIDs.count) acknowledged, \(dangling) dangling objects, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
                 + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }
 

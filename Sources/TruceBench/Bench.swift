@@ -70,8 +70,8 @@ struct Scale {
     var savedDocuments: Int { quick ? 200 : 1000 }
     var plumbingSample: Int { quick ? 40 : 200 }
     /// Durable saves one at a time against SQLite; the documents divide among `DurableSaveRows.writers`.
-    var durableSaves: Int { quick ? 160 : 1000 }
-    var durableDocuments: Int { quick ? 40 : 200 }
+    var durableSaves: Int { quick ? 96 : 1000 }
+    var durableDocuments: Int { quick ? 24 : 200 }
     var conflicts: Int { quick ? 100 : 1000 }
     var storeSizes: [Int] { quick ? [100, 1000, 10_000] : [100, 10_000, 100_000] }
     var changedDocuments: (few: Int, many: Int) { quick ? (10, 1000) : (10, 10_000) }

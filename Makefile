@@ -1,4 +1,4 @@
-# The README's commands. Each installs libgit2-dev first when the machine lacks it.
+# The README's commands. Each installs libgit2-dev (and the benchmark's libsqlite3-dev) first when the machine lacks it.
 SWIFT ?= swift
 TRUCE = .build/debug/truce
 
@@ -12,6 +12,11 @@ deps:
 	@if ! (command -v pkg-config >/dev/null && pkg-config --exists libgit2); then \
 		echo "installing libgit2-dev and pkg-config"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgit2-dev pkg-config git; \
+	fi
+	@# truce-bench links SQLite, its durable saves' peer, and `swift build` builds every target.
+	@if ! pkg-config --exists sqlite3; then \
+		echo "installing libsqlite3-dev"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev; \
 	fi
 
 build: deps

@@ -48,10 +48,19 @@ let package = Package(
         .target(name: "TruceTesting", dependencies: ["TruceCore"], path: "Sources/TruceTesting"),
         // The benchmark, and its "limit" baseline: libgit2's merge called directly from C, nothing around it.
         .target(name: "CBenchLimit", dependencies: ["CLibgit2"], path: "Sources/CBenchLimit"),
-        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "TestSupport"], path: "Sources/TruceBench"),
+        // SQLite as Debian ships it (libsqlite3-dev), the durable saves' peer: linked into the benchmark only.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "CSQLite", "TestSupport"], path: "Sources/TruceBench"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
-        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport"], path: "Tests/TruceCoreTests"),
+        // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.
+        .target(name: "CFsyncCounter", path: "Tests/CFsyncCounter"),
+        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport", "CFsyncCounter"], path: "Tests/TruceCoreTests"),
         .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
         .testTarget(

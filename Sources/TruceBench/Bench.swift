@@ -23,7 +23,7 @@ struct Bench {
         }
         let scale = Scale(quick: quick)
         let sections: [(String, (Scale) throws -> [Row])] = [
-            ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple), ("saves", StoreRows.saves),
+            ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple), ("saves", { try StoreRows.saves($0) + DurableSaveRows.peer($0) }),
             ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
             ("prune", StoreRows.prune), ("import", ImportRows.folder), ("memory", MergeRows.memory), ("convergence", ConvergenceRows.replicas),
             ("structured", StructuredRows.correctness), ("structured-large", StructuredRows.largeDocument), ("sync", SyncRows.atScale),
@@ -69,6 +69,9 @@ struct Scale {
     var saves: Int { quick ? 2000 : 10_000 }
     var savedDocuments: Int { quick ? 200 : 1000 }
     var plumbingSample: Int { quick ? 40 : 200 }
+    /// Durable saves one at a time against SQLite; the documents divide among `DurableSaveRows.writers`.
+    var durableSaves: Int { quick ? 96 : 1000 }
+    var durableDocuments: Int { quick ? 24 : 200 }
     var conflicts: Int { quick ? 100 : 1000 }
     var storeSizes: [Int] { quick ? [100, 1000, 10_000] : [100, 10_000, 100_000] }
     var changedDocuments: (few: Int, many: Int) { quick ? (10, 1000) : (10, 10_000) }

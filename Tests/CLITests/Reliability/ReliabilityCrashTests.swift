@@ -212,6 +212,115 @@ import Testing
                 + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }
 
+    /// Several `truce save` processes on one store at once, each killed with SIGKILL at its own random moment.
+    ///
+    /// A round starts `writers` saves together, to the shared documents and
+    /// to documents of their own, some from an acknowledged base (so the
+    /// document goes into conflict), and kills each after its own delay,
+    /// drawn from how long a save has been taking under the same contention.
+    /// After each round, that is after each batch of up to `writers` kills
+    /// (fsck per kill would stop the concurrency the test is about): `git
+    /// fsck --strict` is clean, every version acknowledged so far (exit 0, or
+    /// an id printed before the kill) is reachable from a head, and the next
+    /// save succeeds within `nextWriterBound`. Rounds go on until
+    /// `requiredKills` processes died of the kill: 40 normally, 500 with
+    /// `HEAVY=1`.
+    @Test func concurrentSaversKilledLoseNothing() throws {
+        let seed = Reliability.seed(0x5A7E_C0DE, for: "concurrent crash")
+        let requiredKills = Reliability.size(ci: 40, heavy: 500)
+        let writers = Reliability.size(ci: 4, heavy: 6)
+        let maximumRounds = requiredKills * 3 / writers + 10
+        var random = SeededRandom(seed: seed)
+        let directory = TemporaryDirectory("truce-crash-concurrent")
+        let store = try Reliability.makeStore(in: directory, named: "store")
+        var acknowledged: [String: [String]] = [:]
+        let started = Date()
+
+        var durations = Durations()
+        var problems: [String] = []
+        var round = 0, kills = 0, finished = 0, slowestNextSave: TimeInterval = 0, staleLockWaits = 0
+        // Round 0 kills no one: it measures how long concurrent saves take, so that later kills land anywhere in one.
+        while kills < requiredKills && round < maximumRounds && problems.count < 5 {
+            defer { round += 1 }
+            var runs: [(process: BackgroundProcess, document: String, operation: Operation, delay: TimeInterval)] = []
+            for writer in 0..<writers {
+                let document = random.chance(50) ? random.pick(Self.documents) : "writers/\(writer)/\(random.int(0...3)).txt"
+                let base = random.chance(30) ? acknowledged[document].map { random.pick($0) } : nil
+                let operation = base == nil ? Operation.save : .saveFromBase
+                let delay = round == 0 ? .infinity : durations.delay(for: operation, random: &random)
+                let process = try BackgroundProcess(
+                    ["save", document, "-", "--device", "writer\(writer)"] + (base.map { ["--base", $0] } ?? []), store: store,
+                    input: Self.content(&random, iteration: round, lines: 20))
+                runs.append((process, document, operation, delay))
+            }
+            var sent = Array(repeating: false, count: runs.count)
+            for index in runs.indices.sorted(by: { runs[$0].delay < runs[$1].delay }) where runs[index].delay.isFinite {
+                let wait = runs[index].delay - Date().timeIntervalSince(runs[index].process.started)
+                if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+                sent[index] = runs[index].process.kill()
+            }
+            for (index, run) in runs.enumerated() {
+                let ending = run.process.wait()
+                let kill = run.delay.isFinite ? "killed after \(Int(run.delay * 1000)) ms" : "not killed"
+                let context = "round \(round), writer \(index): \(run.operation.rawValue) \(run.document), \(kill), seed \(seed)"
+                // An id printed is a save that returned, so it is acknowledged even if the kill came before the exit.
+                if let id = Reliability.savedID(ending.output) { acknowledged[run.document, default: []].append(id) }
+                if ending.overran {
+                    problems.append("\(context): still running a minute after it was started")
+                } else if ending.killed && !(sent[index] && ending.status == SIGKILL) {
+                    problems.append("\(context): died of signal \(ending.status) without being killed: \(ending.errorOutput)")
+                } else if ending.killed {
+                    kills += 1
+                    durations.killed(run.operation, after: run.delay)
+                } else {
+                    finished += 1
+                    durations.finished(run.operation, after: ending.seconds)
+                    if ending.status == 0 && Reliability.savedID(ending.output) == nil {
+                        problems.append("\(context): exit 0 without an id: \(ending.output)")
+                    } else if ending.status != 0 && !Reliability.isBusy(status: ending.status, errorLines: ending.errorLines) {
+                        problems.append("\(context): finished with exit \(ending.status): \(ending.errorOutput)")
+                    }
+                }
+            }
+
+            let context = "after round \(round) (\(kills) kills so far, seed \(seed))"
+            let fsck = try Reliability.fsckProblems(store)
+            if !fsck.isEmpty { problems.append("\(context): git fsck --strict: \(fsck.prefix(5).joined(separator: " | "))") }
+            let lost = try Reliability.lostVersions(Set(acknowledged.values.joined()), in: store)
+            if !lost.isEmpty { problems.append("\(context): lost acknowledged versions \(lost)") }
+            // The next writer must not be blocked by what the dead ones left.
+            let next = random.pick(Self.documents)
+            let clock = Date()
+            let result = try truce(["save", next, "-", "--device", "next"], store: store, input: Self.content(&random, iteration: round, lines: 20))
+            let seconds = Date().timeIntervalSince(clock)
+            slowestNextSave = max(slowestNextSave, seconds)
+            if seconds > 1 { staleLockWaits += 1 }
+            if result.status != 0 || seconds >= Self.nextWriterBound {
+                problems.append("\(context): the next save exited \(result.status) after \(String(format: "%.1f", seconds)) s: \(result.errorOutput)")
+            }
+            if let id = Reliability.savedID(result.output) { acknowledged[next, default: []].append(id) }
+        }
+
+        #expect(problems.isEmpty, "\(problems.count) problems (seed \(seed)):\n\(problems.joined(separator: "\n"))")
+        #expect(kills >= requiredKills, "only \(kills) saves were killed before they finished in \(round) rounds (seed \(seed))")
+        // Objects no head reaches are saves killed after they wrote something: proof that kills landed mid-save, not only at start-up.
+        let dangling = try git(["-C", store, "fsck", "--dangling", "--no-progress", "--connectivity-only"]).output
+            .split(separator: "\n").filter { $0.hasPrefix("dangling ") }.count
+        #expect(dangling > 0, "no kill landed after a save had written an object (seed \(seed))")
+        // Every acknowledged save is in the journal too, once a prune has repaired what a kill left half-written.
+        let prune = try truce(["prune"], store: store)
+        #expect(prune.status == 0, "prune after the loop: \(prune.errorOutput)")
+        #expect(try Reliability.fsckProblems(store).isEmpty)
+        let acknowledgedIDs = Set(acknowledged.values.joined())
+        #expect(try Reliability.lostVersions(acknowledgedIDs, in: store).isEmpty)
+        let unjournaled = acknowledgedIDs.subtracting(try Reliability.journaledVersions(in: store))
+        #expect(unjournaled.isEmpty, "truce changes lacks acknowledged versions \(unjournaled.sorted()) (seed \(seed))")
+        print(
+            "reliability: concurrent crash \(round) rounds of \(writers) saves: \(kills) killed, \(finished) finished first, "
+                + "\(acknowledgedIDs.count) acknowledged, \(dangling) dangling objects, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
+                + String(format: "%.1f s", Date().timeIntervalSince(started)))
+    }
+
     /// The command line of `operation` and the stores it writes.
     static func arguments(
         for operation: Operation, document: String, store: Int, replicas: Replicas,

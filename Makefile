@@ -62,8 +62,10 @@ demo: build
 	git -C $$laptop log --format='%h %an %s' refs/truce/journal 2>/dev/null; \
 	echo; echo "stores kept in $$top"
 
-# Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines.
+# Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines. The memory row runs
+# the release `truce` next to the bench, so it is built first.
 bench: deps
+	$(SWIFT) build -c release --product truce
 	$(SWIFT) run -c release truce-bench $(BENCH_FLAGS)
 
 # The API reference: `swift build`, then swift-symbolgraph-extract reads the public API of each library module from

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// One save of a batch: content (nil for a deletion) for a key, by a device, at a date.
 public struct BatchSave: Sendable {

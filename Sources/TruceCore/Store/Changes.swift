@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// What kind of change a journal entry records.
 public enum ChangeKind: String, Sendable, Codable {
@@ -265,7 +266,7 @@ enum ChangeJournal {
     private static func changes(recordedBy commit: CommitRecord, in repository: Repository) throws -> [(change: Change, via: ObjectID?)] {
         guard let recorded = try recorded(in: commit, of: repository) else {
             throw TruceError.storeFailure(
-                GitError(operation: "read change journal", code: -1, errorClass: 0, message: "entry \(commit.id) is not a change"))
+                TruceError.StoreFailure(operation: "read change journal", message: "entry \(commit.id) is not a change"))
         }
         return recorded
     }

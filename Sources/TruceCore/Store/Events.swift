@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// One change to a document, from any writer, with the document's state before and after it.
 ///

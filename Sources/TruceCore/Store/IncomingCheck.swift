@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// A head another store advertised that this store refused, and why.
 public struct RefusedHead: Sendable, Codable, Equatable {

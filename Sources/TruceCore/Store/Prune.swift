@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// What one prune removed and kept.
 public struct PruneReport: Sendable, Codable {

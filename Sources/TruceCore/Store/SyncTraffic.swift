@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// What one sync moved over the wire, and what it adopted.
 public struct SyncTraffic: Sendable, Codable, Equatable {

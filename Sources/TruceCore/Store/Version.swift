@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// The id of a version: its git commit id.
 ///
@@ -6,10 +7,10 @@ import Foundation
 /// entry; it orders, prints and encodes (as the 40-digit hexadecimal string) exactly as its commit id does.
 public struct VersionID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
     /// The commit's id, for the git layer.
-    package let objectID: ObjectID
+    let objectID: ObjectID
 
     /// The version whose commit is `objectID`.
-    package init(_ objectID: ObjectID) {
+    init(_ objectID: ObjectID) {
         self.objectID = objectID
     }
 

@@ -6,7 +6,7 @@ public struct PathIssue: Sendable, Codable, Equatable, CustomStringConvertible {
     public let path: String
     public let reason: String
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }

@@ -62,7 +62,7 @@ extension ConflictSet {
 
 extension DocumentStore {
     /// The store's delete-conflict policy: `truce.deleteConflict` in its own config, modify-wins when unset.
-    public func deleteConflictPolicy() throws(TruceError) -> DeleteConflictPolicy {
+    func deleteConflictPolicy() throws(TruceError) -> DeleteConflictPolicy {
         try DeleteConflictPolicy(localConfig: try withRepository { try routedConfig($0) })
     }
 

@@ -3,6 +3,7 @@ internal import TruceGit
 
 /// Why a document's current version is current, and what would settle its conflict.
 public struct Explanation: Sendable {
+    /// The document's heads, current version first.
     public let versions: DocumentVersions
     /// One sentence: the rule that picked the current version among the heads.
     public let currentReason: String

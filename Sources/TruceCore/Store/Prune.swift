@@ -13,6 +13,7 @@ public struct PruneReport: Sendable, Codable {
     public let removedFiles: Int
     /// Bytes in the object database before and after.
     public let bytesBefore: Int
+    /// The same, after.
     public let bytesAfter: Int
 }
 

@@ -129,6 +129,7 @@ public enum DocumentState: String, Sendable, Codable, CustomStringConvertible {
 
 /// A document's heads at one moment: the current version, the conflict versions and their base.
 public struct DocumentVersions: Sendable, Codable {
+    /// The document.
     public let key: DocumentKey
     /// The head chosen by the deterministic rule; nil when the document is absent.
     public let current: Version?
@@ -140,6 +141,7 @@ public struct DocumentVersions: Sendable, Codable {
     /// The nearest common ancestor of the heads; nil unless in conflict with related histories.
     public let base: Version?
 
+    /// Absent, deleted, settled or in conflict, from the heads.
     public var state: DocumentState {
         guard let current else { return .absent }
         if !conflicts.isEmpty { return .inConflict }

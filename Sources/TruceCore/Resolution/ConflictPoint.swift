@@ -7,6 +7,7 @@ public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
     /// The number of lines; 0 is an insertion before `start`.
     public let count: Int
 
+    /// `count` lines from line `start`.
     public init(start: Int, count: Int) {
         self.start = start
         self.count = count

@@ -31,6 +31,7 @@ public struct ConflictSet: Sendable {
     public let equivalents: [Version]
     private let mergeBaseLookup: @Sendable ([VersionID]) throws(TruceError) -> Side?
 
+    /// A conflict of `current` and `conflicts` against `base`; `mergeBase` answers ``mergeBase(of:and:)`` (nil: `base`).
     public init(
         key: DocumentKey, current: Side, conflicts: [Side], base: Side?, equivalents: [Version] = [],
         mergeBase: (@Sendable ([VersionID]) throws(TruceError) -> Side?)? = nil

@@ -22,7 +22,10 @@ let package = Package(
         // One-line C wrappers for libgit2's variadic functions, which Swift cannot call, and the loose-object
         // guard: an object database backend that inflates with zlib itself, so it is written in C.
         .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim", linkerSettings: [.linkedLibrary("z")]),
-        .target(name: "TruceCore", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceCore"),
+        // The git layer: the only Swift module that calls libgit2, all of it `package` access, so apps never see it.
+        .target(name: "TruceGit", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceGit"),
+        // The store an app uses, over the git layer it imports internally: no libgit2-level type is public.
+        .target(name: "TruceCore", dependencies: ["TruceGit"], path: "Sources/TruceCore"),
         // Built-in resolvers: each a module on TruceCore's public API only, as a third-party one would be.
         .target(name: "OverwriteWithCurrent", dependencies: ["TruceCore"], path: "Plugins/OverwriteWithCurrent"),
         .target(name: "ThreeWayMerge", dependencies: ["TruceCore"], path: "Plugins/ThreeWayMerge"),
@@ -60,7 +63,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.
         .target(name: "CFsyncCounter", path: "Tests/CFsyncCounter"),
-        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TestSupport", "CFsyncCounter"], path: "Tests/TruceCoreTests"),
+        .testTarget(name: "TruceGitTests", dependencies: ["TruceGit", "TestSupport"], path: "Tests/TruceGitTests"),
+        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TruceGit", "TestSupport", "CFsyncCounter"], path: "Tests/TruceCoreTests"),
         .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
         .testTarget(

@@ -12,7 +12,7 @@ import TruceCore
 /// JSON Lines; any other key is a JSON array.
 public struct Deduplicate: Resolver {
     /// Which of several records with the same key stays.
-    public enum KeepRule: Sendable, Equatable {
+    enum KeepRule: Sendable, Equatable {
         /// The record whose canonical JSON (keys sorted) sorts first: needs no field, and every replica picks alike.
         case smallestKey
         /// The record with the largest value of the field (numbers by value, strings by order, so ISO 8601 dates by time).
@@ -21,7 +21,7 @@ public struct Deduplicate: Resolver {
         case smallest(field: String)
 
         /// Reads `smallest-key`, `latest:<field>` or `smallest:<field>`; nil for anything else.
-        public init?(_ text: String) {
+        init?(_ text: String) {
             let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
             switch (parts.first?.lowercased(), parts.count) {
             case ("smallest-key", 1): self = .smallestKey

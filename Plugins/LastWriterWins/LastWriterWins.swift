@@ -11,7 +11,7 @@ import TruceCore
 /// kept whole is always the current version.
 public struct LastWriterWins: Resolver {
     /// What one decision covers.
-    public enum Granularity: String, Sendable, CaseIterable {
+    enum Granularity: String, Sendable, CaseIterable {
         /// The whole document: the latest head is kept as it is.
         case document
         /// Each top-level key of a JSON object or property-list dictionary.

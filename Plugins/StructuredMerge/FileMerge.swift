@@ -2,11 +2,11 @@ import Foundation
 
 extension StructuredMerge {
     /// What merging three plain files by structure gave: the result, and how many places conflict.
-    public struct FileMergeResult: Sendable {
+    package struct FileMergeResult: Sendable {
         /// The merged document; where places conflict, JSON gets git's conflict markers around just those members,
         /// a property list (which markers would break) stays as the current file was.
-        public let content: Data
-        public let conflictCount: Int
+        package let content: Data
+        package let conflictCount: Int
     }
 
     /// Merges `other` into `current` against `base` by structure, as a git merge driver does.
@@ -14,7 +14,7 @@ extension StructuredMerge {
     /// The kind comes from `path`'s extension (`.json`, `.plist`), else from the
     /// content. Throws `StructuredInputError` when a file cannot be merged by
     /// structure; then a line merge is the caller's fallback.
-    public static func mergeFiles(
+    package static func mergeFiles(
         base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(),
         markerSize: Int = 7, oursLabel: String = "ours", theirsLabel: String = "theirs"
     )

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Why a document cannot be merged by structure; the resolver passes with it.
-public struct StructuredInputError: Error, Sendable, CustomStringConvertible {
-    public let description: String
+package struct StructuredInputError: Error, Sendable, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -8,26 +8,26 @@ import TruceCore
 /// /teams/*/members=email` sets one member for the arrays at those JSON
 /// Pointer paths (`*` stands for any one step); `arrays = sequence` merges
 /// every array as a sequence, never by identity.
-public struct MergeRules: Sendable, Equatable {
+package struct MergeRules: Sendable, Equatable {
     /// How arrays are merged when their elements could be matched by identity.
-    public enum ArrayRule: String, Sendable, CaseIterable {
+    package enum ArrayRule: String, Sendable, CaseIterable {
         /// Arrays of objects that all carry an identity member are matched by it; other arrays are sequences.
         case identity
         /// Every array is merged as a sequence three-way.
         case sequence
     }
 
-    public static let defaultIdentityMembers = ["id", "uuid", "key", "_id"]
+    package static let defaultIdentityMembers = ["id", "uuid", "key", "_id"]
 
-    public var identityMembers = MergeRules.defaultIdentityMembers
+    package var identityMembers = MergeRules.defaultIdentityMembers
     /// Per path, the one identity member of the arrays there; the path's steps, `*` for any.
-    public var identityPaths: [(path: [String], member: String)] = []
-    public var arrays = ArrayRule.identity
+    package var identityPaths: [(path: [String], member: String)] = []
+    package var arrays = ArrayRule.identity
 
-    public init() {}
+    package init() {}
 
     /// The rules `options` set; a config error for a malformed value.
-    public init(_ options: ResolverOptions) throws(TruceError) {
+    package init(_ options: ResolverOptions) throws(TruceError) {
         if let text = options["identity"] {
             identityMembers = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if identityMembers.isEmpty { throw options.invalid("identity", text, "expected member names separated by commas") }
@@ -56,7 +56,7 @@ public struct MergeRules: Sendable, Equatable {
     }
 
     /// The rules in words, for `explain`.
-    public var summary: [String] {
+    package var summary: [String] {
         var lines = [
             arrays == .identity
                 ? "arrays of objects that all carry one of \(identityMembers.joined(separator: ", ")) are matched by it; other arrays merge as sequences"
@@ -66,7 +66,7 @@ public struct MergeRules: Sendable, Equatable {
         return lines
     }
 
-    public static func == (lhs: MergeRules, rhs: MergeRules) -> Bool {
+    package static func == (lhs: MergeRules, rhs: MergeRules) -> Bool {
         lhs.identityMembers == rhs.identityMembers && lhs.arrays == rhs.arrays
             && lhs.identityPaths.map { $0.path + ["=", $0.member] } == rhs.identityPaths.map { $0.path + ["=", $0.member] }
     }

@@ -46,7 +46,7 @@ enum DurableSaveRows {
                 try onThreads(writers) { writer in
                     let connection = connections[writer]
                     for save in saves.indices.filter({ $0 % writers == writer }).map({ saves[$0] }) {
-                        try connection.save(save.key.rawValue, content: save.content!, device: save.device, date: save.date)
+                        try connection.save(save.key.rawValue, content: save.content!, device: save.device ?? "bench", date: save.date)
                     }
                 }
             }

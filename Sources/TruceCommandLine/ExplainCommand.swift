@@ -83,7 +83,7 @@ struct ExplainReport: Encodable {
     init(_ explanation: Explanation, choice: ResolverChoice?, outcome: (summary: String, passed: [String])?, error: TruceError?) {
         versions = VersionsReport(explanation.versions)
         currentReason = explanation.currentReason
-        mergeAttribute = explanation.mergeAttribute.description
+        mergeAttribute = explanation.mergeAttribute
         resolvers = choice?.chain
         resolverSource = choice?.source
         options = choice?.options.mapValues(\.values)

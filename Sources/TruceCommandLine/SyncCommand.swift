@@ -32,8 +32,8 @@ struct SyncCommand: Command {
             }
         }
         // The good heads are in; the refused ones are a failure of the store they come from, one line each.
-        for head in report.refused { invocation.output.error("refused head \(head.version) from \(report.remote): \(head.reason)") }
-        for head in report.refusedByRemote { invocation.output.error("\(report.remote) refused head \(head.version): \(head.reason)") }
+        for head in report.refused { invocation.output.error("refused head \(head.hex) from \(report.remote): \(head.reason)") }
+        for head in report.refusedByRemote { invocation.output.error("\(report.remote) refused head \(head.hex): \(head.reason)") }
         return report.refused.isEmpty && report.refusedByRemote.isEmpty ? status : .storeFailure
     }
 }

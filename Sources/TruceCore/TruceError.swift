@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// Everything that can go wrong in a Truce operation, in words a user can act on.
 public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomStringConvertible, CustomDebugStringConvertible {
@@ -54,14 +55,39 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
     case malformedStream(line: Int, reason: String)
     /// Another writer held a lock for longer than Truce waits; the operation can be retried.
     case busy(String)
-    /// The store or the file system failed underneath.
-    case storeFailure(GitError)
+    /// The store or the file system failed underneath: what was being done, and what failed.
+    case storeFailure(StoreFailure)
     /// The task running an async operation was cancelled; it stopped at a safe point, before publishing a batch.
     ///
     /// A `saveBatch`, `resolveAll` or a sync cancelled during its download
     /// leaves the store as it was; a sync cancelled while sending keeps what
     /// it adopted (whole), and the other side did not take our manifest.
     case cancelled
+
+    /// What failed underneath a `storeFailure`: the operation and the reason git or the system gave.
+    ///
+    /// The message is libgit2's or the system's own, as `git` would print it;
+    /// libgit2's error codes stay inside the package, which decides from them.
+    public struct StoreFailure: Sendable, Equatable, CustomStringConvertible {
+        /// What Truce was doing, for example `create reference`.
+        public let operation: String
+        /// Why it failed, in the words libgit2 or the system gave.
+        public let message: String
+
+        /// A failure of `operation` because of `message`.
+        package init(operation: String, message: String) {
+            self.operation = operation
+            self.message = message
+        }
+
+        /// What failed and why, with any URL's password removed.
+        public var description: String { RemoteURL.redactingPasswords(in: "\(operation): \(message)") }
+    }
+
+    /// A `storeFailure` carrying what a libgit2 call (or a system call beneath the git layer) said.
+    static func storeFailure(_ error: GitError) -> TruceError {
+        .storeFailure(StoreFailure(operation: error.operation, message: error.message))
+    }
 
     /// True when the caller gave something wrong (exit code 2); false when the store failed (exit code 3).
     public var isBadInput: Bool {

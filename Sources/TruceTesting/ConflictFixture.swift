@@ -172,10 +172,16 @@ public struct ConflictFixture: Sendable {
         guard seconds >= 0, seconds <= TimeInterval(UInt32.max) else { throw TruceError.dateOutOfRange(spec.date) }
         var fields: [UInt8] = Array(key.rawValue.utf8) + [0] + Array(device.utf8) + [0] + Array(String(Int64(seconds)).utf8) + [0]
         fields += spec.content.map { [1] + Array($0) } ?? [2]
-        for parent in parents { fields += [0] + parent.objectID.bytes }
+        for parent in parents { fields += [0] + rawBytes(of: parent) }
         return Version(
             id: identifier(of: fields), key: key, deviceName: device, modificationDate: Date(timeIntervalSince1970: seconds),
             isDeletion: spec.content == nil, parents: parents)
+    }
+
+    /// The 20 bytes a version id's 40 hexadecimal digits spell, as git stores a parent.
+    static func rawBytes(of id: VersionID) -> [UInt8] {
+        let digits = Array(id.hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
     }
 
     /// 20 bytes from `bytes`: five 32-bit FNV-1a lanes with different seeds; stable across runs and platforms.

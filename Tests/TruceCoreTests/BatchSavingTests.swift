@@ -29,6 +29,25 @@ struct BatchSavingTests {
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
+    @Test func aSaveOfABatchWithoutADeviceIsByTheStoresThenTheFallbackDevice() throws {
+        let directory = TemporaryDirectory()
+        let laptop = try DocumentStore.create(at: directory.file("store"), device: "laptop")
+        let ids = try laptop.saveBatch([
+            BatchSave(key: "a.txt", content: .text("a\n")),
+            BatchSave(key: "b.txt", content: .text("b\n"), device: "named"),
+        ])
+        #expect(try laptop.versions(of: "a.txt").current?.deviceName == "laptop")
+        #expect(try laptop.versions(of: "b.txt").current?.deviceName == "named")
+        #expect(try laptop.changes().changes.map(\.version) == ids)
+        // A store opened without a device: the rule of every `device:`, $TRUCE_DEVICE then the host name.
+        let plain = try DocumentStore.open(at: directory.file("store"))
+        let deletion = try plain.saveBatch([BatchSave(key: "a.txt", content: nil)])
+        let fallback = DocumentStore.fallbackDevice.trimmingCharacters(in: .whitespaces)
+        #expect(try plain.history(of: "a.txt").first?.id == deletion.first)
+        #expect(try plain.history(of: "a.txt").first?.deviceName == fallback)
+        #expect(try plain.history(of: "a.txt").first?.isDeletion == true)
+    }
+
     @Test func aBatchWithABadDeviceWritesNothing() throws {
         let test = try TestStore()
         let before = snapshot(ofStore: test.path)

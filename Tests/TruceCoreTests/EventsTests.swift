@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// `events` from every writer: this object, another `DocumentStore` on the same path, another process, a sync into the store.
 struct EventsTests {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// Many changes recorded at once are one journal entry whose `changes` file lists them, one line each.
 struct JournalBatchTests {

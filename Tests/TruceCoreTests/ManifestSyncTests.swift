@@ -211,6 +211,13 @@ import Testing
         #expect(report.received.map(\.key) == ["good.md"])
         #expect(report.refused.map(\.reference) == [forgedRef], "\(report.refused)")
         #expect(report.refused.first?.reason.contains("not a manifest") == true, "\(report.refused)")
+        // What was refused is a manifest, and said to be one: its id is never given as a version's.
+        let refusal = try #require(report.refused.first)
+        #expect(refusal.manifest?.hex == forged)
+        #expect(refusal.version == nil)
+        #expect(refusal.hex == forged)
+        let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(refusal)) as? [String: String])
+        #expect(json == ["manifest": forged, "reference": forgedRef, "reason": refusal.reason])
         #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 }

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// What a download brings joins the store only through `admit`: as it came when every object in it was checked,
 /// packed anew with only the checked versions' objects otherwise.

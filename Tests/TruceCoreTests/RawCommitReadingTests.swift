@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// The checks of a download read each commit once, raw, and take what it records from those bytes: that reading
 /// must be libgit2's, field by field, for every commit git's checks let through, and refuse the others.

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// A remote's password never shows, however an app prints the error a sync throws.
 struct RedactionTests {

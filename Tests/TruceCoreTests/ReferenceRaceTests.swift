@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// A reader listing a document's heads while a save replaces one (the new head written, then the old one deleted)
 /// sees the new head, never none.

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// Reference updates are compare-and-swap: every writer's journal append and conflict marker relies on it.
 struct ReferenceUpdateTests {

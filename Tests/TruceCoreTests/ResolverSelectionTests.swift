@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
 import Testing
-import TruceCore
+
+@testable import TruceCore
 
 /// A resolver that settles nothing, standing for any name a registry may hold.
 struct NamedResolver: Resolver {

@@ -207,6 +207,8 @@ struct SyncTests {
         // The forged head is refused by name; the checks run before any head of a.txt is adopted.
         let report = try local.store.sync(with: remote.path)
         #expect(report.refused.map(\.version) == [VersionID(hex: forged)!], "\(report.refused)")
+        #expect(report.refused.map(\.manifest) == [nil], "a version is refused as a version, not as a manifest")
+        #expect(report.refused.first?.hex == forged)
         #expect(report.refused.first?.reason.contains("b.txt") == true, "\(report.refused)")
         // b.txt's own head may or may not have come first; nothing of a.txt did.
         #expect(try local.git("for-each-ref", ReferenceLayout.headsDirectory(of: "a.txt")).isEmpty)

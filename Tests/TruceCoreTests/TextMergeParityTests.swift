@@ -108,10 +108,12 @@ import TruceCore
         #expect(merged.conflictCount == 1)
     }
 
-    @Test func markerSizeAboveLibgit2sLimitThrows() {
-        #expect(throws: GitError.self) {
+    @Test func markerSizeAboveLibgit2sLimitIsBadInput() {
+        let error = #expect(throws: TruceError.self) {
             try TextMerge.merge(base: Data(), ours: Data(), theirs: Data(), options: TextMergeOptions(markerSize: 70_000))
         }
+        #expect(error == .invalidConfiguration("conflict marker size 70000 is above 65535"))
+        #expect(error?.isBadInput == true)
     }
 }
 

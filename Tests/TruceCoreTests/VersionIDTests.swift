@@ -3,12 +3,13 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// A version id is its own type, not an object id under another name, yet it reads, prints, orders and encodes
 /// exactly as the commit id it wraps: apps' stored ids and the CLI's `--json` output stay what they were.
 struct VersionIDTests {
     static func samples() -> [ObjectID] {
-        ObjectIDTests.samples().map { ObjectID(bytes: $0[...]) }
+        objectIDByteSamples().map { ObjectID(bytes: $0[...]) }
     }
 
     @Test func hexShortAndDescriptionAreTheCommitIDs() throws {

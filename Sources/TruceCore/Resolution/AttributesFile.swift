@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// The N-way comparison of a conflict set against its base: where heads agree, where one head's change
 /// can be taken as it is, and the conflict points where a person must choose.
@@ -113,7 +114,7 @@ public struct ConflictAnalysis: Sendable {
         let headLines = contents.map(lines(of:))
         var tagged: [(head: Int, hunk: LineDiffHunk)] = []
         for (index, content) in contents.enumerated() {
-            tagged += try LineDiff.hunks(from: base, to: content, algorithm: algorithm).map { (index, $0) }
+            tagged += try LineDiff.hunks(from: base, to: content, algorithm: algorithm.lineDiff).map { (index, $0) }
         }
         tagged.sort { ($0.hunk.oldStart, $0.hunk.oldStart + $0.hunk.oldCount) < ($1.hunk.oldStart, $1.hunk.oldStart + $1.hunk.oldCount) }
 

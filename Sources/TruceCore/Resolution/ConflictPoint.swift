@@ -2,9 +2,12 @@ import Foundation
 
 /// A range of lines, numbered from 1 as editors and `git diff` number them.
 public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// The first line, counted from 0.
     public let start: Int
+    /// The number of lines; 0 is an insertion before `start`.
     public let count: Int
 
+    /// `count` lines from line `start`.
     public init(start: Int, count: Int) {
         self.start = start
         self.count = count
@@ -19,14 +22,18 @@ public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
 public struct ConflictPoint: Sendable, Equatable, Encodable {
     /// What one head holds at this point.
     public struct Side: Sendable, Equatable, Encodable {
+        /// The head this side is.
         public let version: VersionID
+        /// The head's device (its author name).
         public let deviceName: String
+        /// True for the current version.
         public let isCurrent: Bool
         /// Where the text sits in this head; nil for a point that covers the whole document or sits at a `path`.
         public let lines: LineRange?
         /// The head's text here; nil when the head deleted the document (or, at a `path`, has no value there).
         public let text: Data?
 
+        /// One head's side of a point: its lines and text there (nil text for a deletion).
         public init(version: VersionID, deviceName: String, isCurrent: Bool, lines: LineRange?, text: Data?) {
             self.version = version
             self.deviceName = deviceName
@@ -62,6 +69,7 @@ public struct ConflictPoint: Sendable, Equatable, Encodable {
     /// True when the point covers the whole document (binary content, or a head deleted it).
     public var isWholeDocument: Bool { baseLines == nil && path == nil }
 
+    /// A point with the base and every head at it; `path` and `reason` for a point in a structure.
     public init(id: String, baseLines: LineRange?, base: Data?, sides: [Side], path: String? = nil, reason: String? = nil) {
         self.id = id
         self.baseLines = baseLines

@@ -4,16 +4,21 @@ import Foundation
 public struct ConflictSet: Sendable {
     /// One version with its content (nil for a deletion).
     public struct Side: Sendable {
+        /// The version.
         public let version: Version
+        /// Its bytes; nil for a deletion.
         public let content: Data?
 
+        /// A version with its bytes.
         public init(version: Version, content: Data?) {
             self.version = version
             self.content = content
         }
     }
 
+    /// The document in conflict.
     public let key: DocumentKey
+    /// The current version, by the deterministic rule every replica computes alike.
     public let current: Side
     /// The other heads, in the order of the current-version rule (newest first).
     public let conflicts: [Side]
@@ -26,6 +31,7 @@ public struct ConflictSet: Sendable {
     public let equivalents: [Version]
     private let mergeBaseLookup: @Sendable ([VersionID]) throws(TruceError) -> Side?
 
+    /// A conflict of `current` and `conflicts` against `base`; `mergeBase` answers ``mergeBase(of:and:)`` (nil: `base`).
     public init(
         key: DocumentKey, current: Side, conflicts: [Side], base: Side?, equivalents: [Version] = [],
         mergeBase: (@Sendable ([VersionID]) throws(TruceError) -> Side?)? = nil

@@ -8,7 +8,7 @@ public enum DeleteConflictPolicy: String, Sendable, CaseIterable, Codable {
     case deleteWins = "delete-wins"
 
     /// The policy the store's own config sets, modify-wins when unset (nothing is lost unless asked).
-    public init(localConfig: [String: String]) throws(TruceError) {
+    init(localConfig: [String: String]) throws(TruceError) {
         // libgit2 lowercases the section and key of every name it reads.
         guard let text = localConfig["truce.deleteconflict"] else {
             self = .modifyWins
@@ -62,7 +62,7 @@ extension ConflictSet {
 
 extension DocumentStore {
     /// The store's delete-conflict policy: `truce.deleteConflict` in its own config, modify-wins when unset.
-    public func deleteConflictPolicy() throws(TruceError) -> DeleteConflictPolicy {
+    func deleteConflictPolicy() throws(TruceError) -> DeleteConflictPolicy {
         try DeleteConflictPolicy(localConfig: try withRepository { try routedConfig($0) })
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 extension DocumentStore {
     /// The base for merging `first` into `others`: their merge base, made well defined for every history.

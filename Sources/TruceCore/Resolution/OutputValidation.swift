@@ -4,9 +4,9 @@ import Foundation
 ///
 /// A merge of two valid JSON files can be invalid JSON; writing it would turn a
 /// conflict into a broken document. The kind comes from the key's extension.
-public enum OutputValidation {
+enum OutputValidation {
     /// Why `content` is not a valid document for `key`, nil when it is (or when its kind is not checked).
-    public static func problem(with content: Data, for key: DocumentKey) -> String? {
+    static func problem(with content: Data, for key: DocumentKey) -> String? {
         switch key.fileExtension {
         case "json":
             return jsonProblem(content)

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// How a resolution settles the conflict: with new content, or by keeping one head's tree as it is.
 enum Settlement {

@@ -7,6 +7,7 @@ public struct ResolverOptions: Sendable, Equatable {
     /// Option names lowercased (git config keys are case-insensitive), with their last value.
     public let values: [String: String]
 
+    /// `values` as the options of `resolverName` (config's `resolver.<name>.<option>`).
     public init(resolverName: String, values: [String: String] = [:]) {
         self.resolverName = resolverName
         self.values = Dictionary(values.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })

@@ -27,7 +27,7 @@ public struct ResolverRegistry: Sendable {
     public func resolver(named name: String) -> (any Resolver)? { resolvers[name] }
 
     /// The registered resolver called `name`, else the one the provider makes from `localConfig`, else nil.
-    public func resolver(named name: String, localConfig: [String: String]) throws(TruceError) -> (any Resolver)? {
+    func resolver(named name: String, localConfig: [String: String]) throws(TruceError) -> (any Resolver)? {
         if let resolver = resolvers[name] { return resolver }
         return try provider?(name, localConfig)
     }

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// Which resolvers settle a document, in order, and the config line that chose them.
 public struct ResolverChoice: Sendable {
@@ -7,7 +8,7 @@ public struct ResolverChoice: Sendable {
     /// Where the first one came from, for people: `info/attributes line 3: *.md merge=three-way`.
     public let source: String
     /// The `merge` attribute that decided: the synced `.truce/attributes` line's, else the one `git check-attr merge` reports.
-    public let attribute: AttributeValue
+    let attribute: AttributeValue
     /// The options config gives each resolver of the chain.
     public let options: [String: ResolverOptions]
     /// Each resolver of the chain by name: a registered one, or one the registry's provider made from config.

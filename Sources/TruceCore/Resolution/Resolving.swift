@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// What `resolve` did, or would do with `dryRun`.
 public enum ResolveResult: Sendable {

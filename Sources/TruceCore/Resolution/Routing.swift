@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// Which resolver applies where, kept in the store as two documents that sync like any other.
 ///

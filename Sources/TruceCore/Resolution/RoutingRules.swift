@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 extension DocumentStore {
     /// Routes the keys `pattern` matches to `resolver` with `options`, in the synced routing: `try store.route("*.todo", to: "todo-list")`.
@@ -183,7 +184,7 @@ extension DocumentStore {
             if error.isConfigurationError { throw .invalidConfiguration("\(Routing.configKey): \(error.message)") }
             throw .storeFailure(error)
         } catch {
-            throw .storeFailure(GitError(operation: "write \(Routing.configKey)", code: -1, errorClass: 0, message: "\(error)"))
+            throw .storeFailure(TruceError.StoreFailure(operation: "write \(Routing.configKey)", message: "\(error)"))
         }
         for setting in settings {
             let read = entries.last { $0.name.utf8.elementsEqual(setting.name.utf8) }?.value

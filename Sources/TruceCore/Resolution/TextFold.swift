@@ -26,13 +26,9 @@ extension ConflictSet {
                 return .notApplicable("version \(other.version.id.short) shares no base with the others")
             }
             guard let baseContent = stepBase.content else { return .notApplicable("the base \(stepBase.version.id.short) is a deletion") }
-            let step: TextMergeResult?
-            do {
-                step = try TextMerge.merge(base: baseContent, ours: result, theirs: theirs, options: options)
-            } catch {
-                throw .storeFailure(error)
+            guard let step = try TextMerge.merge(base: baseContent, ours: result, theirs: theirs, options: options) else {
+                return .notApplicable("binary content")
             }
-            guard let step else { return .notApplicable("binary content") }
             guard step.isClean else { return .conflicted(conflictCount: step.conflictCount) }
             result = step.content
             merged.append(other.version.id)

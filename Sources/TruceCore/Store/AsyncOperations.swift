@@ -1,19 +1,8 @@
 import Foundation
 import Synchronization
+internal import TruceGit
 
-/// A flag the task running a long operation sets when it is cancelled, and the work checks at its safe points.
-///
-/// Passed down as a parameter (never a global), so that each operation stops
-/// only for its own task; the network transfer reads it in libgit2's
-/// progress callbacks, which abort the transfer by returning an error.
-final class Cancellation: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    /// Sets the flag; the work stops at its next safe point.
-    func cancel() { flag.store(true, ordering: .relaxed) }
-
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
-
+extension Cancellation {
     /// Throws `TruceError.cancelled` once the flag is set: called only where stopping leaves the store whole.
     func check() throws(TruceError) {
         if isCancelled { throw .cancelled }

@@ -1,10 +1,15 @@
 import Foundation
+internal import TruceGit
 
 /// One save of a batch: content (nil for a deletion) for a key, by a device, at a date.
 public struct BatchSave: Sendable {
+    /// The document saved.
     public let key: DocumentKey
+    /// The new content; nil saves a deletion.
     public let content: Data?
-    public let device: String
+    /// The device that saves it; nil is the store's device, else `DocumentStore.fallbackDevice`, as for every `device:`.
+    public let device: String?
+    /// The version's author date.
     public let date: Date
     /// The version this save is made from; nil chains it on the key's previous save in the batch, or its current version.
     public let base: VersionID?
@@ -12,7 +17,10 @@ public struct BatchSave: Sendable {
     /// the same on every run, which is what TruceTesting's fabricated stores need.
     public let committerDate: Date?
 
-    public init(key: DocumentKey, content: Data?, device: String, date: Date = Date(), base: VersionID? = nil, committerDate: Date? = nil) {
+    /// A save of `content` to `key`; every parameter but those two has `save`'s default.
+    public init(
+        key: DocumentKey, content: Data?, device: String? = nil, date: Date = Date(), base: VersionID? = nil, committerDate: Date? = nil
+    ) {
         self.key = key
         self.content = content
         self.device = device
@@ -41,7 +49,7 @@ extension DocumentStore {
         _ saves: [BatchSave], cancellation: Cancellation?, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) throws(TruceError) -> [VersionID] {
         guard !saves.isEmpty else { return [] }
-        let authors = try saves.map { save throws(TruceError) in try Self.authorName(save.device) }
+        let authors = try saves.map { save throws(TruceError) in try author(save.device) }
         for save in saves {
             try Signature.checkRepresentable(save.date)
             if let committed = save.committerDate { try Signature.checkRepresentable(committed) }

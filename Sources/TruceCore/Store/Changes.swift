@@ -1,14 +1,25 @@
 import Foundation
+internal import TruceGit
 
 /// What kind of change a journal entry records.
 public enum ChangeKind: String, Sendable, Codable {
-    case save, delete, resolution, reopen
+    /// A save: a new version with content.
+    case save
+    /// A deletion version.
+    case delete
+    /// A resolution: a version that settles a conflict.
+    case resolution
+    /// A reopening: a resolution turned back into the conflict it settled.
+    case reopen
 }
 
 /// One change to a document: a save, a deletion or a resolution, made here or received by `sync`.
 public struct Change: Sendable, Equatable, Codable {
+    /// What happened: a save, a deletion, a resolution or a reopening.
     public let kind: ChangeKind
+    /// The document it happened to.
     public let key: DocumentKey
+    /// The version it wrote (or, for a received version, adopted).
     public let version: VersionID
     /// The device that made the version (the transaction author, in Core Data's words).
     public let author: String
@@ -56,7 +67,9 @@ public struct ChangeToken: Sendable, Hashable, Codable, CustomStringConvertible 
 
 /// The changes after a token, oldest first, and the token to ask from next time.
 public struct ChangeHistory: Sendable, Codable {
+    /// The changes since the token asked with, oldest first.
     public let changes: [Change]
+    /// The token to ask with next time: it stands after the last change listed.
     public let token: ChangeToken
 }
 
@@ -265,7 +278,7 @@ enum ChangeJournal {
     private static func changes(recordedBy commit: CommitRecord, in repository: Repository) throws -> [(change: Change, via: ObjectID?)] {
         guard let recorded = try recorded(in: commit, of: repository) else {
             throw TruceError.storeFailure(
-                GitError(operation: "read change journal", code: -1, errorClass: 0, message: "entry \(commit.id) is not a change"))
+                TruceError.StoreFailure(operation: "read change journal", message: "entry \(commit.id) is not a change"))
         }
         return recorded
     }

@@ -1,3 +1,5 @@
+internal import TruceGit
+
 /// The documents with several heads, kept as one marker ref each: `refs/truce/conflicts/<aa>/<bbbb…>` (the key's
 /// hash), pointing at one of the document's heads.
 ///

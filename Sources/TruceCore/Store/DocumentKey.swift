@@ -59,7 +59,7 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
     }
 
     /// True when `text`'s UTF-8 bytes are this key's.
-    public func hasBytes(of text: String) -> Bool { rawValue.utf8.elementsEqual(text.utf8) }
+    func hasBytes(of text: String) -> Bool { rawValue.utf8.elementsEqual(text.utf8) }
 
     /// The segments between slashes.
     var segments: [Substring] { Self.segments(of: rawValue) }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+internal import TruceGit
 
 /// A store of documents and all their versions: a bare git repository that plain `git` can read.
 ///
@@ -76,7 +77,7 @@ public final class DocumentStore: Sendable {
         } catch let error as GitError {
             throw .storeFailure(error)
         } catch {
-            throw .storeFailure(GitError(operation: "create store at \(path)", code: -1, errorClass: 0, message: error.localizedDescription))
+            throw .storeFailure(TruceError.StoreFailure(operation: "create store at \(path)", message: error.localizedDescription))
         }
         return try open(at: path, device: device)
     }
@@ -125,7 +126,7 @@ public final class DocumentStore: Sendable {
         } catch let error as GitError {
             throw .storeFailure(error)
         } catch {
-            throw .storeFailure(GitError(operation: "store operation", code: -1, errorClass: 0, message: "\(error)"))
+            throw .storeFailure(TruceError.StoreFailure(operation: "store operation", message: "\(error)"))
         }
     }
 

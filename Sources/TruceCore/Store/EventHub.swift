@@ -1,4 +1,5 @@
 import Synchronization
+internal import TruceGit
 
 /// Reads the change journal from the last entry delivered and fans each change out to every live `events` sequence.
 ///

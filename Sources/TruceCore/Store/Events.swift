@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// One change to a document, from any writer, with the document's state before and after it.
 ///
@@ -13,11 +14,13 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
     /// The document's state just after the change.
     public let current: DocumentState
 
+    /// The document that changed.
     public var key: DocumentKey { change.key }
     /// The version the change wrote.
     public var version: VersionID { change.version }
     /// The device that made the version (the transaction author, in Core Data's words).
     public var author: String { change.author }
+    /// What the change was: a save, a deletion, a resolution or a reopening.
     public var kind: ChangeKind { change.kind }
 
     /// True when the change moved the document to another state; a save to a settled document is not one.

@@ -1,12 +1,13 @@
 import Foundation
 
+// @usableFromInline: `defaultGrace` is the default argument of the public `prune(expire:)`, which callers inline.
 /// How long prune keeps what nothing needs, read from git's forms: `now`, `never`, `2.weeks`, `3 days`, `1.hour.ago`.
-public enum Expiry {
+@usableFromInline package enum Expiry {
     /// The default grace period before prune may drop what nothing needs: two weeks.
-    public static let defaultGrace: TimeInterval = 14 * 24 * 3600
+    @usableFromInline package static let defaultGrace: TimeInterval = 14 * 24 * 3600
 
     /// The grace period `text` names; nil when it does not parse. `never` is infinite.
-    public static func parse(_ text: String) -> TimeInterval? {
+    package static func parse(_ text: String) -> TimeInterval? {
         let words = text.lowercased().split(whereSeparator: { $0 == "." || $0 == " " }).map(String.init)
         switch words {
         case ["now"]: return 0

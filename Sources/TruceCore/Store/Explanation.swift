@@ -1,12 +1,15 @@
 import Foundation
+internal import TruceGit
 
 /// Why a document's current version is current, and what would settle its conflict.
 public struct Explanation: Sendable {
+    /// The document's heads, current version first.
     public let versions: DocumentVersions
     /// One sentence: the rule that picked the current version among the heads.
     public let currentReason: String
-    /// The `merge` attribute of the key in the store's `info/attributes`, as `git check-attr merge` reports it.
-    public let mergeAttribute: AttributeValue
+    /// The `merge` attribute of the key in the store's `info/attributes`, as `git check-attr merge` prints it:
+    /// `unspecified`, `set`, `unset`, or its value (a resolver's name).
+    public let mergeAttribute: String
 }
 
 extension DocumentStore {
@@ -18,7 +21,7 @@ extension DocumentStore {
             return Explanation(
                 versions: versions,
                 currentReason: Self.reason(current: current, heads: versions.heads) + Self.equivalence(versions),
-                mergeAttribute: try repository.attribute("merge", for: key.rawValue)
+                mergeAttribute: try repository.attribute("merge", for: key.rawValue).description
             )
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// The heads step of a `WriteTransaction`: new heads by compare-and-swap, one by one or packed, then the replaced ones dropped.
 extension DocumentStore {

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 extension DocumentStore {
     /// The current version, the conflict versions and their base, read at one moment.

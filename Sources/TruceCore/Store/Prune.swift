@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// What one prune removed and kept.
 public struct PruneReport: Sendable, Codable {
@@ -12,6 +13,7 @@ public struct PruneReport: Sendable, Codable {
     public let removedFiles: Int
     /// Bytes in the object database before and after.
     public let bytesBefore: Int
+    /// The same, after.
     public let bytesAfter: Int
 }
 

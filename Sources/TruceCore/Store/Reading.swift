@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 extension DocumentStore {
     /// The version of `key` whose id is `id` or starts with it (at least 4 hexadecimal digits).

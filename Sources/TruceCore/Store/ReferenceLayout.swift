@@ -1,3 +1,5 @@
+internal import TruceGit
+
 /// Where a store keeps its references.
 ///
 /// A document's heads live in one directory of their own,

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// A replica's heads as git history a hub can hold: how sync learns what changed without listing every head.
 ///

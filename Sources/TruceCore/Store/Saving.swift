@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 extension DocumentStore {
     /// Writes `content` as a new version of `key` and returns it.

@@ -1,3 +1,5 @@
+internal import TruceGit
+
 extension DocumentStore {
     /// Every document with at least one version, in key order.
     public func documents() throws(TruceError) -> [DocumentKey] {

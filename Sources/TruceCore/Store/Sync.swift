@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// What one `sync` exchanged.
 public struct SyncReport: Sendable, Codable {

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// What one sync moved over the wire, and what it adopted.
 public struct SyncTraffic: Sendable, Codable, Equatable {
@@ -9,7 +10,8 @@ public struct SyncTraffic: Sendable, Codable, Equatable {
     /// Documents that gained versions here.
     public var documentsAdopted = 0
 
-    public init() {}
+    /// Nothing moved yet.
+    package init() {}
 }
 
 /// Adds up a sync's transfers (a fetch, then one or two pushes) and reports the running total to `progress`.

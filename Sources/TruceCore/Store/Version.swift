@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// The id of a version: its git commit id.
 ///
@@ -6,10 +7,10 @@ import Foundation
 /// entry; it orders, prints and encodes (as the 40-digit hexadecimal string) exactly as its commit id does.
 public struct VersionID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
     /// The commit's id, for the git layer.
-    package let objectID: ObjectID
+    let objectID: ObjectID
 
     /// The version whose commit is `objectID`.
-    package init(_ objectID: ObjectID) {
+    init(_ objectID: ObjectID) {
         self.objectID = objectID
     }
 
@@ -128,6 +129,7 @@ public enum DocumentState: String, Sendable, Codable, CustomStringConvertible {
 
 /// A document's heads at one moment: the current version, the conflict versions and their base.
 public struct DocumentVersions: Sendable, Codable {
+    /// The document.
     public let key: DocumentKey
     /// The head chosen by the deterministic rule; nil when the document is absent.
     public let current: Version?
@@ -139,6 +141,7 @@ public struct DocumentVersions: Sendable, Codable {
     /// The nearest common ancestor of the heads; nil unless in conflict with related histories.
     public let base: Version?
 
+    /// Absent, deleted, settled or in conflict, from the heads.
     public var state: DocumentState {
         guard let current else { return .absent }
         if !conflicts.isEmpty { return .inConflict }

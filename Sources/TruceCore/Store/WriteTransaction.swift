@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// One write to the store, the only way versions land: new objects, then heads, then conflict markers, then the
 /// change journal; the store delivers the events after.

@@ -4,9 +4,10 @@ import Foundation
 public struct PathIssue: Sendable, Codable, Equatable, CustomStringConvertible {
     /// The path as one line: UTF-8 as is, other bytes and control characters as `\xNN`.
     public let path: String
+    /// Why, in words.
     public let reason: String
 
-    public init(path: String, reason: String) {
+    package init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
@@ -22,6 +23,7 @@ public struct PathIssue: Sendable, Codable, Equatable, CustomStringConvertible {
 public struct ImportSource: Sendable {
     /// One document to save: its key, the path it came from, and where its bytes are.
     public struct Entry: Sendable {
+        /// The document the file becomes.
         public let key: DocumentKey
         /// The file's path below the folder, or the stream's path, as one line.
         public let path: String
@@ -36,6 +38,7 @@ public struct ImportSource: Sendable {
 
     /// The folder the files are below; nil for a stream.
     public let folder: String?
+    /// The files to import, in key order.
     public internal(set) var entries: [Entry] = []
     /// Paths that cannot become documents (links, special files, names that are not valid keys), with the reason.
     public internal(set) var refused: [PathIssue] = []

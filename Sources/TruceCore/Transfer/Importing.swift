@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +25,9 @@ public struct ImportReport: Sendable, Codable {
 
 /// A document an import wrote a version of.
 public struct ImportedVersion: Sendable, Codable, Equatable {
+    /// The document.
     public let key: DocumentKey
+    /// Its new version.
     public let version: VersionID
 }
 

@@ -1,11 +1,11 @@
-import CGitShim
-import CLibgit2
+internal import CGitShim
+internal import CLibgit2
 import Foundation
 
 /// Objects and bytes a transfer moved so far, as libgit2 reports them.
-struct TransferCounts: Sendable, Equatable {
-    var objects = 0
-    var bytes = 0
+package struct TransferCounts: Sendable, Equatable {
+    package var objects = 0
+    package var bytes = 0
 }
 
 extension Repository {
@@ -17,7 +17,7 @@ extension Repository {
     /// path, `file://`, git://, ssh and http(s), with credentials from
     /// `CredentialSupplier`. `progress` hears the objects and bytes received;
     /// once `cancellation` is set, the next progress callback aborts the download (libgit2 then fails with `GIT_EUSER`).
-    func fetch(
+    package func fetch(
         from url: String, refsMatching pattern: String, wanting: ([(name: String, target: ObjectID)]) throws(GitError) -> [String],
         progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws(GitError) -> [(name: String, target: ObjectID)] {
@@ -58,7 +58,7 @@ extension Repository {
     /// Returns how many refs the remote did not already have at that value;
     /// `progress` hears the objects and bytes sent; `cancellation`, once set, aborts the push at its next progress callback.
     @discardableResult
-    func push(
+    package func push(
         refspecs: [String], to url: String, progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws(GitError) -> Int {
         guard !refspecs.isEmpty else { return 0 }
@@ -87,17 +87,17 @@ extension Repository {
 /// libgit2 hands every callback the same payload pointer; it points at this
 /// object, which `run` keeps alive until the remote is freed.
 private final class TransferSession {
-    let url: String
-    let credentials: CredentialSupplier
-    let progress: ((TransferCounts) -> Void)?
+    package let url: String
+    package let credentials: CredentialSupplier
+    package let progress: ((TransferCounts) -> Void)?
     /// Set by the task that started the transfer when it is cancelled: the next callback returns an error to libgit2.
-    let cancellation: Cancellation?
+    package let cancellation: Cancellation?
     /// `name: reason` for every ref the remote refused; git_remote_push succeeds even then.
-    var refused: [String] = []
+    package var refused: [String] = []
     /// Refs the push changed on the remote (it lacked them or had another value).
-    var updatedReferences = 0
+    package var updatedReferences = 0
 
-    init(url: String, progress: ((TransferCounts) -> Void)?, cancellation: Cancellation?) {
+    package init(url: String, progress: ((TransferCounts) -> Void)?, cancellation: Cancellation?) {
         self.url = url
         credentials = CredentialSupplier(url: url)
         self.progress = progress
@@ -106,16 +106,16 @@ private final class TransferSession {
 
     /// What a transfer callback returns to libgit2: 0 goes on; a negative value (after a cancellation) stops the
     /// transfer, and the fetch or push fails with it. Read after `progress` ran, so a cancel from it stops at once.
-    var callbackResult: Int32 { cancellation?.isCancelled == true ? GIT_EUSER.rawValue : 0 }
+    package var callbackResult: Int32 { cancellation?.isCancelled == true ? GIT_EUSER.rawValue : 0 }
 
-    var payload: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    package var payload: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    static func from(_ payload: UnsafeMutableRawPointer?) -> TransferSession? {
+    package static func from(_ payload: UnsafeMutableRawPointer?) -> TransferSession? {
         payload.map { Unmanaged<TransferSession>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// Runs `body` with this session alive throughout, then tells the credential helper how it went.
-    func run<Value>(_ body: () throws(GitError) -> Value) throws(GitError) -> Value {
+    package func run<Value>(_ body: () throws(GitError) -> Value) throws(GitError) -> Value {
         let outcome: Result<Value, GitError> = withExtendedLifetime(self) {
             do throws(GitError) { return .success(try body()) } catch { return .failure(error) }
         }
@@ -126,7 +126,7 @@ private final class TransferSession {
         return try outcome.get()
     }
 
-    func openRemote(in repository: OpaquePointer) throws(GitError) -> OpaquePointer? {
+    package func openRemote(in repository: OpaquePointer) throws(GitError) -> OpaquePointer? {
         try Self.trustCertificatesFromEnvironment()
         var remote: OpaquePointer?
         try check(git_remote_create_anonymous(&remote, repository, url), "open remote")
@@ -134,7 +134,7 @@ private final class TransferSession {
     }
 
     /// Throws a `GitError` for a failed call, in words that say what to do and never with a password.
-    func check(_ code: Int32, _ operation: String) throws(GitError) {
+    package func check(_ code: Int32, _ operation: String) throws(GitError) {
         guard code < 0 else { return }
         let error = GitError.last("\(operation) \(RemoteURL.redactingPasswords(in: url))", code: code)
         var message = RemoteURL.redactingPasswords(in: error.message)
@@ -155,7 +155,7 @@ private final class TransferSession {
     }
 
     /// libgit2's callbacks for this transfer, all pointing back at this session.
-    func callbacks() throws(GitError) -> git_remote_callbacks {
+    package func callbacks() throws(GitError) -> git_remote_callbacks {
         var callbacks = git_remote_callbacks()
         try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "prepare remote callbacks for")
         callbacks.payload = payload

@@ -1,17 +1,17 @@
-import CLibgit2
+internal import CLibgit2
 
 /// One `name = value` line of git configuration, as libgit2 read it.
-struct ConfigEntry: Sendable, Equatable {
+package struct ConfigEntry: Sendable, Equatable {
     /// The full name, section and key lowercased as git does (`merge.mydriver.driver`).
-    let name: String
-    let value: String
+    package let name: String
+    package let value: String
     /// True when it comes from the repository's own `config` file, not a global or system one.
-    let isLocal: Bool
+    package let isLocal: Bool
 }
 
 extension Repository {
     /// Every configuration entry visible to the repository, in the order git reads them.
-    func configEntries() throws(GitError) -> [ConfigEntry] {
+    package func configEntries() throws(GitError) -> [ConfigEntry] {
         var config: OpaquePointer?
         try check(git_repository_config_snapshot(&config, handle), "read configuration")
         defer { git_config_free(config) }
@@ -19,7 +19,7 @@ extension Repository {
     }
 
     /// The entries of a file in git-config syntax that is not a repository's config (the synced `.truce/config`).
-    static func configEntries(inFile path: String) throws(GitError) -> [ConfigEntry] {
+    package static func configEntries(inFile path: String) throws(GitError) -> [ConfigEntry] {
         var config: OpaquePointer?
         try check(git_config_open_ondisk(&config, path), "read \(path)")
         defer { git_config_free(config) }
@@ -48,7 +48,7 @@ extension Repository {
     }
 
     /// Writes `name = value` to the repository's own `config` file.
-    func setConfig(_ name: String, to value: String) throws(GitError) {
+    package func setConfig(_ name: String, to value: String) throws(GitError) {
         var config: OpaquePointer?
         try check(git_repository_config(&config, handle), "open configuration")
         defer { git_config_free(config) }
@@ -62,7 +62,7 @@ extension Repository {
 extension Repository {
     /// Sets each `name = value` in a file in git-config syntax that is not a repository's config, as `git config --file`
     /// does: every earlier value of the name is replaced, and a section that does not exist yet is added.
-    static func setConfig(_ values: [(name: String, value: String)], inFile path: String) throws(GitError) {
+    package static func setConfig(_ values: [(name: String, value: String)], inFile path: String) throws(GitError) {
         var config: OpaquePointer?
         try check(git_config_open_ondisk(&config, path), "open \(path)")
         defer { git_config_free(config) }

@@ -1,4 +1,4 @@
-import CLibgit2
+internal import CLibgit2
 
 /// A second handle on a repository whose new objects go to memory, then all at once into one pack.
 ///
@@ -6,13 +6,13 @@ import CLibgit2
 /// objects costs an fsync each, one pack costs one. Objects written through
 /// `repository` exist only in memory until `flush()` packs them; a crash
 /// before that loses the batch, never anything acknowledged.
-final class BulkWriter {
+package final class BulkWriter {
     /// The handle to write through (and to read back what was written).
-    let repository: Repository
+    package let repository: Repository
     private let backend: UnsafeMutablePointer<git_odb_backend>
     private var written: [ObjectID] = []
 
-    init(path: String) throws(GitError) {
+    package init(path: String) throws(GitError) {
         repository = try Repository.openBare(at: path)
         var backend: UnsafeMutablePointer<git_odb_backend>?
         try check(git_mempack_new(&backend), "start in-memory object store")
@@ -22,11 +22,11 @@ final class BulkWriter {
     }
 
     /// Notes that `id` was written through `repository` and must go into the pack.
-    func record(_ id: ObjectID) { written.append(id) }
+    package func record(_ id: ObjectID) { written.append(id) }
 
     /// Writes every recorded object into one pack (fsynced) and empties memory; returns the number packed.
     @discardableResult
-    func flush() throws(GitError) -> Int {
+    package func flush() throws(GitError) -> Int {
         guard !written.isEmpty else { return 0 }
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, repository.handle), "start pack")

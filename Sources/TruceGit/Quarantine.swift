@@ -1,5 +1,5 @@
-import CGitShim
-import CLibgit2
+internal import CGitShim
+internal import CLibgit2
 import Foundation
 
 /// A scratch repository inside the store's object database, where fetched objects wait until they are checked.
@@ -15,15 +15,15 @@ import Foundation
 /// common history at once. Only `admit` copies objects into the store; the
 /// rest go with the directory. A sync killed halfway leaves the directory,
 /// which prune removes with the other temporary files.
-final class Quarantine {
+package final class Quarantine {
     /// The handle to fetch and check through.
-    let repository: Repository
+    package let repository: Repository
     private let directory: String
     private let storeObjects: String
 
     /// With `outgoing`, the scratch repository lives in the system's temporary directory instead: what it holds
     /// is only ever pushed, and a process killed while pushing then leaves the store exactly as it was.
-    init(of store: Repository, offering references: [(name: String, target: ObjectID)] = [], outgoing: Bool = false) throws(GitError) {
+    package init(of store: Repository, offering references: [(name: String, target: ObjectID)] = [], outgoing: Bool = false) throws(GitError) {
         storeObjects = store.gitDirectory + "objects"
         let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
         directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
@@ -51,7 +51,7 @@ final class Quarantine {
     /// whole fetch on the first commit it cannot parse; reading the other
     /// store's objects in place lets every head be checked on its own, and
     /// `admit` copies only what the checked heads need.
-    func borrowObjects(of path: String, refsMatching pattern: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+    package func borrowObjects(of path: String, refsMatching pattern: String) throws(GitError) -> [(name: String, target: ObjectID)] {
         let other = try Repository.openBare(at: path)
         let references = try other.references(matching: pattern)
         let objects = other.gitDirectory + "objects"
@@ -70,7 +70,7 @@ final class Quarantine {
     /// and its index move into the store as they are, as git's receive-pack
     /// migrates its quarantine: no second compression of what just arrived.
     /// Otherwise only the objects the tips need are packed anew into the store.
-    func admit(_ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil) throws(GitError) {
+    package func admit(_ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil) throws(GitError) {
         guard !tips.isEmpty else { return }
         if let checked, try movePacks(ifAllIn: checked) { return }
         var builder: OpaquePointer?

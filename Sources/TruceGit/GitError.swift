@@ -1,21 +1,21 @@
-import CLibgit2
+internal import CLibgit2
 
 /// A libgit2 call failed; carries the message libgit2 gave for it.
 ///
 /// An app reads what failed and why (`operation`, `message`); libgit2's own
 /// codes stay inside the package, which decides from them.
-public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What Truce asked libgit2 to do, for example `create reference`.
-    public let operation: String
+    package let operation: String
     /// libgit2's return code (`GIT_ENOTFOUND`, `GIT_EMODIFIED`, …).
     package let code: Int32
     /// libgit2's error class (`GIT_ERROR_ODB`, …), 0 when libgit2 gave none.
     package let errorClass: Int32
     /// `git_error_last()`'s message, read right after the failing call.
-    public let message: String
+    package let message: String
 
     /// What failed and why, with any URL's password removed.
-    public var description: String { RemoteURL.redactingPasswords(in: "\(operation): \(message)") }
+    package var description: String { RemoteURL.redactingPasswords(in: "\(operation): \(message)") }
 
     /// True for `GIT_ENOTFOUND`.
     package var isNotFound: Bool { code == GIT_ENOTFOUND.rawValue }
@@ -32,7 +32,7 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Captures libgit2's last error for a call that just returned `code`.
-    static func last(_ operation: String, code: Int32) -> GitError {
+    package static func last(_ operation: String, code: Int32) -> GitError {
         let message: String
         var errorClass: Int32 = 0
         if let error = git_error_last() {
@@ -47,7 +47,7 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Throws a `GitError` when a libgit2 call returned a negative code.
 @discardableResult
-func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(GitError) -> Int32 {
+package func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(GitError) -> Int32 {
     if code < 0 { throw GitError.last(operation(), code: code) }
     return code
 }

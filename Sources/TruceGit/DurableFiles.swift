@@ -12,14 +12,14 @@ import Foundation
 /// intent, a downloaded pack moved into the store) is written whole to a
 /// temporary name, fsynced, renamed into place, and its directory fsynced,
 /// so that a crash leaves the old file or the new one.
-enum DurableFiles {
+package enum DurableFiles {
     /// A `GitError` for the system call that just failed, with the system's reason (`errno`).
-    static func failure(_ operation: String) -> GitError {
+    package static func failure(_ operation: String) -> GitError {
         GitError(operation: operation, code: -1, errorClass: 0, message: String(cString: strerror(errno)))
     }
 
     /// Writes every byte of `bytes` to `descriptor`, through short writes and interrupted calls.
-    static func writeAll(_ bytes: some ContiguousBytes, to descriptor: Int32, path: String) throws(GitError) {
+    package static func writeAll(_ bytes: some ContiguousBytes, to descriptor: Int32, path: String) throws(GitError) {
         let complete = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
@@ -34,7 +34,7 @@ enum DurableFiles {
     }
 
     /// Fsyncs a directory, so that the renames and new names in it survive a power loss; best effort.
-    static func syncDirectory(_ path: String) {
+    package static func syncDirectory(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         fsync(descriptor)

@@ -1,37 +1,37 @@
-import CGitShim
-import CLibgit2
+internal import CGitShim
+internal import CLibgit2
 
 /// An open bare git repository; owns the libgit2 handle and frees it.
 ///
 /// Not thread-safe, like the handle it wraps: callers confine it to one
 /// lock or task at a time.
-final class Repository {
-    let handle: OpaquePointer
+package final class Repository {
+    package let handle: OpaquePointer
     /// The repository directory as it was given.
-    let path: String
+    package let path: String
     /// How many references listing calls have returned so far: the work tests count to show that a
     /// lookup reads one document's references, not the whole store's.
-    var referencesListed = 0
+    package var referencesListed = 0
     /// How many commits have been read so far: the work tests count to show a cost follows the changes.
-    var commitsRead = 0
+    package var commitsRead = 0
     /// How many `packed-refs` records reference lookups have looked at: a lookup is a binary search, not a scan.
-    var packedRecordsRead = 0
+    package var packedRecordsRead = 0
     /// The `packed-refs` file as last read, read again when its stamp changes.
-    var packedReferencesCache: PackedReferences?
+    package var packedReferencesCache: PackedReferences?
     /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
-    var acceptedEntryNames = Set<String>()
+    package var acceptedEntryNames = Set<String>()
     /// Called between listing loose references and reading them: where a test plays the writer a reader races.
-    var afterListingLooseReferences: (() -> Void)?
+    package var afterListingLooseReferences: (() -> Void)?
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
     /// several times (a quarantine's checks): nil keeps none.
-    var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?
+    package var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?
     /// The bytes `keptCommits` may hold: a remote that sends huge commits makes the checks read them again, not exhaust
     /// memory (a first sync of 100,000 versions keeps about 25 MB).
-    var keptCommitLimit = 256 << 20
+    package var keptCommitLimit = 256 << 20
     private(set) var keptCommitBytes = 0
 
     /// Keeps `raw` as the bytes of commit `id` when `keptCommits` is on and its limit allows.
-    func keep(_ raw: [UInt8], ofCommit id: ObjectID) {
+    package func keep(_ raw: [UInt8], ofCommit id: ObjectID) {
         guard keptCommits != nil, keptCommitBytes + raw.count <= keptCommitLimit else { return }
         keptCommits?[id] = (raw, CommitRecord(id: id, fsckCleanRaw: raw))
         keptCommitBytes += raw.count
@@ -45,7 +45,7 @@ final class Repository {
     deinit { git_repository_free(handle) }
 
     /// Creates a bare repository at `path` (parents included) and opens it.
-    static func createBare(at path: String) throws(GitError) -> Repository {
+    package static func createBare(at path: String) throws(GitError) -> Repository {
         Libgit2.ensureInitialized()
         var options = git_repository_init_options()
         try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)), "prepare repository creation")
@@ -56,7 +56,7 @@ final class Repository {
     }
 
     /// Opens the bare repository at exactly `path`, without searching parent directories.
-    static func openBare(at path: String) throws(GitError) -> Repository {
+    package static func openBare(at path: String) throws(GitError) -> Repository {
         Libgit2.ensureInitialized()
         var handle: OpaquePointer?
         try check(git_repository_open_bare(&handle, path), "open repository at \(path)")
@@ -91,5 +91,5 @@ final class Repository {
     }
 
     /// The repository's git directory as libgit2 resolved it, with a trailing slash.
-    var gitDirectory: String { String(cString: git_repository_path(handle)) }
+    package var gitDirectory: String { String(cString: git_repository_path(handle)) }
 }

@@ -1,9 +1,9 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
 extension Repository {
     /// Every object id the reflogs of `names` mention, old and new values alike (git's prune keeps both).
-    func reflogIDs(of names: [String]) throws(GitError) -> Set<ObjectID> {
+    package func reflogIDs(of names: [String]) throws(GitError) -> Set<ObjectID> {
         var ids = Set<ObjectID>()
         for name in names where git_reference_has_log(handle, name) == 1 {
             var reflog: OpaquePointer?
@@ -23,7 +23,7 @@ extension Repository {
     /// libgit2 appends the reflog entry before it moves the reference, so a
     /// writer killed in between leaves a reflog without its reference. git
     /// reads those entries too (`git fsck` fails on one whose object is gone).
-    func reflogNames() -> [String] {
+    package func reflogNames() -> [String] {
         let logs = gitDirectory + "logs/"
         guard let enumerator = FileManager.default.enumerator(atPath: logs + "refs") else { return [] }
         var names: [String] = []
@@ -40,7 +40,7 @@ extension Repository {
 
     /// Drops the entries of `name`'s reflog older than `cutoff` (seconds since 1970); returns how many were dropped.
     @discardableResult
-    func expireReflog(of name: String, olderThan cutoff: Int64) throws(GitError) -> Int {
+    package func expireReflog(of name: String, olderThan cutoff: Int64) throws(GitError) -> Int {
         var reflog: OpaquePointer?
         try check(git_reflog_read(&reflog, handle, name), "read reflog of \(name)")
         defer { git_reflog_free(reflog) }

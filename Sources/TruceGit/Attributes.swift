@@ -1,13 +1,13 @@
-import CLibgit2
+internal import CLibgit2
 
 /// The value of a gitattributes attribute for one path, as `git check-attr` reports it.
-public enum AttributeValue: Sendable, Equatable, CustomStringConvertible {
+package enum AttributeValue: Sendable, Equatable, CustomStringConvertible {
     case unspecified
     case set
     case unset
     case value(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unspecified: "unspecified"
         case .set: "set"
@@ -19,7 +19,7 @@ public enum AttributeValue: Sendable, Equatable, CustomStringConvertible {
 
 extension Repository {
     /// Looks `name` up for `path` in the repository's attribute files (`info/attributes` for a bare store).
-    func attribute(_ name: String, for path: String) throws(GitError) -> AttributeValue {
+    package func attribute(_ name: String, for path: String) throws(GitError) -> AttributeValue {
         var value: UnsafePointer<CChar>?
         try check(git_attr_get(&value, handle, UInt32(GIT_ATTR_CHECK_FILE_THEN_INDEX), path, name), "read attribute \(name) of \(path)")
         switch git_attr_value(value) {

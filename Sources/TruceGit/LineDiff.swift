@@ -1,22 +1,22 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
 /// One changed region between two texts, in 0-based line indexes.
-struct LineDiffHunk: Equatable, Sendable {
+package struct LineDiffHunk: Equatable, Sendable {
     /// First changed line of the old text; for a pure insertion, the index it is inserted before.
-    let oldStart: Int
-    let oldCount: Int
-    let newCount: Int
+    package let oldStart: Int
+    package let oldCount: Int
+    package let newCount: Int
 }
 
-/// The diff algorithms libgit2 offers, as git names them.
-public enum DiffAlgorithm: String, Sendable, CaseIterable {
-    case myers, minimal, patience
-}
+package enum LineDiff {
+    /// The diff algorithms libgit2 offers, as git names them.
+    package enum Algorithm: Sendable {
+        case myers, minimal, patience
+    }
 
-enum LineDiff {
     /// The changed regions from `old` to `new` with no context lines, as `git diff -U0` finds them.
-    static func hunks(from old: Data, to new: Data, algorithm: DiffAlgorithm = .myers) throws(GitError) -> [LineDiffHunk] {
+    package static func hunks(from old: Data, to new: Data, algorithm: Algorithm = .myers) throws(GitError) -> [LineDiffHunk] {
         Libgit2.ensureInitialized()
         var options = git_diff_options()
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)), "prepare diff")

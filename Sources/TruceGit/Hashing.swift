@@ -1,8 +1,8 @@
-import CLibgit2
+internal import CLibgit2
 
 extension ObjectID {
     /// The id git gives `bytes` as a blob: what `git hash-object --stdin` prints for them.
-    static func blobHash(of bytes: some Collection<UInt8>) -> ObjectID {
+    package static func blobHash(of bytes: some Collection<UInt8>) -> ObjectID {
         Libgit2.ensureInitialized()
         var oid = git_oid()
         let data = Array(bytes)

@@ -1,4 +1,4 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
 #if canImport(Glibc)
@@ -19,7 +19,7 @@ import Foundation
 /// reference on each call, so one document's heads would cost the whole
 /// store. The file is sorted by name (git and libgit2 write it so, and say so
 /// in its header), and a binary search finds a prefix in O(log n) lines.
-struct PackedReferences {
+package struct PackedReferences {
     /// The file's bytes, mapped; empty when there is no file.
     private let file: MappedFile
     /// Where the first record starts, after the header line.
@@ -27,12 +27,12 @@ struct PackedReferences {
     /// Whether the header promises sorted records; without it, lookups scan every line.
     private let isSorted: Bool
     /// The file it was read from: inode, size and modification time, to tell when it changed.
-    let stamp: FileStamp?
+    package let stamp: FileStamp?
 
-    static let header = "# pack-refs with: peeled fully-peeled sorted \n"
+    package static let header = "# pack-refs with: peeled fully-peeled sorted \n"
 
     /// Reads the `packed-refs` file of the git directory `gitDirectory` (with a trailing slash).
-    init(readingIn gitDirectory: String) throws(GitError) {
+    package init(readingIn gitDirectory: String) throws(GitError) {
         let path = gitDirectory + "packed-refs"
         stamp = FileStamp(of: path)
         file = stamp == nil ? MappedFile() : try MappedFile(mapping: path)
@@ -47,13 +47,13 @@ struct PackedReferences {
     }
 
     /// The references whose names start with `prefix`, in name order; peeled lines (`^…`, only for tags) skipped.
-    func references(withPrefix prefix: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+    package func references(withPrefix prefix: String) throws(GitError) -> [(name: String, target: ObjectID)] {
         var probes = 0
         return try references(withPrefix: prefix, probes: &probes)
     }
 
     /// `references(withPrefix:)`, adding to `probes` the records it looked at: the work tests count.
-    func references(withPrefix prefix: String, probes: inout Int) throws(GitError) -> [(name: String, target: ObjectID)] {
+    package func references(withPrefix prefix: String, probes: inout Int) throws(GitError) -> [(name: String, target: ObjectID)] {
         let wanted = Array(prefix.utf8)
         var found: [(name: String, target: ObjectID)] = []
         var record = isSorted ? lowerBound(wanted, probes: &probes) : body
@@ -71,7 +71,7 @@ struct PackedReferences {
     }
 
     /// Whether any reference's name starts with `prefix`: one binary search in a sorted file.
-    func containsReference(withPrefix prefix: String) throws(GitError) -> Bool {
+    package func containsReference(withPrefix prefix: String) throws(GitError) -> Bool {
         let wanted = Array(prefix.utf8)
         var probes = 0
         var record = isSorted ? lowerBound(wanted, probes: &probes) : body
@@ -85,7 +85,7 @@ struct PackedReferences {
     }
 
     /// Every record, in file order, as raw lines (each with its peeled line, if any) keyed by name.
-    func allRecords() throws(GitError) -> [(name: [UInt8], lines: [UInt8])] {
+    package func allRecords() throws(GitError) -> [(name: [UInt8], lines: [UInt8])] {
         var records: [(name: [UInt8], lines: [UInt8])] = []
         var record = body
         while record < file.bytes.count {
@@ -146,11 +146,11 @@ struct PackedReferences {
 
 /// A file mapped read-only for as long as the value lives: a rewrite renamed over it leaves this copy intact.
 private final class MappedFile: @unchecked Sendable {
-    let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
 
-    init() { bytes = UnsafeBufferPointer(start: nil, count: 0) }
+    package init() { bytes = UnsafeBufferPointer(start: nil, count: 0) }
 
-    init(mapping path: String) throws(GitError) {
+    package init(mapping path: String) throws(GitError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         var status = stat()
         guard descriptor >= 0, fstat(descriptor, &status) == 0 else {
@@ -175,7 +175,7 @@ private final class MappedFile: @unchecked Sendable {
     }
 
     /// The offset of the newline that ends the line at `offset`, or the file's end.
-    func lineEnd(from offset: Int) -> Int {
+    package func lineEnd(from offset: Int) -> Int {
         guard let base = bytes.baseAddress, offset < bytes.count else { return bytes.count }
         guard let found = memchr(base + offset, 0x0A, bytes.count - offset) else { return bytes.count }
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -193,7 +193,7 @@ extension PackedReferences {
     /// old: a crash leaves one or the other, whole. With `keepingExisting`, an
     /// addition whose name the file already has is left out (compare-and-swap
     /// from nothing, as for a reference that must not exist yet).
-    static func update(
+    package static func update(
         in gitDirectory: String, adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>,
         keepingExisting: Bool = false
     ) throws(GitError) {
@@ -234,10 +234,10 @@ extension PackedReferences {
 }
 
 /// A file's identity and version as `stat` tells them: a rewrite renamed into place changes the inode.
-struct FileStamp: Equatable {
-    let device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+package struct FileStamp: Equatable {
+    package let device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
 
-    init?(of path: String) {
+    package init?(of path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         (device, inode, size) = (UInt64(status.st_dev), UInt64(status.st_ino), Int64(status.st_size))

@@ -3,18 +3,11 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import TruceCore
+@testable import TruceGit
 
 /// An id held as three words reads and writes the same 20 bytes and 40 digits git does, and orders as its bytes do.
 struct ObjectIDTests {
-    /// Ids with every byte value in every position: random ones, and the all-zero, all-0xff and one-bit ones.
-    static func samples() -> [[UInt8]] {
-        var random = SeededRandom(seed: 0x1D)
-        var samples = (0..<200).map { _ in (0..<20).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
-        samples += [[UInt8](repeating: 0, count: 20), [UInt8](repeating: 0xFF, count: 20)]
-        samples += (0..<160).map { bit in (0..<20).map { $0 == bit / 8 ? UInt8(0x80) >> UInt8(bit % 8) : 0 } }
-        return samples
-    }
+    static func samples() -> [[UInt8]] { objectIDByteSamples() }
 
     @Test func bytesDigitsAndLibgit2sOidRoundTrip() throws {
         for bytes in Self.samples() {

@@ -1,4 +1,4 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
 /// The credentials one transfer offers a server, each source once and in git's order, until the server takes one.
@@ -6,7 +6,7 @@ import Foundation
 /// libgit2 asks again after every credential the server refused, so a source
 /// is never offered twice and an exhausted list ends the transfer with
 /// "authentication failed for URL" (password removed) instead of a loop.
-final class CredentialSupplier {
+package final class CredentialSupplier {
     private let url: String
     private let parsed: RemoteURL?
     private var sshSources: [SSHSource]?
@@ -16,7 +16,7 @@ final class CredentialSupplier {
     /// A credential from git's helper, offered and not yet confirmed by the server.
     private var helperCredential: GitCredentialHelper.Credential?
 
-    init(url: String) {
+    package init(url: String) {
         self.url = url
         parsed = RemoteURL(url)
     }
@@ -67,25 +67,25 @@ final class CredentialSupplier {
     }
 
     /// The transfer succeeded: a helper's credential is stored for next time, as git does.
-    func transferSucceeded() {
+    package func transferSucceeded() {
         if let accepted = helperCredential { GitCredentialHelper.run("approve", accepted) }
         helperCredential = nil
     }
 
     /// The transfer failed: a helper's credential the server refused is forgotten.
-    func transferFailed(_ error: GitError) {
+    package func transferFailed(_ error: GitError) {
         if let refused = helperCredential, error.code == GIT_EAUTH.rawValue { GitCredentialHelper.run("reject", refused) }
         helperCredential = nil
     }
 
     /// The user name ssh uses when the URL names none: the local login, as OpenSSH does.
-    static var loginName: String {
+    package static var loginName: String {
         if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
         return ProcessInfo.processInfo.environment["USER"] ?? "git"
     }
 
     /// The home directory whose `.ssh` holds the user's keys: `$HOME`, as libgit2 uses for `known_hosts`.
-    static var homeDirectory: String { ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory() }
+    package static var homeDirectory: String { ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory() }
 }
 
 /// Where an ssh key can come from, in the order OpenSSH tries them.
@@ -93,7 +93,7 @@ private enum SSHSource {
     case agent
     case keyFile(privateKey: String, publicKey: String?)
 
-    var label: String {
+    package var label: String {
         switch self {
         case .agent: "ssh-agent"
         case .keyFile(let privateKey, _): privateKey.replacingOccurrences(of: CredentialSupplier.homeDirectory, with: "~")
@@ -101,7 +101,7 @@ private enum SSHSource {
     }
 
     /// The agent when one is running, then `~/.ssh/id_ed25519`, `id_ecdsa`, `id_rsa` that exist and need no passphrase.
-    static func available() -> [SSHSource] {
+    package static func available() -> [SSHSource] {
         var sources: [SSHSource] = []
         // libssh2 fails hard (not "try the next key") when it cannot reach an agent, so offer one only when it is there.
         if let socket = ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"], !socket.isEmpty, FileManager.default.fileExists(atPath: socket) {
@@ -118,7 +118,7 @@ private enum SSHSource {
     }
 
     /// True for a passphrase-protected key, which Truce cannot unlock without a prompt (it belongs in ssh-agent).
-    static func isEncrypted(_ contents: Data) -> Bool {
+    package static func isEncrypted(_ contents: Data) -> Bool {
         let text = String(decoding: contents, as: UTF8.self)
         if text.contains("ENCRYPTED") { return true }
         let lines = text.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }
@@ -139,7 +139,7 @@ private enum PasswordSource {
     case given(user: String, password: String, label: String)
     case helper
 
-    var label: String {
+    package var label: String {
         switch self {
         case .given(_, _, let label): label
         case .helper: "git credential helper"
@@ -147,7 +147,7 @@ private enum PasswordSource {
     }
 
     /// The URL's `user:password`, then `TRUCE_USERNAME`/`TRUCE_PASSWORD`, then git's credential helper.
-    static func available(for url: RemoteURL?, usernameFromURL: String?) -> [PasswordSource] {
+    package static func available(for url: RemoteURL?, usernameFromURL: String?) -> [PasswordSource] {
         var sources: [PasswordSource] = []
         if let user = url?.user, let password = url?.password { sources.append(.given(user: user, password: password, label: "the URL's password")) }
         let environment = ProcessInfo.processInfo.environment

@@ -1,18 +1,18 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
 /// A loose object file or a pack in the object database, with its modification time.
-struct ObjectFile {
-    let path: String
+package struct ObjectFile {
+    package let path: String
     /// The object id, for a loose object.
-    let id: ObjectID?
-    let modified: Date
-    let size: Int
+    package let id: ObjectID?
+    package let modified: Date
+    package let size: Int
 }
 
 extension Repository {
     /// Every object reachable from `tips`: commits, their trees and blobs; other objects are taken as they are.
-    func reachableObjects(from tips: [ObjectID]) throws(GitError) -> Set<ObjectID> {
+    package func reachableObjects(from tips: [ObjectID]) throws(GitError) -> Set<ObjectID> {
         var reachable = Set<ObjectID>()
         var commits: [ObjectID] = []
         // One type lookup per distinct tip: refs and reflog entries name the same commits many times over.
@@ -28,7 +28,7 @@ extension Repository {
     /// Writes one pack holding exactly `objects` into `objects/pack` and returns its name (`pack-<hash>`).
     ///
     /// libgit2 fsyncs the pack and its index when fsync is on (it is, for every store).
-    func writePack(of objects: Set<ObjectID>, progress: (Int, Int) -> Void) throws(GitError) -> String {
+    package func writePack(of objects: Set<ObjectID>, progress: (Int, Int) -> Void) throws(GitError) -> String {
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, handle), "start pack")
         defer { git_packbuilder_free(builder) }
@@ -45,7 +45,7 @@ extension Repository {
     }
 
     /// The loose objects, packs, and temporary files libgit2 or git left in the object database.
-    func objectFiles() -> (loose: [ObjectFile], packs: [ObjectFile], temporary: [ObjectFile]) {
+    package func objectFiles() -> (loose: [ObjectFile], packs: [ObjectFile], temporary: [ObjectFile]) {
         let manager = FileManager.default
         let objects = gitDirectory + "objects/"
         var loose: [ObjectFile] = [], packs: [ObjectFile] = [], temporary: [ObjectFile] = []
@@ -81,7 +81,7 @@ extension Repository {
     }
 
     /// The ids a pack's index lists (`pack-<hash>.idx` beside `pack`), nil when it is missing or not version 2.
-    func objectIDs(inPack pack: String) -> Set<ObjectID>? {
+    package func objectIDs(inPack pack: String) -> Set<ObjectID>? {
         guard pack.hasSuffix(".pack"), let index = FileManager.default.contents(atPath: String(pack.dropLast(5)) + ".idx") else { return nil }
         let bytes = [UInt8](index)
         let header = 8, fanout = 256 * 4
@@ -118,9 +118,9 @@ extension Repository {
 }
 
 /// A pack's `.idx` file (version 2), read for the ids of the objects its pack holds.
-enum PackIndex {
+package enum PackIndex {
     /// The object ids an index lists; nil when the file is missing or not a version 2 index.
-    static func objectIDs(atPath path: String) -> [ObjectID]? {
+    package static func objectIDs(atPath path: String) -> [ObjectID]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let bytes = [UInt8](data)
         // Magic "\377tOc", version 2, then 256 cumulative counts; the last is the number of objects.

@@ -6,18 +6,18 @@ import Foundation
 /// helper stores passwords is the user's choice, not the store's. git never
 /// prompts here (`GIT_TERMINAL_PROMPT=0`), and its messages stay out of Truce's
 /// one error line.
-enum GitCredentialHelper {
-    struct Credential {
-        let user: String
-        let password: String
-        var url: RemoteURL?
+package enum GitCredentialHelper {
+    package struct Credential {
+        package let user: String
+        package let password: String
+        package var url: RemoteURL?
     }
 
     /// How long a helper may take before Truce gives up on it.
-    static let timeout: TimeInterval = 30
+    package static let timeout: TimeInterval = 30
 
     /// The helper's user name and password for `url`, nil when it has none (or git is not installed).
-    static func fill(for url: RemoteURL, user: String?) -> Credential? {
+    package static func fill(for url: RemoteURL, user: String?) -> Credential? {
         var request = description(of: url)
         if let user = user ?? url.user { request += "username=\(user)\n" }
         guard let answer = git(["credential", "fill"], input: request + "\n") else { return nil }
@@ -31,7 +31,7 @@ enum GitCredentialHelper {
     }
 
     /// Tells the helpers that `credential` worked (`approve`) or was refused (`reject`).
-    static func run(_ action: String, _ credential: Credential) {
+    package static func run(_ action: String, _ credential: Credential) {
         guard let url = credential.url else { return }
         _ = git(["credential", action], input: description(of: url) + "username=\(credential.user)\npassword=\(credential.password)\n\n")
     }

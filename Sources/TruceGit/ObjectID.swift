@@ -1,4 +1,4 @@
-import CLibgit2
+internal import CLibgit2
 
 /// A git object id (SHA-1): of a commit, a tree, a blob. A version's id is a ``VersionID``, which wraps its commit's.
 package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
@@ -18,7 +18,7 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// The id whose 20 raw bytes are `raw` (as a pack index lists them).
-    init(bytes raw: ArraySlice<UInt8>) {
+    package init(bytes raw: ArraySlice<UInt8>) {
         precondition(raw.count == 20, "an object id is 20 bytes")
         self =
             raw.withContiguousStorageIfAvailable { ObjectID(twentyBytes: UnsafeRawBufferPointer($0)) }
@@ -31,12 +31,12 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Parses a full 40-character hexadecimal id; nil when it is not one.
-    public init?(hex: String) {
+    package init?(hex: String) {
         self.init(hexBytes: hex.utf8)
     }
 
     /// Parses 40 hexadecimal digits given as bytes (a line of a git file); nil when they are not.
-    init?<Digits: Collection<UInt8>>(hexBytes digits: Digits) {
+    package init?<Digits: Collection<UInt8>>(hexBytes digits: Digits) {
         guard digits.count == 40 else { return nil }
         var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
         for (index, character) in digits.enumerated() {
@@ -51,7 +51,7 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// The 40-character lowercase hexadecimal form that git prints.
-    public var hex: String {
+    package var hex: String {
         String(unsafeUninitializedCapacity: 40) { out in
             func digit(_ nibble: UInt64) -> UInt8 { nibble < 10 ? 0x30 + UInt8(nibble) : 0x57 + UInt8(nibble) }
             for index in 0..<16 {
@@ -64,11 +64,11 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// The first seven hexadecimal digits, as `git log --oneline` shows them.
-    public var short: String { String(hex.prefix(7)) }
+    package var short: String { String(hex.prefix(7)) }
 
-    public var description: String { hex }
+    package var description: String { hex }
 
-    public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { (lhs.first, lhs.second, lhs.third) < (rhs.first, rhs.second, rhs.third) }
+    package static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { (lhs.first, lhs.second, lhs.third) < (rhs.first, rhs.second, rhs.third) }
 
     var raw: git_oid {
         var oid = git_oid()
@@ -83,7 +83,7 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
         return oid
     }
 
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let id = ObjectID(hex: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an object id: \(text)"))
@@ -91,7 +91,7 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
         self = id
     }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(hex)
     }

@@ -1,8 +1,8 @@
-import CGitShim
-import CLibgit2
+internal import CGitShim
+internal import CLibgit2
 
 /// Process-wide libgit2 setup, done once before the first repository is opened.
-enum Libgit2 {
+package enum Libgit2 {
     private static let initialized: Void = {
         git_libgit2_init()
         // Acknowledged saves must survive power loss: fsync objects, refs and reflogs.
@@ -14,5 +14,5 @@ enum Libgit2 {
         precondition(searchPaths == 0, "libgit2 refused to clear its config search paths (\(searchPaths))")
     }()
 
-    static func ensureInitialized() { _ = initialized }
+    package static func ensureInitialized() { _ = initialized }
 }

@@ -1,98 +1,49 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
-/// How a conflict hunk shows the sides, as git's `merge.conflictStyle` names them.
-public enum ConflictStyle: String, Sendable, CaseIterable {
-    /// Ours and theirs between `<<<<<<<`, `=======` and `>>>>>>>`.
-    case merge
-    /// Like `merge`, with the base's lines after a `|||||||` marker.
-    case diff3
-    /// Like `diff3`, with lines both sides share moved out of the hunk ("zealous diff3").
-    case zdiff3
-}
-
-/// How hunks changed on both sides are settled, as `git merge-file --ours`, `--theirs` and `--union` do.
-public enum MergeFavor: String, Sendable, CaseIterable {
-    /// Leave conflict markers.
-    case normal
-    /// Take our side of every conflicting hunk.
-    case ours
-    /// Take their side of every conflicting hunk.
-    case theirs
-    /// Take both sides, ours first, without markers.
-    case union
-}
-
-/// The knobs of a three-way text merge; the defaults print what `git merge-file -p` prints.
-public struct TextMergeOptions: Sendable, Equatable {
-    /// How conflict hunks are written.
-    public var style: ConflictStyle
-    /// How conflicting hunks are settled; anything but `.normal` leaves no conflict.
-    public var favor: MergeFavor
-    /// The length of a conflict marker (`<<<<<<<` is 7); below 1 means 7, as in git.
-    public var markerSize: Int
-    /// The label after `<<<<<<<`.
-    public var oursLabel: String
-    /// The label after `|||||||` (diff3 and zdiff3 only).
-    public var baseLabel: String
-    /// The label after `>>>>>>>`.
-    public var theirsLabel: String
-    /// True folds conflicts separated only by lines without a letter or digit into one, as
-    /// `git merge-file` does; false keeps them apart, as `git merge` does.
-    public var coalescesNonAlphanumericRegions: Bool
-    /// The line diff the merge runs on each side (git's `--diff-algorithm`; libgit2 has no histogram).
-    public var diffAlgorithm: DiffAlgorithm
-
-    /// Options for one merge; every parameter has git merge-file's default.
-    public init(
-        style: ConflictStyle = .merge,
-        favor: MergeFavor = .normal,
-        markerSize: Int = 7,
-        oursLabel: String = "ours",
-        baseLabel: String = "base",
-        theirsLabel: String = "theirs",
-        coalescesNonAlphanumericRegions: Bool = true,
-        diffAlgorithm: DiffAlgorithm = .myers
-    ) {
-        self.style = style
-        self.favor = favor
-        self.markerSize = markerSize
-        self.oursLabel = oursLabel
-        self.baseLabel = baseLabel
-        self.theirsLabel = theirsLabel
-        self.coalescesNonAlphanumericRegions = coalescesNonAlphanumericRegions
-        self.diffAlgorithm = diffAlgorithm
+/// libgit2's three-way merge of plain text, the one `git merge-file` runs; TruceCore's `TextMerge` is the public face.
+package enum MergeFile {
+    /// How a conflict hunk shows the sides (`merge.conflictStyle`).
+    package enum Style: Sendable {
+        case merge, diff3, zdiff3
     }
-}
 
-/// The outcome of a three-way text merge.
-public struct TextMergeResult: Sendable, Equatable {
-    /// The merged bytes, conflict markers included.
-    public let content: Data
-    /// The number of conflict hunks, the exit status `git merge-file` would give (before its cap of 127).
-    public let conflictCount: Int
-
-    /// True when no conflict hunk remains.
-    public var isClean: Bool { conflictCount == 0 }
-
-    /// A result with `content` holding `conflictCount` conflict hunks.
-    public init(content: Data, conflictCount: Int) {
-        self.content = content
-        self.conflictCount = conflictCount
+    /// How hunks changed on both sides are settled (`--ours`, `--theirs`, `--union`; `normal` leaves markers).
+    package enum Favor: Sendable {
+        case normal, ours, theirs, union
     }
-}
 
-/// libgit2's three-way merge of plain text, the one `git merge-file` runs.
-public enum TextMerge {
+    /// The knobs of one merge; the defaults print what `git merge-file -p` prints.
+    package struct Options: Sendable {
+        package var style: Style = .merge
+        package var favor: Favor = .normal
+        /// The length of a conflict marker; below 1 means 7, as in git.
+        package var markerSize = 7
+        package var oursLabel = "ours"
+        package var baseLabel = "base"
+        package var theirsLabel = "theirs"
+        /// Folds conflicts separated only by lines without a letter or digit into one (`XDL_MERGE_ZEALOUS_ALNUM`).
+        package var coalescesNonAlphanumericRegions = true
+        package var diffAlgorithm: LineDiff.Algorithm = .myers
+
+        package init() {}
+    }
+
+    /// The merged bytes, conflict markers included, and the number of conflict hunks.
+    package struct Result: Sendable {
+        package let content: Data
+        package let conflictCount: Int
+    }
+
     /// The largest marker size libgit2 accepts (its field is an `unsigned short`).
-    public static let maximumMarkerSize = Int(UInt16.max)
+    package static let maximumMarkerSize = Int(UInt16.max)
 
     /// Merges the changes from `base` to `ours` and from `base` to `theirs`.
     ///
     /// Returns nil when any input is binary (a NUL byte in its first 8000 bytes, git's
     /// rule, or more than 1023 MiB), whatever the favor: the caller picks another way.
     /// Throws when `options.markerSize` is above `maximumMarkerSize` or libgit2 fails.
-    public static func merge(base: Data, ours: Data, theirs: Data, options: TextMergeOptions = .init()) throws(GitError) -> TextMergeResult? {
+    package static func merge(base: Data, ours: Data, theirs: Data, options: Options = .init()) throws(GitError) -> Result? {
         guard options.markerSize <= maximumMarkerSize else {
             throw GitError(
                 operation: "merge text", code: GIT_EINVALID.rawValue, errorClass: 0,
@@ -104,8 +55,8 @@ public enum TextMerge {
         guard let merged = try run(base: base, ours: ours, theirs: theirs, options: options, markerSize: markerSize, labels: labels) else {
             return nil
         }
-        guard !merged.automergeable else { return TextMergeResult(content: merged.content, conflictCount: 0) }
-        return TextMergeResult(
+        guard !merged.automergeable else { return Result(content: merged.content, conflictCount: 0) }
+        return Result(
             content: merged.content,
             conflictCount: try conflictCount(
                 merged.content, base: base, ours: ours, theirs: theirs,
@@ -121,7 +72,7 @@ public enum TextMerge {
     /// at, so it finds the same hunks, and then only markers start with '<'.
     private static func conflictCount(
         _ merged: Data, base: Data, ours: Data, theirs: Data,
-        options: TextMergeOptions, markerSize: Int
+        options: Options, markerSize: Int
     ) throws(GitError) -> Int {
         let longestRun = [base, ours, theirs].map(longestLeadingRun).max() ?? 0
         let labelsAreOneLine = ![options.oursLabel, options.baseLabel, options.theirsLabel].contains { $0.utf8.contains(UInt8(ascii: "\n")) }
@@ -137,7 +88,7 @@ public enum TextMerge {
 
     /// One `git_merge_file` call; nil when libgit2 found the input binary.
     private static func run(
-        base: Data, ours: Data, theirs: Data, options: TextMergeOptions, markerSize: Int,
+        base: Data, ours: Data, theirs: Data, options: Options, markerSize: Int,
         labels: (ours: String, base: String, theirs: String)
     ) throws(GitError) -> (content: Data, automergeable: Bool)? {
         Libgit2.ensureInitialized()
@@ -166,7 +117,7 @@ public enum TextMerge {
         mergeOptions.marker_size = UInt16(markerSize)
 
         // The option and input structs point into Swift memory: every scope stays open until libgit2 returns.
-        let outcome: Result<git_merge_file_result, GitError> = withInput(base) { baseInput in
+        let outcome: Swift.Result<git_merge_file_result, GitError> = withInput(base) { baseInput in
             withInput(ours) { oursInput in
                 withInput(theirs) { theirsInput in
                     labels.base.withCString { baseLabel in
@@ -211,7 +162,7 @@ public enum TextMerge {
     }
 
     /// True for content git will not merge as text: a NUL in the first 8000 bytes, or more than 1023 MiB.
-    public static func isBinary(_ data: Data) -> Bool {
+    package static func isBinary(_ data: Data) -> Bool {
         // memchr: iterating Data byte by byte costs more than the merge of a small file.
         data.count > maximumTextSize
             || data.withUnsafeBytes { memchr($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, 0, min($0.count, 8000)) != nil }

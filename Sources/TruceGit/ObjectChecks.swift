@@ -1,14 +1,14 @@
-import CLibgit2
+internal import CLibgit2
 
 /// Checks of objects another repository sent, in the spirit of `git fsck`: what git itself would refuse.
 extension Repository {
     /// A commit's raw bytes as stored, nil when the object is not a commit.
-    func rawCommit(_ id: ObjectID) throws(GitError) -> [UInt8]? {
+    package func rawCommit(_ id: ObjectID) throws(GitError) -> [UInt8]? {
         try rawCommit(id, missingIsNil: false)
     }
 
     /// A commit's raw bytes as stored, nil when the object is missing or not a commit.
-    func rawCommitIfPresent(_ id: ObjectID) throws(GitError) -> [UInt8]? {
+    package func rawCommitIfPresent(_ id: ObjectID) throws(GitError) -> [UInt8]? {
         try rawCommit(id, missingIsNil: true)
     }
 
@@ -20,7 +20,7 @@ extension Repository {
     }
 
     /// A tree's raw bytes as stored, nil when the object is missing or not a tree.
-    func rawTreeIfPresent(_ id: ObjectID) throws(GitError) -> [UInt8]? {
+    package func rawTreeIfPresent(_ id: ObjectID) throws(GitError) -> [UInt8]? {
         try rawObject(id, ofType: GIT_OBJECT_TREE, missingIsNil: true)
     }
 
@@ -41,7 +41,7 @@ extension Repository {
     }
 
     /// Why libgit2 would refuse `name` as a tree entry here (what a local save runs into), nil when it takes it.
-    func treeEntryNameProblem(_ name: String, id: ObjectID, isTree: Bool) -> String? {
+    package func treeEntryNameProblem(_ name: String, id: ObjectID, isTree: Bool) -> String? {
         // A name libgit2 took once it takes again (the entry's object is checked on its own): documents share folders.
         let verdictKey = (isTree ? "tree " : "blob ") + name
         if acceptedEntryNames.contains(verdictKey) { return nil }
@@ -58,10 +58,10 @@ extension Repository {
 
 extension ObjectID {
     /// The empty tree, the tree of every deletion.
-    static let emptyTree = ObjectID(hex: "4b825dc642cb6eb9a060e54bf8d69288fbee4904")!
+    package static let emptyTree = ObjectID(hex: "4b825dc642cb6eb9a060e54bf8d69288fbee4904")!
 
     /// The id of the tree git writes for one entry: `mode name\0<20 bytes>`, as `git mktree` would.
-    static func treeHash(ofEntry name: String, id: ObjectID, isTree: Bool) -> ObjectID {
+    package static func treeHash(ofEntry name: String, id: ObjectID, isTree: Bool) -> ObjectID {
         Libgit2.ensureInitialized()
         let bytes = Array((isTree ? "40000 " : "100644 ").utf8) + Array(name.utf8) + [0] + id.bytes
         var oid = git_oid()
@@ -78,7 +78,7 @@ extension ObjectID {
 /// `Name <email> seconds +hhmm` with a space before `<`, no `<`/`>` inside,
 /// digits without leading zeros and a four-digit zone. Later headers
 /// (`encoding`, `gpgsig`, …) are git's to allow and are allowed.
-func commitHeaderProblem(_ raw: [UInt8]) -> String? {
+package func commitHeaderProblem(_ raw: [UInt8]) -> String? {
     guard let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A }) else { return "its header is unterminated" }
     let header = raw[..<end]
     if header.contains(0) { return "its header holds a NUL byte" }
@@ -142,7 +142,7 @@ extension CommitRecord {
     ///
     /// libgit2's reading, kept: names and emails trimmed of ASCII space, the
     /// message after the blank line without its leading newlines and up to a NUL.
-    init?(id: ObjectID, fsckCleanRaw raw: [UInt8]) {
+    package init?(id: ObjectID, fsckCleanRaw raw: [UInt8]) {
         guard commitHeaderProblem(raw) == nil,
             let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A })
         else { return nil }

@@ -1,36 +1,46 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
 /// An author or committer line: who, and when in which time zone.
-struct Signature: Sendable, Equatable {
-    let name: String
-    let email: String
+package struct Signature: Sendable, Equatable {
+    package let name: String
+    package let email: String
     /// Seconds since 1970, as git stores it.
-    let time: Int64
+    package let time: Int64
     /// Offset from UTC in minutes.
-    let offsetMinutes: Int32
+    package let offsetMinutes: Int32
+
+    /// The signature of `name <email>` at `time` seconds since 1970, `offsetMinutes` from UTC.
+    package init(name: String, email: String, time: Int64, offsetMinutes: Int32) {
+        (self.name, self.email, self.time, self.offsetMinutes) = (name, email, time, offsetMinutes)
+    }
 }
 
 /// A commit as read from the object database.
-struct CommitRecord: Sendable {
-    let id: ObjectID
-    let tree: ObjectID
-    let parents: [ObjectID]
-    let author: Signature
-    let committer: Signature
-    let message: String
+package struct CommitRecord: Sendable {
+    package let id: ObjectID
+    package let tree: ObjectID
+    package let parents: [ObjectID]
+    package let author: Signature
+    package let committer: Signature
+    package let message: String
 }
 
 /// A tree entry to write: a blob (file) or a subtree.
-struct TreeEntry {
-    let name: String
-    let id: ObjectID
-    let isTree: Bool
+package struct TreeEntry {
+    package let name: String
+    package let id: ObjectID
+    package let isTree: Bool
+
+    /// The entry `name` pointing at `id`, a subtree when `isTree`.
+    package init(name: String, id: ObjectID, isTree: Bool) {
+        (self.name, self.id, self.isTree) = (name, id, isTree)
+    }
 }
 
 extension Repository {
     /// Stores `bytes` as a blob and returns its id.
-    func writeBlob(_ bytes: Data) throws(GitError) -> ObjectID {
+    package func writeBlob(_ bytes: Data) throws(GitError) -> ObjectID {
         var oid = git_oid()
         let code = bytes.withUnsafeBytes { buffer in
             git_blob_create_from_buffer(&oid, handle, buffer.baseAddress, buffer.count)
@@ -40,7 +50,7 @@ extension Repository {
     }
 
     /// Reads a blob's bytes.
-    func readBlob(_ id: ObjectID) throws(GitError) -> Data {
+    package func readBlob(_ id: ObjectID) throws(GitError) -> Data {
         var oid = id.raw
         var blob: OpaquePointer?
         try check(git_blob_lookup(&blob, handle, &oid), "read blob \(id)")
@@ -51,7 +61,7 @@ extension Repository {
     }
 
     /// Writes one tree holding `entries` and returns its id.
-    func writeTree(_ entries: [TreeEntry]) throws(GitError) -> ObjectID {
+    package func writeTree(_ entries: [TreeEntry]) throws(GitError) -> ObjectID {
         var builder: OpaquePointer?
         try check(git_treebuilder_new(&builder, handle, nil), "start tree")
         defer { git_treebuilder_free(builder) }
@@ -66,7 +76,7 @@ extension Repository {
     }
 
     /// The id of the blob or tree at `path` inside `tree`, nil when the path is absent.
-    func entry(at path: String, inTree tree: ObjectID) throws(GitError) -> (id: ObjectID, isTree: Bool)? {
+    package func entry(at path: String, inTree tree: ObjectID) throws(GitError) -> (id: ObjectID, isTree: Bool)? {
         var treeID = tree.raw
         var treeHandle: OpaquePointer?
         try check(git_tree_lookup(&treeHandle, handle, &treeID), "read tree \(tree)")
@@ -80,7 +90,9 @@ extension Repository {
     }
 
     /// Writes a commit and returns its id; no reference is moved.
-    func writeCommit(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError) -> ObjectID {
+    package func writeCommit(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError)
+        -> ObjectID
+    {
         var treeID = tree.raw
         var treeHandle: OpaquePointer?
         try check(git_tree_lookup(&treeHandle, handle, &treeID), "read tree \(tree)")
@@ -110,7 +122,7 @@ extension Repository {
     }
 
     /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.
-    func readCommit(_ id: ObjectID) throws(GitError) -> CommitRecord {
+    package func readCommit(_ id: ObjectID) throws(GitError) -> CommitRecord {
         commitsRead += 1
         if let commit = keptCommits?[id]?.record { return commit }
         var oid = id.raw
@@ -130,7 +142,7 @@ extension Repository {
     }
 
     /// Finds the one commit whose id starts with `prefix` (4 to 40 hexadecimal digits).
-    func commitID(forPrefix prefix: String) throws(GitError) -> ObjectID {
+    package func commitID(forPrefix prefix: String) throws(GitError) -> ObjectID {
         var oid = git_oid()
         try check(git_oid_fromstrn(&oid, prefix, prefix.utf8.count), "parse version id '\(prefix)'")
         var object: OpaquePointer?
@@ -140,11 +152,11 @@ extension Repository {
     }
 
     /// True when `id` names a commit in the object database.
-    func containsCommit(_ id: ObjectID) throws(GitError) -> Bool { try contains(id, ofType: GIT_OBJECT_COMMIT, "commit") }
+    package func containsCommit(_ id: ObjectID) throws(GitError) -> Bool { try contains(id, ofType: GIT_OBJECT_COMMIT, "commit") }
 
     /// True when the object database holds `id`, as far as the packs it has already read tell: a miss does not
     /// rescan the pack directory (libgit2 does, on every miss), so another process's new pack may be missed.
-    func containsObjectWithoutRescan(_ id: ObjectID) throws(GitError) -> Bool {
+    package func containsObjectWithoutRescan(_ id: ObjectID) throws(GitError) -> Bool {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }
@@ -155,7 +167,7 @@ extension Repository {
     /// True when `id` names a blob in the object database.
     ///
     /// Reads only the object's header: a blob's content is not inflated to learn that it is one.
-    func containsBlob(_ id: ObjectID) throws(GitError) -> Bool {
+    package func containsBlob(_ id: ObjectID) throws(GitError) -> Bool {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }

@@ -1,9 +1,9 @@
-import CLibgit2
+internal import CLibgit2
 import Foundation
 
 extension Repository {
     /// Reads a direct reference, nil when it does not exist.
-    func reference(_ name: String) throws(GitError) -> ObjectID? {
+    package func reference(_ name: String) throws(GitError) -> ObjectID? {
         var oid = git_oid()
         let code = git_reference_name_to_id(&oid, handle, name)
         if code == GIT_ENOTFOUND.rawValue { return nil }
@@ -15,7 +15,7 @@ extension Repository {
     ///
     /// This is the compare-and-swap every writer relies on: a lost race fails
     /// with `GIT_EMODIFIED` or `GIT_EEXISTS` and changes nothing.
-    func updateReference(_ name: String, to target: ObjectID, expecting expected: ObjectID?, message: String) throws(GitError) {
+    package func updateReference(_ name: String, to target: ObjectID, expecting expected: ObjectID?, message: String) throws(GitError) {
         var newID = target.raw
         var oldID = expected?.raw ?? git_oid()
         var ref: OpaquePointer?
@@ -30,7 +30,7 @@ extension Repository {
     /// it read before taking the lock, and would drop lines another writer
     /// packed in between.
     @discardableResult
-    func deleteReference(_ name: String, expecting expected: ObjectID) throws(GitError) -> Bool {
+    package func deleteReference(_ name: String, expecting expected: ObjectID) throws(GitError) -> Bool {
         var ref: OpaquePointer?
         let lookup = git_reference_lookup(&ref, handle, name)
         if lookup == GIT_ENOTFOUND.rawValue { return false }
@@ -59,7 +59,7 @@ extension Repository {
     /// Each loose file goes only if it still holds the target given; one that
     /// moved, or is locked by a live writer, stays (the error is not thrown:
     /// callers use this to tidy, and readers filter what stays).
-    func deleteReferences(_ references: [(name: String, target: ObjectID)]) throws(GitError) {
+    package func deleteReferences(_ references: [(name: String, target: ObjectID)]) throws(GitError) {
         let packed = try packedNames(among: references.map(\.name))
         try PackedReferences.update(in: gitDirectory, adding: [], removing: packed)
         for reference in references where FileManager.default.fileExists(atPath: gitDirectory + reference.name) {
@@ -68,7 +68,7 @@ extension Repository {
     }
 
     /// Every direct reference whose name matches `glob` (fnmatch; the part before the first wildcard is a directory prefix).
-    func references(matching glob: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+    package func references(matching glob: String) throws(GitError) -> [(name: String, target: ObjectID)] {
         var iterator: OpaquePointer?
         try check(git_reference_iterator_glob_new(&iterator, handle, glob), "list references \(glob)")
         defer { git_reference_iterator_free(iterator) }
@@ -130,7 +130,7 @@ extension Repository {
     /// replaced it (a save writes the new head, then deletes the one it
     /// replaces): the listing is taken again, so a reader never sees a
     /// document's old head vanish without its new one.
-    func references(under directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
+    package func references(under directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
         var attempt = 0
         while true {
             attempt += 1
@@ -166,7 +166,7 @@ extension Repository {
 
     /// Whether any reference may live below `directory` (ending in `/`): false only when its folder is absent and no
     /// packed reference starts with it, as for the heads of a store that has none yet.
-    func mayHaveReferences(under directory: String) throws(GitError) -> Bool {
+    package func mayHaveReferences(under directory: String) throws(GitError) -> Bool {
         var status = stat()
         if stat(gitDirectory + directory, &status) == 0 { return true }
         return try packedReferences().containsReference(withPrefix: directory)
@@ -199,7 +199,7 @@ extension Repository {
     }
 
     /// The names among `names` that have a line in `packed-refs`.
-    func packedNames(among names: [String]) throws(GitError) -> Set<String> {
+    package func packedNames(among names: [String]) throws(GitError) -> Set<String> {
         let packed = try packedReferences()
         var found = Set<String>()
         for name in names where try packed.references(withPrefix: name).contains(where: { $0.name == name }) { found.insert(name) }
@@ -207,7 +207,7 @@ extension Repository {
     }
 
     /// The `packed-refs` file, read again only when it changed since the last call.
-    func packedReferences() throws(GitError) -> PackedReferences {
+    package func packedReferences() throws(GitError) -> PackedReferences {
         if let cached = packedReferencesCache, cached.stamp == FileStamp(of: gitDirectory + "packed-refs") { return cached }
         let packed = try PackedReferences(readingIn: gitDirectory)
         packedReferencesCache = packed

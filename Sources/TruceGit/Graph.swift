@@ -1,15 +1,15 @@
-import CLibgit2
+internal import CLibgit2
 
 extension Repository {
     /// True when `descendant` has `ancestor` in its history (false when they are equal).
-    func isDescendant(_ descendant: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
+    package func isDescendant(_ descendant: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
         var commit = descendant.raw
         var base = ancestor.raw
         return try check(git_graph_descendant_of(handle, &commit, &base), "compare \(descendant) with \(ancestor)") == 1
     }
 
     /// The nearest common ancestor of all `commits`, nil when their histories are unrelated.
-    func mergeBase(of commits: [ObjectID]) throws(GitError) -> ObjectID? {
+    package func mergeBase(of commits: [ObjectID]) throws(GitError) -> ObjectID? {
         guard commits.count > 1 else { return commits.first }
         var raw = commits.map(\.raw)
         var oid = git_oid()
@@ -26,7 +26,7 @@ extension Repository {
 
 extension Repository {
     /// The merge base of `first` against all `others` together, as `git merge-base first others…`; nil when unrelated.
-    func mergeBase(of first: ObjectID, against others: [ObjectID]) throws(GitError) -> ObjectID? {
+    package func mergeBase(of first: ObjectID, against others: [ObjectID]) throws(GitError) -> ObjectID? {
         guard !others.isEmpty else { return first }
         var raw = [first.raw] + others.map(\.raw)
         var oid = git_oid()
@@ -40,7 +40,7 @@ extension Repository {
 extension Repository {
     /// The commits reachable from `tips` but not from `hidden`: newest first (children before parents),
     /// or with `oldestFirst` parents before children.
-    func walk(from tips: [ObjectID], hiding hidden: [ObjectID] = [], oldestFirst: Bool = false) throws(GitError) -> [ObjectID] {
+    package func walk(from tips: [ObjectID], hiding hidden: [ObjectID] = [], oldestFirst: Bool = false) throws(GitError) -> [ObjectID] {
         // A root commit with nothing hidden is its whole history, and most documents of a first sync have one version:
         // no walker to set up.
         if tips.count == 1, hidden.isEmpty, try parentCount(of: tips[0]) == 0 { return tips }
@@ -67,7 +67,7 @@ extension Repository {
     }
 
     /// Calls `body` with a revision walker set up to visit what `tips` reach and `hidden` do not; freed afterwards.
-    func withWalker<Value>(
+    package func withWalker<Value>(
         from tips: [ObjectID], hiding hidden: [ObjectID], sorting order: UInt32 = GIT_SORT_NONE.rawValue,
         _ body: (OpaquePointer?) throws(GitError) -> Value
     ) throws(GitError) -> Value {
@@ -91,7 +91,7 @@ extension Repository {
     /// Every merge base of `first` against all `others` together, as `git merge-base --all first others…`.
     ///
     /// Several come back from criss-cross histories (two resolutions of the same heads); empty when unrelated.
-    func mergeBases(of first: ObjectID, against others: [ObjectID]) throws(GitError) -> [ObjectID] {
+    package func mergeBases(of first: ObjectID, against others: [ObjectID]) throws(GitError) -> [ObjectID] {
         guard !others.isEmpty else { return [first] }
         var raw = [first.raw] + others.map(\.raw)
         var bases = git_oidarray()

@@ -40,8 +40,8 @@ public struct Deduplicate: Resolver {
         _ = try settings(options)
     }
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
-        let (field, rule) = try settings(options)
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
+        let (field, rule) = try settings(context.options)
         if let deleted = conflict.heads.first(where: { $0.content == nil }) {
             return .pass(reason: "version \(deleted.version.id.short) is a deletion, which has no records to merge")
         }

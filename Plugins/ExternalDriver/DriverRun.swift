@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TruceCore
 
 /// One run of a driver: `/bin/sh -c COMMAND` in a fresh private directory holding the three files, with a deadline.
@@ -19,7 +20,8 @@ struct DriverRun {
     /// The date `%A` carries before the run, so that a driver that never wrote it can be told from one that wrote the same bytes.
     private static let untouchedDate = Date(timeIntervalSince1970: 1)
 
-    func run(base: Data, current: Data, other: Data) throws(TruceError) -> Outcome {
+    /// Runs the driver until it ends, `deadline` passes or the task is cancelled; on either of the last two its process group is killed.
+    func run(base: Data, current: Data, other: Data, deadline: ContinuousClock.Instant) async throws -> Outcome {
         let files = FileManager.default
         let root = files.temporaryDirectory.appendingPathComponent("truce-driver-\(UUID().uuidString)")
         let work = root.appendingPathComponent("work")
@@ -38,15 +40,15 @@ struct DriverRun {
             try files.setAttributes([.modificationDate: Self.untouchedDate], ofItemAtPath: currentPath)
             before = try files.attributesOfItem(atPath: currentPath)
         } catch {
-            throw .resolverFailed(driver, reason: "could not prepare its temporary files: \(error.localizedDescription)")
+            throw TruceError.resolverFailed(driver, reason: "could not prepare its temporary files: \(error.localizedDescription)")
         }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command.expand(template)]
         process.currentDirectoryURL = work
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
+        let ending = ProcessEnding()
+        process.terminationHandler = { _ in ending.ended() }
         do {
             process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
             // stdout is Truce's own channel (`--json`), so the driver's goes nowhere; its stderr explains a failure.
@@ -54,12 +56,13 @@ struct DriverRun {
             process.standardError = try FileHandle(forWritingTo: errorLog)
             try process.run()
         } catch {
-            throw .resolverFailed(driver, reason: "could not start /bin/sh: \(error.localizedDescription)")
+            throw TruceError.resolverFailed(driver, reason: "could not start /bin/sh: \(error.localizedDescription)")
         }
         // Foundation on Linux reports the end only once every process the driver started has gone, so one left running counts too.
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            Self.killGroup(of: process)
-            finished.wait()
+        let runDeadline = min(deadline, ContinuousClock.now + .seconds(timeout))
+        if await !ending.wait(until: runDeadline, orElse: { Self.killGroup(of: process) }) {
+            // Cancelled before its time: the store no longer wants an answer.
+            if ContinuousClock.now < runDeadline { throw CancellationError() }
             return .unmerged("it (or a process it started) ran longer than its timeout of \(Self.seconds(timeout)) and was killed")
         }
         let stderr = Self.lastLine(of: files.contents(atPath: errorLog.path) ?? Data())
@@ -106,5 +109,58 @@ struct DriverRun {
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
+
+/// The end of a driver's process, which `Process.terminationHandler` reports: awaited, so no thread is parked on it.
+private final class ProcessEnding: Sendable {
+    private struct State {
+        var hasEnded = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Called by the termination handler: wakes every waiter, now and later.
+    func ended() {
+        let waiters = state.withLock { state in
+            state.hasEnded = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the process has ended.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let hasEnded = state.withLock { state in
+                if !state.hasEnded { state.waiters.append(continuation) }
+                return state.hasEnded
+            }
+            if hasEnded { continuation.resume() }
+        }
+    }
+
+    /// True when the process ended by `deadline`; else (the deadline passed, or the task was cancelled) runs `stop`,
+    /// which must end the process, waits for that end, and returns false.
+    func wait(until deadline: ContinuousClock.Instant, orElse stop: @escaping @Sendable () -> Void) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.wait()
+                return true
+            }
+            group.addTask {
+                // Returns at the deadline, or at once when cancelled (the process ended first, or the caller gave up).
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return false
+            }
+            let inTime = await group.next() ?? false
+            if !inTime { stop() }
+            group.cancelAll()
+            // The end of a process just killed comes in milliseconds; its files are read only after it.
+            await group.waitForAll()
+            return inTime
+        }
     }
 }

@@ -13,7 +13,11 @@ import TruceCore
 /// the reason, and nothing is written. N heads are folded pairwise, current first.
 ///
 /// Options: `resolver.external.timeout` (seconds, default 30) for every driver,
-/// `resolver.<name>.timeout` for one; `resolver.<name>.markerSize` (`%L`, default 7).
+/// `resolver.<name>.timeout` for one, which is also the store's timeout for the
+/// driver, so all of its pairwise runs share it; `resolver.<name>.markerSize`
+/// (`%L`, default 7). The driver's process is awaited, never waited for on a
+/// parked thread, and killed with its process group at the deadline or when
+/// the resolving task is cancelled.
 public struct ExternalDriver: Resolver {
     /// The driver's name: `merge=<name>` in `info/attributes`, `[merge "<name>"]` in config.
     public let name: String
@@ -44,14 +48,17 @@ public struct ExternalDriver: Resolver {
         return ExternalDriver(name: name, command: command, timeout: try shared.number("timeout", default: 30, in: timeoutRange))
     }
 
-    static let timeoutRange = 0.1...86_400.0
+    static let timeoutRange = DocumentStore.resolverTimeoutRange
 
     public func validate(options: ResolverOptions) throws {
         _ = try settings(options)
     }
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
-        let (timeout, markerSize) = try settings(options)
+    /// The driver's own timeout: the store's deadline for it is the same, so the driver kills its process in time and says so.
+    public var defaultTimeout: Double { timeout }
+
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
+        let (timeout, markerSize) = try settings(context.options)
         guard var result = conflict.current.content else { return .pass(reason: "the current version is a deletion") }
         var merged = [conflict.current.version.id]
         for other in conflict.conflicts {
@@ -62,7 +69,7 @@ public struct ExternalDriver: Resolver {
                 key: conflict.key, markerSize: markerSize, baseLabel: base?.version.id.short ?? "empty",
                 currentLabel: conflict.current.version.id.short, otherLabel: other.version.id.short)
             let run = DriverRun(driver: name, command: command, template: self.command, timeout: timeout)
-            switch try run.run(base: base?.content ?? Data(), current: result, other: theirs) {
+            switch try await run.run(base: base?.content ?? Data(), current: result, other: theirs, deadline: context.deadline) {
             case .merged(let content): result = content
             case .unmerged(let reason): return .pass(reason: "merging version \(other.version.id.short): \(reason)")
             }

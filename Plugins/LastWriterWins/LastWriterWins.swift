@@ -26,8 +26,8 @@ public struct LastWriterWins: Resolver {
         _ = try options.choice("granularity", default: Granularity.document)
     }
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
-        switch try options.choice("granularity", default: Granularity.document) {
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
+        switch try context.options.choice("granularity", default: Granularity.document) {
         case .document:
             return .kept(Self.latest(conflict.heads).version.id)
         case .key:

@@ -6,7 +6,7 @@ public struct ListConflicts: Resolver {
 
     public init() {}
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         .needsPerson(try ConflictAnalysis(conflict).points)
     }
 }

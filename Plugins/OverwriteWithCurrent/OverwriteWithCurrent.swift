@@ -8,7 +8,7 @@ public struct OverwriteWithCurrent: Resolver {
 
     public init() {}
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         .kept(conflict.current.version.id)
     }
 }

@@ -23,8 +23,8 @@ public struct StructuredMerge: PointAnsweringResolver {
         (try? MergeRules(options))?.summary ?? []
     }
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
-        let rules = try MergeRules(options)
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
+        let rules = try MergeRules(context.options)
         let fold: HeadFold
         do { fold = try HeadFold(conflict) } catch { return .pass(reason: error.description) }
         let (value, conflicts) = try fold.run(rules: rules)
@@ -37,13 +37,13 @@ public struct StructuredMerge: PointAnsweringResolver {
         }
     }
 
-    public func conflictPoints(of conflict: ConflictSet, options: ResolverOptions) throws -> [ConflictPoint]? {
+    public func conflictPoints(of conflict: ConflictSet, context: ResolutionContext) async throws -> [ConflictPoint]? {
         guard let fold = try? HeadFold(conflict) else { return nil }
-        return points(try fold.run(rules: try MergeRules(options)).conflicts, fold)
+        return points(try fold.run(rules: try MergeRules(context.options)).conflicts, fold)
     }
 
-    public func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, options: ResolverOptions) throws -> Data? {
-        let rules = try MergeRules(options)
+    public func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, context: ResolutionContext) async throws -> Data? {
+        let rules = try MergeRules(context.options)
         let fold: HeadFold
         do { fold = try HeadFold(conflict) } catch { throw TruceError.invalidAnswer("\(conflict.key) cannot be merged by structure: \(error)") }
         let conflicts = try fold.run(rules: rules).conflicts

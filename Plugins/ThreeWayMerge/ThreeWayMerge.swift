@@ -15,8 +15,8 @@ public struct ThreeWayMerge: Resolver {
         _ = try mergeOptions(options)
     }
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
-        let mergeOptions = try mergeOptions(options)
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
+        let mergeOptions = try mergeOptions(context.options)
         switch try conflict.foldTextMerge(options: mergeOptions) {
         case .merged(let content):
             return .resolved(content: content)

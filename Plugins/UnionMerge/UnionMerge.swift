@@ -6,7 +6,7 @@ public struct UnionMerge: Resolver {
 
     public init() {}
 
-    public func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+    public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         switch try conflict.foldTextMerge(options: TextMergeOptions(favor: .union)) {
         case .merged(let content): .resolved(content: content)
         case .conflicted(let count): .pass(reason: "\(count) conflicts remained after a union merge")

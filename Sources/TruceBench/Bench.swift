@@ -15,15 +15,16 @@ struct Row: Encodable {
 /// `swift run -c release truce-bench [--quick] [--json] [--only NAME]`: Truce and its git baselines on the same work, side by side.
 @main
 struct Bench {
-    static func main() throws {
+    static func main() async throws {
         let arguments = Set(CommandLine.arguments.dropFirst())
         let quick = arguments.contains("--quick")
         let only = CommandLine.arguments.firstIndex(of: "--only").flatMap {
             CommandLine.arguments.indices.contains($0 + 1) ? CommandLine.arguments[$0 + 1] : nil
         }
         let scale = Scale(quick: quick)
-        let sections: [(String, (Scale) throws -> [Row])] = [
-            ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple), ("saves", { try StoreRows.saves($0) + DurableSaveRows.peer($0) }),
+        let sections: [(String, (Scale) async throws -> [Row])] = [
+            ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple),
+            ("saves", { try await StoreRows.saves($0) + DurableSaveRows.peer($0) }),
             ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
             ("prune", StoreRows.prune), ("import", ImportRows.folder), ("memory", MergeRows.memory), ("convergence", ConvergenceRows.replicas),
             ("structured", StructuredRows.correctness), ("structured-large", StructuredRows.largeDocument), ("sync", SyncRows.atScale),
@@ -32,7 +33,7 @@ struct Bench {
         for (name, section) in sections where only == nil || only == name {
             FileHandle.standardError.write(Data("truce-bench: \(name)…\n".utf8))
             do {
-                rows += try section(scale)
+                rows += try await section(scale)
             } catch {
                 // A row whose work failed has no figure to report: say which and why, and exit non-zero.
                 FileHandle.standardError.write(Data("truce-bench: \(name) failed: \(error)\n".utf8))

@@ -3,7 +3,7 @@ import Truce
 
 /// Many replicas, each resolving whatever it sees after every sync: how fast they settle, and how many commits it takes.
 enum ConvergenceRows {
-    static func replicas(_ scale: Scale) throws -> [Row] {
+    static func replicas(_ scale: Scale) async throws -> [Row] {
         let count = scale.quick ? 5 : 10
         let saves = scale.quick ? 50 : 200
         let directory = scratchDirectory("convergence")
@@ -20,13 +20,13 @@ enum ConvergenceRows {
             return Data((lines.joined(separator: "\n") + "\n").utf8)
         }
         for key in keys { try stores[0].save(edited(nil, line: 0, to: "line 0"), to: key, device: "r0", date: clock) }
-        for index in 0..<count - 1 { _ = try stores[index].sync(with: stores[index + 1].path) }
+        for index in 0..<count - 1 { _ = try await stores[index].sync(with: stores[index + 1].path) }
 
         var random = SeededRandom(seed: 0x5EED_C0DE)
         var writtenCommits = Set<VersionID>()
-        func sync(_ a: Int, _ b: Int) throws -> Int {
-            let report = try stores[a].sync(with: stores[b].path, resolving: .standard, device: "r\(a)")
-            for (_, result) in try stores[b].resolveAll(registry: .standard, device: "r\(b)") {
+        func sync(_ a: Int, _ b: Int) async throws -> Int {
+            let report = try await stores[a].sync(with: stores[b].path, resolving: .standard, device: "r\(a)")
+            for (_, result) in try await stores[b].resolveAll(registry: .standard, device: "r\(b)") {
                 if case .resolved(let version, _, _) = result { writtenCommits.insert(version.id) }
             }
             return report.received.count + report.sent
@@ -41,14 +41,14 @@ enum ConvergenceRows {
                 try stores[replica].save(edited(current, line: replica * 3, to: "r\(replica) v\(saved)"), to: key, device: "r\(replica)", date: clock)
                 saved += 1
             } else {
-                _ = try sync(replica, (replica + 1 + random.int(0..<count - 1)) % count)
+                _ = try await sync(replica, (replica + 1 + random.int(0..<count - 1)) % count)
             }
         }
         var rounds = 0
         var converged = false
         while rounds < 6 && !converged {
             rounds += 1
-            for index in 0..<count { _ = try sync(index, (index + 1) % count) }
+            for index in 0..<count { _ = try await sync(index, (index + 1) % count) }
             converged = try keys.allSatisfy { key in
                 let heads = try stores.map { try $0.versions(of: key).allHeads.map(\.id) }
                 return Set(heads).count == 1 && heads[0].count == 1

@@ -11,6 +11,15 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
+/// Seconds `body` takes on the monotonic clock, for work that awaits.
+func secondsAwaiting(_ body: () async throws -> Void) async rethrows -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try await body()
+    let elapsed = clock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
 /// The best of `runs` timings: the least disturbed by other work on a shared machine.
 func bestOf(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
     var best = Double.infinity

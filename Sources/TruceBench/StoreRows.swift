@@ -103,7 +103,7 @@ enum StoreRows {
     }
 
     /// Resolving 1,000 documents with three-way against a shell script doing the same with git commands.
-    static func resolve(_ scale: Scale) throws -> [Row] {
+    static func resolve(_ scale: Scale) async throws -> [Row] {
         let directory = scratchDirectory("resolve")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try conflictedStore(at: directory + "/truce", count: scale.conflicts)
@@ -125,7 +125,7 @@ enum StoreRows {
                 """
         }
         writeFile(directory + "/resolve.sh", Data(script.utf8))
-        let truce = try seconds { _ = try store.resolveAll(registry: .standard, device: "bench") }
+        let truce = try await secondsAwaiting { _ = try await store.resolveAll(registry: .standard, device: "bench") }
         let git = seconds { shell("sh resolve.sh > /dev/null 2>&1", directory: directory) }
         let left = try store.documentsInConflict().count
         return [

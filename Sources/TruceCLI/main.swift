@@ -1,3 +1,3 @@
 import TruceCommandLine
 
-CommandLineTool.main(registry: .standard)
+await CommandLineTool.main(registry: .standard)

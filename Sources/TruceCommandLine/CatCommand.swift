@@ -6,7 +6,7 @@ struct CatCommand: Command {
     static let summary = "print a version's content, byte for byte (default: the current version)"
     static let options: [Option] = [.value("--version", help: "the version to print (an id or a unique prefix)")]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()
         let store = try invocation.openStore()

@@ -11,7 +11,7 @@ struct ChangesCommand: Command {
     ]
     static let excludeAuthor = Option.value("--exclude-author", help: "leave out the changes this device made")
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
         let arguments = invocation.arguments
         var token = ChangeToken.beginning

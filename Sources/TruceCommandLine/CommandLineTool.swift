@@ -54,7 +54,7 @@ protocol Command {
     static var options: [Option] { get }
     /// The positionals that are file names, which may be any bytes (see `Arguments`).
     static var pathPositionals: Set<Int> { get }
-    static func run(_ invocation: Invocation) throws -> ExitCode
+    static func run(_ invocation: Invocation) async throws -> ExitCode
 }
 
 extension Command {
@@ -76,17 +76,17 @@ public enum CommandLineTool {
     /// Runs `truce` with `arguments` (without the program name) and returns its exit code; results go to stdout.
     ///
     /// `registry` holds the resolvers the store's config may name, the built-in ones unless told otherwise.
-    public static func run(arguments: [String], registry: ResolverRegistry = .standard) -> Int32 {
-        run(arguments, registry: registry).rawValue
+    public static func run(arguments: [String], registry: ResolverRegistry = .standard) async -> Int32 {
+        await run(arguments, registry: registry).rawValue
     }
 
     /// Runs `truce` with `words` (without the program name) and returns the exit code.
-    static func run(_ words: [String], registry: ResolverRegistry = .standard, output: Output = .standard) -> ExitCode {
-        run(bytes: words.map { Array($0.utf8) }, registry: registry, output: output)
+    static func run(_ words: [String], registry: ResolverRegistry = .standard, output: Output = .standard) async -> ExitCode {
+        await run(bytes: words.map { Array($0.utf8) }, registry: registry, output: output)
     }
 
     /// Runs `truce` with the words exactly as the system passed them, which need not be UTF-8.
-    static func run(bytes words: [[UInt8]], registry: ResolverRegistry = .standard, output: Output = .standard) -> ExitCode {
+    static func run(bytes words: [[UInt8]], registry: ResolverRegistry = .standard, output: Output = .standard) async -> ExitCode {
         var words = words
         func text(_ word: [UInt8]) -> String { String(decoding: word, as: UTF8.self) }
         // Global options before the command are handed to the command, so `truce --store S save …` works.
@@ -104,7 +104,7 @@ public enum CommandLineTool {
             output.error("missing COMMAND; see 'truce help'")
             return .badInput
         }
-        if name == "--help" || name == "-h" { return run(bytes: [Array("help".utf8)] + words.dropFirst(), registry: registry, output: output) }
+        if name == "--help" || name == "-h" { return await run(bytes: [Array("help".utf8)] + words.dropFirst(), registry: registry, output: output) }
         if name == "--version" {
             output.out("truce 0.1.0")
             return .success
@@ -121,7 +121,7 @@ public enum CommandLineTool {
                 output.out(HelpCommand.help(for: command))
                 return .success
             }
-            return try command.run(Invocation(arguments: arguments, output: output, registry: registry))
+            return try await command.run(Invocation(arguments: arguments, output: output, registry: registry))
         } catch let error as UsageError {
             output.error("\(name): \(error.message); see 'truce help \(name)'")
             return .badInput

@@ -7,7 +7,7 @@ struct ConflictsCommand: Command {
     static let summary = "list the conflict points of DOC: each hunk's id, line range, and the text of the base and of every head"
     static let options: [Option] = [.json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()
         let store = try invocation.openStore()
@@ -22,7 +22,7 @@ struct ConflictsCommand: Command {
             }
             return .success
         }
-        let points = try store.conflictPoints(of: key, registry: invocation.registry)
+        let points = try await store.conflictPoints(of: key, registry: invocation.registry)
         if invocation.wantsJSON {
             try invocation.output.json(ConflictsReport(document: key, points: points))
         } else {

@@ -6,7 +6,7 @@ struct DeleteCommand: Command {
     static let summary = "write a deletion version of DOC and print its id"
     static let options: [Option] = [.device, .base, .date, .json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()
         let (device, date) = try (invocation.device(), invocation.date())

@@ -6,11 +6,11 @@ extension CommandLineTool {
     ///
     /// An app's `main.swift` calls this to ship its own `truce`; `registry` holds the resolvers the store's config
     /// may name, the built-in ones (`ResolverRegistry.standard`) unless the app adds its own.
-    public static func main(registry: ResolverRegistry = .standard) -> Never {
+    public static func main(registry: ResolverRegistry = .standard) async -> Never {
         // The raw bytes: `CommandLine.arguments` would replace what is not UTF-8 with U+FFFD.
         let words = (1..<Int(CommandLine.argc)).map { index in
             CommandLine.unsafeArgv[index].map { Array(UnsafeBufferPointer(start: $0, count: strlen($0))).map(UInt8.init(bitPattern:)) } ?? []
         }
-        exit(run(bytes: words, registry: registry).rawValue)
+        exit(await run(bytes: words, registry: registry).rawValue)
     }
 }

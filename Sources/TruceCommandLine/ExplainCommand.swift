@@ -6,7 +6,7 @@ struct ExplainCommand: Command {
     static let summary = "say why the current version is current and what would settle a conflict"
     static let options: [Option] = [.json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()
         let store = try invocation.openStore()
@@ -19,7 +19,7 @@ struct ExplainCommand: Command {
         // driver in the chain: explaining never runs a configured command.
         var outcome: (summary: String, passed: [String])?
         if let choice, explanation.versions.state == .inConflict, choice.chain.allSatisfy({ choice.resolvers[$0]?.definition == nil }) {
-            switch try store.resolve(key, registry: invocation.registry, device: invocation.device(), dryRun: true) {
+            switch try await store.resolve(key, registry: invocation.registry, device: invocation.device(), dryRun: true) {
             case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
             case .needsPerson(let points, let resolver, let reasons):
                 outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)

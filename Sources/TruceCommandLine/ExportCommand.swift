@@ -9,7 +9,7 @@ struct ExportCommand: Command {
         .flag("--force", help: "write into DIR even when it is not empty (files of the same name are replaced)"), .json,
     ]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let folder = try invocation.positional(0, "DIR")
         let date = try invocation.date(option: "--version-at")

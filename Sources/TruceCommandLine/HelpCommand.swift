@@ -4,7 +4,7 @@ struct HelpCommand: Command {
     static let summary = "show the commands, or one command's usage and options"
     static let options: [Option] = []
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         guard let name = invocation.arguments.positionals.first else {
             invocation.output.out(overview)

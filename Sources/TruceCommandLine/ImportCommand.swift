@@ -15,7 +15,7 @@ struct ImportCommand: Command {
         .device, .date, .value("--prefix", help: "put every key under this folder (notes/ makes a.txt notes/a.txt)"), .json,
     ]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let folder = try invocation.positional(0, "DIR (or - for a stream on standard input)")
         let (device, date) = try (invocation.device(), invocation.date())

@@ -6,7 +6,7 @@ struct InitCommand: Command {
     static let summary = "create a store"
     static let options: [Option] = [.json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
         let store = try DocumentStore.create(at: invocation.storePath())
         if invocation.wantsJSON {

@@ -6,7 +6,7 @@ struct LogCommand: Command {
     static let summary = "show the history of DOC, newest first, resolutions included"
     static let options: [Option] = [.json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let store = try invocation.openStore()
         let history = try store.history(of: invocation.key())

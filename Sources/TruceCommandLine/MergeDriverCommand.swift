@@ -17,7 +17,7 @@ struct MergeDriverCommand: Command {
         case union
     }
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 4)
         let paths = try [invocation.positional(0, "BASE"), invocation.positional(1, "CURRENT"), invocation.positional(2, "OTHER")]
         let path = invocation.arguments.positionals.count > 3 ? invocation.arguments.positionals[3] : nil

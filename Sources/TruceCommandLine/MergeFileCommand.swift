@@ -18,7 +18,7 @@ struct MergeFileCommand: Command {
 
     static let pathPositionals: Set<Int> = [0, 1, 2]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 3)
         let paths = try [invocation.positional(0, "CURRENT"), invocation.positional(1, "BASE"), invocation.positional(2, "OTHER")]
         let arguments = invocation.arguments

@@ -11,7 +11,7 @@ struct PruneCommand: Command {
         .json,
     ]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
         let arguments = invocation.arguments
         if arguments.has("--now"), arguments.value("--expire") != nil { throw UsageError("give --now or --expire, not both") }
@@ -26,7 +26,7 @@ struct PruneCommand: Command {
         // Progress only on a terminal: scripts and pipes get the summary alone.
         var progress: (@Sendable (String) -> Void)?
         if isatty(STDERR_FILENO) == 1 { progress = { @Sendable message in output.progress(message) } }
-        let report = try store.prune(expire: expire, progress: progress)
+        let report = try await store.prune(expire: expire, progress: progress)
         if invocation.wantsJSON {
             try output.json(report)
             return .success

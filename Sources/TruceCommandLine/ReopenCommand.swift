@@ -6,7 +6,7 @@ struct ReopenCommand: Command {
     static let summary = "undo the last resolution: the versions it settled are heads again"
     static let options: [Option] = [.device, .json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let versions = try invocation.openStore().reopen(invocation.key(), device: invocation.device())
         if invocation.wantsJSON {

@@ -16,8 +16,8 @@ struct ResolveCommand: Command {
         .device, .json,
     ]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
-        if invocation.arguments.has("--all") { return try resolveAll(invocation) }
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
+        if invocation.arguments.has("--all") { return try await resolveAll(invocation) }
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()
         let arguments = invocation.arguments
@@ -34,21 +34,21 @@ struct ResolveCommand: Command {
         if !answers.isEmpty {
             let duplicates = Dictionary(grouping: answers, by: \.0).filter { $0.value.count > 1 }.keys.sorted()
             if let hunk = duplicates.first { throw UsageError("conflict point \(hunk) is answered twice") }
-            let version = try store.resolve(key, answers: Dictionary(uniqueKeysWithValues: answers), registry: invocation.registry, device: device)
-            return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
+            let result = try await store.resolve(
+                key, answers: Dictionary(uniqueKeysWithValues: answers), registry: invocation.registry, device: device)
+            return try report(result, key, store, invocation)
         }
         if content != nil || arguments.has("--delete") {
-            let version = try store.resolve(key, content: content, device: device)
-            return try report(.resolved(version, resolver: DocumentStore.personResolverName, state: store.state(of: key)), key, store, invocation)
+            return try report(store.resolve(key, content: content, device: device), key, store, invocation)
         }
-        let result = try store.resolve(
+        let result = try await store.resolve(
             key, registry: invocation.registry, resolverName: arguments.value("--resolver"), device: device,
             dryRun: arguments.has("--dry-run"))
         return try report(result, key, store, invocation)
     }
 
     /// `resolve --all`: every document in conflict, automatic resolutions only.
-    static func resolveAll(_ invocation: Invocation) throws -> ExitCode {
+    static func resolveAll(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
         let arguments = invocation.arguments
         if !arguments.all("--take").isEmpty || arguments.value("--content") != nil || arguments.has("--delete") {
@@ -59,12 +59,12 @@ struct ResolveCommand: Command {
         var results: [DocumentKey: ResolveResult] = [:]
         if arguments.has("--dry-run") {
             for versions in try store.documentsInConflict() {
-                results[versions.key] = try store.resolve(
+                results[versions.key] = try await store.resolve(
                     versions.key, registry: invocation.registry, resolverName: resolverName,
                     device: invocation.device(), dryRun: true)
             }
         } else {
-            results = try store.resolveAll(registry: invocation.registry, resolverName: resolverName, device: invocation.device())
+            results = try await store.resolveAll(registry: invocation.registry, resolverName: resolverName, device: invocation.device())
         }
         var needsPerson = false
         // A list, not an object keyed by document: JSON tools compare member names by canonical equivalence,

@@ -8,7 +8,7 @@ struct SaveCommand: Command {
     static let options: [Option] = [.device, .base, .date, .json]
     static let pathPositionals: Set<Int> = [1]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 2)
         let key = try invocation.key()
         let content = try readInput(invocation.arguments.path(at: 1) ?? Array("-".utf8))

@@ -6,7 +6,7 @@ struct StatusCommand: Command {
     static let summary = "list the documents in conflict"
     static let options: [Option] = [.json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
         let inConflict = try invocation.openStore().documentsInConflict()
         if invocation.wantsJSON {

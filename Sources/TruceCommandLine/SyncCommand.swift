@@ -9,14 +9,14 @@ struct SyncCommand: Command {
         .flag("--resolve", help: "settle what the sync left in conflict with the resolvers that decide on their own"), .device, .json,
     ]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let remote = try invocation.positional(0, "REMOTE")
         let resolving = invocation.arguments.has("--resolve")
         let store = try invocation.openStore()
         let progress = ProgressLine(output: invocation.output)
         // A progress line only on a terminal: scripts and pipes get the summary alone.
-        let report = try store.sync(
+        let report = try await store.sync(
             with: remote, resolving: resolving ? invocation.registry : nil, device: invocation.device(),
             progress: progress.map { line in { @Sendable traffic in line.show(traffic) } })
         progress?.finish()

@@ -6,7 +6,7 @@ struct VersionsCommand: Command {
     static let summary = "show the current version, the conflict versions and their base"
     static let options: [Option] = [.json]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()
         let versions = try invocation.openStore().versions(of: key)

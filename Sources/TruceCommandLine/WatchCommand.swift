@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Truce
 
 struct WatchCommand: Command {
@@ -10,7 +11,7 @@ struct WatchCommand: Command {
         .flag("--json", help: "print one JSON object per line instead of text"),
     ]
 
-    static func run(_ invocation: Invocation) throws -> ExitCode {
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
         let store = try invocation.openStore()
         let excluded = invocation.arguments.value("--exclude-author").map { Array($0.utf8) }
@@ -23,7 +24,8 @@ struct WatchCommand: Command {
             }
         }
         // The store must outlive the wait: releasing it ends its events.
-        withExtendedLifetime(store) { interruption.wait() }
+        await interruption.wait()
+        withExtendedLifetime(store) {}
         printing.cancel()
         return .success
     }
@@ -49,23 +51,49 @@ struct WatchCommand: Command {
 }
 
 /// Turns SIGINT and SIGTERM into the end of `wait()`, so `watch` returns and exits 0 instead of being killed.
+///
+/// Awaited, not waited for on a semaphore: the command runs on Swift's cooperative pool, which the printing task shares.
 private struct Interruption {
-    private let received = DispatchSemaphore(value: 0)
+    private let signal = Signal()
     private let sources: [any DispatchSourceSignal]
 
     init() {
-        let received = received
+        let signal = signal
         sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
+            Foundation.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { received.signal() }
+            source.setEventHandler { signal.received() }
             source.resume()
             return source
         }
     }
 
-    func wait() {
-        received.wait()
+    func wait() async {
+        await signal.wait()
         for source in sources { source.cancel() }
+    }
+
+    /// The one-time event of a signal arriving, awaited by one waiter.
+    private final class Signal: Sendable {
+        private let state = Mutex<(received: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+        func received() {
+            let waiter = state.withLock { state in
+                state.received = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let received = state.withLock { state in
+                    if !state.received { state.waiter = continuation }
+                    return state.received
+                }
+                if received { continuation.resume() }
+            }
+        }
     }
 }

@@ -107,17 +107,49 @@ public struct ConflictFixture: Sendable {
         return ConflictSet(key: key, current: edited[0], conflicts: Array(edited.dropFirst()), base: whole.base)
     }
 
-    /// Runs `resolver` as `resolve` would on this conflict: `options` validated first, then `resolve(_:options:)` on the contested set.
+    /// Runs `resolver` as `resolve` would on this conflict: `options` validated first, then `resolve(_:context:)` on
+    /// the contested set, with `context(options:resolverName:timeout:)`'s context.
     ///
+    /// The deadline is the context's to read: this call does not enforce it.
     /// The store then checks the output (`.json` must parse, and so on);
-    /// `store.resolve(key, using:options:device:dryRun:)` on `makeStore()` runs that check too.
+    /// `store.resolve(key, using:options:device:dryRun:)` on `makeStore()` runs that check and the timeout too.
     public func resolve(
         with resolver: some Resolver, options: [String: String] = [:],
         deleteConflict policy: DeleteConflictPolicy = .modifyWins
-    ) throws -> ResolutionOutcome {
-        let resolverOptions = ResolverOptions(resolverName: resolver.name, values: options)
-        try resolver.validate(options: resolverOptions)
-        return try resolver.resolve(contestedConflictSet(deleteConflict: policy), options: resolverOptions)
+    ) async throws -> ResolutionOutcome {
+        let context = try context(options: options, resolverName: resolver.name)
+        try resolver.validate(options: context.options)
+        return try await resolver.resolve(contestedConflictSet(deleteConflict: policy), context: context)
+    }
+
+    /// The context a store would give a resolver of this conflict: `options` as its config lines, the fixture's
+    /// versions as the document's history, and a deadline `timeout` seconds from now.
+    ///
+    /// `history(limit:)` gives the heads and the base, newest first (by the
+    /// current-version rule); `content(of:)` their bytes, and throws
+    /// `TruceError.versionNotFound` for any other version.
+    public func context(
+        options: [String: String] = [:], resolverName: String = "fixture", timeout: Double = DocumentStore.defaultResolverTimeout
+    ) throws -> ResolutionContext {
+        let versions = try memoryVersions()
+        // An equivalent holds the bytes of a distinct head by definition; its spec is found by the id it makes.
+        let parents = versions.base.map { [$0.version.id] } ?? []
+        var specs: [VersionID: FixtureVersion] = [:]
+        for spec in [current] + conflicts { specs[try Self.version(of: spec, key: key, parents: parents).id] = spec }
+        var sides = (versions.heads.map(\.version) + versions.equivalents).map { (version: $0, content: specs[$0.id]?.content) }
+        sides.sort { Self.isMoreCurrent($0.version, $1.version) }
+        if let base = versions.base { sides.append((base.version, base.spec.content)) }
+        let history = sides
+        let key = key
+        return ResolutionContext(
+            options: ResolverOptions(resolverName: resolverName, values: options), deadline: .now + .seconds(timeout),
+            history: { limit in Array(history.prefix(limit).map(\.version)) },
+            content: { (version: Version) throws(TruceError) -> Data? in
+                guard let found = history.first(where: { $0.version.id == version.id && $0.version.key == version.key }) else {
+                    throw TruceError.versionNotFound(version.id.hex)
+                }
+                return found.content
+            })
     }
 
     /// The fixture's versions as a store would read them: distinct heads current first, equivalents, base.

@@ -9,12 +9,12 @@ struct OwnCommandLineTests {
     /// An app's resolver: the current version's lines, then every conflict version's, as one document.
     struct JoinHeads: Resolver {
         let name = "join-heads"
-        func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+        func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
             .resolved(content: conflict.heads.reduce(Data()) { $0 + ($1.content ?? Data()) })
         }
     }
 
-    @Test func resolveRunsTheAppsOwnResolverThatConfigNames() throws {
+    @Test func resolveRunsTheAppsOwnResolverThatConfigNames() async throws {
         let store = try CLIStore()
         let key = "notes/list.txt"
         let conflict = try store.saveConflict(
@@ -27,12 +27,12 @@ struct OwnCommandLineTests {
 
         // The built-in registry, the default, knows no such resolver: exit 2 and nothing written.
         let before = snapshot(ofStore: store.path)
-        #expect(CommandLineTool.run(arguments: ["--store", store.path, "resolve", key, "--device", "app"]) == 2)
+        #expect(await CommandLineTool.run(arguments: ["--store", store.path, "resolve", key, "--device", "app"]) == 2)
         #expect(snapshot(ofStore: store.path) == before)
 
         var registry = ResolverRegistry.standard
         registry.register(JoinHeads())
-        #expect(CommandLineTool.run(arguments: ["--store", store.path, "resolve", key, "--device", "app"], registry: registry) == 0)
+        #expect(await CommandLineTool.run(arguments: ["--store", store.path, "resolve", key, "--device", "app"], registry: registry) == 0)
 
         // What git sees: one head, the resolution, holding the current version's lines and then the laptop's.
         let heads = try store.gitInStore("for-each-ref", "--format=%(objectname)", "refs/truce/heads/").output

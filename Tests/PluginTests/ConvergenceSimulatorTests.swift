@@ -43,7 +43,7 @@ struct ConvergenceSimulatorTests {
     static let cases: [(Int, Routing)] = [3, 5, 10].flatMap { count in Routing.allCases.map { (count, $0) } }
 
     @Test(arguments: cases)
-    func replicasThatResolveAfterEverySyncConverge(replicas count: Int, routing: Routing) throws {
+    func replicasThatResolveAfterEverySyncConverge(replicas count: Int, routing: Routing) async throws {
         let seed = UInt64(0xC0_4E46) &+ UInt64(count) &* 31 &+ UInt64(Routing.allCases.firstIndex(of: routing)!)
         var simulation = try Simulation(replicas: count, routing: routing, seed: seed)
         let context = "\(count) replicas, \(routing.rawValue), seed \(seed)"
@@ -53,14 +53,14 @@ struct ConvergenceSimulatorTests {
                 try simulation.save(on: simulation.random.int(0...count - 1))
             } else {
                 let a = simulation.random.int(0...count - 1)
-                try simulation.sync(a, (a + 1 + simulation.random.int(0...count - 2)) % count)
+                try await simulation.sync(a, (a + 1 + simulation.random.int(0...count - 2)) % count)
             }
         }
         #expect(simulation.saved.count >= count * 2, "\(context): too few saves to mean anything (\(simulation.saved.count))")
 
         var roundsToConverge: Int?
         for round in 1...3 {
-            let moved = try simulation.ringRound()
+            let moved = try await simulation.ringRound()
             if roundsToConverge == nil, try simulation.divergence().isEmpty { roundsToConverge = round }
             if round == 3 { #expect(moved == 0, "\(context): the round after convergence still moved \(moved) version(s)") }
         }
@@ -140,23 +140,23 @@ struct Simulation {
     /// `a` syncs with `b` and resolves what it sees (sending the resolutions back); then `b` resolves what it sees.
     /// Returns the number of versions that moved.
     @discardableResult
-    mutating func sync(_ a: Int, _ b: Int) throws -> Int {
-        let report = try stores[a].sync(with: stores[b].path, resolving: .standard, device: "r\(a)")
+    mutating func sync(_ a: Int, _ b: Int) async throws -> Int {
+        let report = try await stores[a].sync(with: stores[b].path, resolving: .standard, device: "r\(a)")
         resolutionsWritten += report.resolved.count
         resolutionsWritten += try answerAsAPerson(on: a)
-        resolutionsWritten += try resolveEverything(on: b)
+        await resolutionsWritten += try resolveEverything(on: b)
         return report.received.count + report.sent
     }
 
     /// Every replica syncs with the next, in order.
-    mutating func ringRound() throws -> Int {
+    mutating func ringRound() async throws -> Int {
         var moved = 0
-        for index in stores.indices { moved += try sync(index, (index + 1) % stores.count) }
+        for index in stores.indices { await moved += try sync(index, (index + 1) % stores.count) }
         return moved
     }
 
-    private mutating func resolveEverything(on replica: Int) throws -> Int {
-        let results = try stores[replica].resolveAll(registry: .standard, device: "r\(replica)")
+    private mutating func resolveEverything(on replica: Int) async throws -> Int {
+        let results = try await stores[replica].resolveAll(registry: .standard, device: "r\(replica)")
         return results.values.filter { if case .resolved = $0 { true } else { false } }.count + (try answerAsAPerson(on: replica))
     }
 

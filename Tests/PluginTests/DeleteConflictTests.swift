@@ -6,11 +6,11 @@ import Truce
 struct DeleteConflictTests {
     static let base = "a\nb\nc\nd\n"
 
-    @Test func byDefaultTheEditWinsAndTheDeletionIsResolved() throws {
+    @Test func byDefaultTheEditWinsAndTheDeletionIsResolved() async throws {
         let test = try TestStore()
         // The deletion is newer, so it is the current version; the policy still keeps the edit.
         let made = try test.makeConflict("n.md", base: .text(Self.base), heads: [("laptop", .text("edited\n")), ("phone", nil)])
-        let result = try test.store.resolve("n.md", registry: .standard, device: "x")
+        let result = try await test.store.resolve("n.md", registry: .standard, device: "x")
         guard case .resolved(let version, "modify-wins", .settled) = result else {
             Issue.record("\(result)")
             return
@@ -22,17 +22,17 @@ struct DeleteConflictTests {
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
-    @Test func deleteWinsSettlesAsADeletionWithEveryHeadAsParent() throws {
+    @Test func deleteWinsSettlesAsADeletionWithEveryHeadAsParent() async throws {
         let test = try TestStore()
         try test.setConfig("truce.deleteConflict", "delete-wins")
         let made = try test.makeConflict(
             "n.md", base: .text(Self.base), heads: [("laptop", nil), ("phone", .text("edited\n")), ("tablet", .text("x\n"))])
-        let dryRun = try test.store.resolve("n.md", registry: .standard, device: "x", dryRun: true)
+        let dryRun = try await test.store.resolve("n.md", registry: .standard, device: "x", dryRun: true)
         guard case .wouldResolve(nil, "delete-wins") = dryRun else {
             Issue.record("\(dryRun)")
             return
         }
-        let result = try test.store.resolve("n.md", registry: .standard, device: "x")
+        let result = try await test.store.resolve("n.md", registry: .standard, device: "x")
         guard case .resolved(let version, "delete-wins", .deleted) = result else {
             Issue.record("\(result)")
             return
@@ -42,14 +42,14 @@ struct DeleteConflictTests {
         #expect(version.parents.first == made.current.id)
     }
 
-    @Test func severalEditsAgainstADeletionStillGoThroughTheChain() throws {
+    @Test func severalEditsAgainstADeletionStillGoThroughTheChain() async throws {
         let test = try TestStore()
         try test.setAttributes("*.md merge=three-way\n")
         let laptop = Self.base.replacingOccurrences(of: "a\n", with: "A\n")
         let tablet = Self.base.replacingOccurrences(of: "d\n", with: "D\n")
         let made = try test.makeConflict(
             "n.md", base: .text(Self.base), heads: [("laptop", .text(laptop)), ("phone", nil), ("tablet", .text(tablet))])
-        let result = try test.store.resolve("n.md", registry: .standard, device: "x")
+        let result = try await test.store.resolve("n.md", registry: .standard, device: "x")
         guard case .resolved(let version, "three-way", .settled) = result else {
             Issue.record("\(result)")
             return
@@ -59,14 +59,14 @@ struct DeleteConflictTests {
         #expect(try test.store.versions(of: "n.md").heads.map(\.id) == [version.id])
     }
 
-    @Test func aPersonDecidesAmongTheEditsAndTheResolutionStillResolvesTheDeletion() throws {
+    @Test func aPersonDecidesAmongTheEditsAndTheResolutionStillResolvesTheDeletion() async throws {
         let test = try TestStore()
         let made = try test.makeConflict(
             "n.md", base: .text(Self.base),
             heads: [
                 ("laptop", .text("a\nlaptop\nc\nd\n")), ("phone", .text("a\nphone\nc\nd\n")), ("tablet", nil),
             ])
-        let result = try test.store.resolve("n.md", registry: .standard, device: "x")
+        let result = try await test.store.resolve("n.md", registry: .standard, device: "x")
         guard case .needsPerson(let points, "three-way", _) = result else {
             Issue.record("\(result)")
             return
@@ -76,33 +76,33 @@ struct DeleteConflictTests {
         #expect(try test.store.conflictPoints(of: "n.md") == points)
         #expect(try test.store.contestedConflictSet(of: "n.md").heads.count == 2)
 
-        let version = try test.store.resolve("n.md", answers: ["H1": .both], device: "x")
+        let version = try #require(test.store.resolve("n.md", answers: ["H1": .both], device: "x").version)
         #expect(try test.store.contents(of: version) == .text("a\nphone\nlaptop\nc\nd\n"))
         #expect(version.parents == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
         #expect(try test.store.state(of: "n.md") == .settled)
     }
 
-    @Test func withOneEditThePersonSeesTheWholeConflictAndMayStillDelete() throws {
+    @Test func withOneEditThePersonSeesTheWholeConflictAndMayStillDelete() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("n.md", base: .text(Self.base), heads: [("laptop", .text("edited\n")), ("phone", nil)])
         #expect(try test.store.contestedConflictSet(of: "n.md").heads.map(\.version.id) == [made.heads[1].id, made.heads[0].id])
-        let version = try test.store.resolve("n.md", content: nil, device: "x")
+        let version = try #require(test.store.resolve("n.md", content: nil, device: "x").version)
         #expect(version.isDeletion && version.parents.count == 2)
     }
 
     @Test(arguments: ["keep-both", "", "modify"])
-    func anInvalidPolicyIsAConfigErrorThatChangesNothing(value: String) throws {
+    func anInvalidPolicyIsAConfigErrorThatChangesNothing(value: String) async throws {
         let test = try TestStore()
         try test.makeConflict("n.md", base: .text(Self.base), heads: [("laptop", .text("edited\n")), ("phone", nil)])
         try test.setConfig("truce.deleteConflict", value)
         let before = snapshot(ofStore: test.path)
         let error = TruceError.invalidConfiguration("truce.deleteConflict = \(value): expected one of modify-wins, delete-wins")
-        #expect(throws: error) { try test.store.resolve("n.md", registry: .standard, device: "x") }
+        await #expect(throws: error) { try await test.store.resolve("n.md", registry: .standard, device: "x") }
         #expect(throws: error) { try test.store.resolverChoice(for: "n.md", registry: .standard) }
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func thePolicyIsPartOfTheChoiceExplainReports() throws {
+    @Test func thePolicyIsPartOfTheChoiceExplainReports() async throws {
         let test = try TestStore()
         #expect(try test.store.resolverChoice(for: "n.md", registry: .standard).deleteConflict == .modifyWins)
         #expect(try test.store.resolverChoice(for: "n.md", registry: .standard).deleteConflictSource == "default")

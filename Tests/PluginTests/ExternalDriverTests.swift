@@ -19,9 +19,9 @@ struct ExternalDriverTests {
         return (test, made)
     }
 
-    @Test func gitMergeFileWrappedAsADriverGivesWhatGitMergeFileGives() throws {
+    @Test func gitMergeFileWrappedAsADriverGivesWhatGitMergeFileGives() async throws {
         let (test, made) = try store(driver: "git merge-file -L a -L b -L c %A %O %B")
-        let result = try test.store.resolve("notes/a.md", registry: .standard, device: "laptop")
+        let result = try await test.store.resolve("notes/a.md", registry: .standard, device: "laptop")
         guard case .resolved(let version, "mine", .settled) = result else {
             Issue.record("\(result)")
             return
@@ -37,12 +37,12 @@ struct ExternalDriverTests {
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
-    @Test func aConflictedExitPassesToTheFallbackAndWritesNothingItself() throws {
+    @Test func aConflictedExitPassesToTheFallbackAndWritesNothingItself() async throws {
         let laptop = Self.base.replacingOccurrences(of: "three\n", with: "laptop\n")
         let phone = Self.base.replacingOccurrences(of: "three\n", with: "phone\n")
         let (test, _) = try store(driver: "git merge-file -L a -L b -L c %A %O %B", heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
         let before = snapshot(ofStore: test.path)
-        let result = try test.store.resolve("notes/a.md", registry: .standard, device: "x")
+        let result = try await test.store.resolve("notes/a.md", registry: .standard, device: "x")
         guard case .needsPerson(let points, "mine", let reasons) = result else {
             Issue.record("\(result)")
             return
@@ -53,7 +53,7 @@ struct ExternalDriverTests {
         #expect(snapshot(ofStore: test.path) == before)
 
         try test.setConfig("resolver.mine.fallback", "overwrite-with-current")
-        guard case .resolved(let version, "overwrite-with-current", _) = try test.store.resolve("notes/a.md", registry: .standard, device: "x")
+        guard case .resolved(let version, "overwrite-with-current", _) = try await test.store.resolve("notes/a.md", registry: .standard, device: "x")
         else {
             Issue.record("the fallback did not run")
             return
@@ -61,11 +61,11 @@ struct ExternalDriverTests {
         #expect(try test.store.contents(of: version) == .text(phone))
     }
 
-    @Test func aUnionDriverMatchesGitMergeFileUnion() throws {
+    @Test func aUnionDriverMatchesGitMergeFileUnion() async throws {
         let laptop = Self.base.replacingOccurrences(of: "three\n", with: "laptop\n")
         let phone = Self.base.replacingOccurrences(of: "three\n", with: "phone\n")
         let (test, _) = try store(driver: "git merge-file --union %A %O %B", heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
-        guard case .resolved(let version, "mine", _) = try test.store.resolve("notes/a.md", registry: .standard, device: "x")
+        guard case .resolved(let version, "mine", _) = try await test.store.resolve("notes/a.md", registry: .standard, device: "x")
         else {
             Issue.record("not resolved")
             return
@@ -78,12 +78,12 @@ struct ExternalDriverTests {
         #expect(try test.store.contents(of: version) == expected)
     }
 
-    @Test func threeHeadsFoldPairwiseCurrentFirst() throws {
+    @Test func threeHeadsFoldPairwiseCurrentFirst() async throws {
         let tablet = Self.base + "seven\n"
         let (test, made) = try store(
             driver: "git merge-file %A %O %B",
             heads: [("laptop", .text(Self.laptop)), ("phone", .text(Self.phone)), ("tablet", .text(tablet))])
-        guard case .resolved(let version, "mine", _) = try test.store.resolve("notes/a.md", registry: .standard, device: "x")
+        guard case .resolved(let version, "mine", _) = try await test.store.resolve("notes/a.md", registry: .standard, device: "x")
         else {
             Issue.record("not resolved")
             return
@@ -92,14 +92,14 @@ struct ExternalDriverTests {
         #expect(version.parents == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
     }
 
-    @Test func aShellDriverGetsGitsPlaceholdersAsTemporaryFilesAndFixedValues() throws {
+    @Test func aShellDriverGetsGitsPlaceholdersAsTemporaryFilesAndFixedValues() async throws {
         let record = TemporaryDirectory()
         let script = record.write(
             .text("pwd > \(record.path)/args\nprintf '%s\\n' \"$@\" >> \(record.path)/args\ncat \"$3\" >> \"$1\"\n"),
             to: "driver.sh")
         let (test, made) = try store(driver: "sh \(script) %A %O %B %L %P %S %X %Y %% %Q")
         try test.setConfig("resolver.mine.markerSize", "9")
-        guard case .resolved(let version, "mine", _) = try test.store.resolve("notes/a.md", registry: .standard, device: "x")
+        guard case .resolved(let version, "mine", _) = try await test.store.resolve("notes/a.md", registry: .standard, device: "x")
         else {
             Issue.record("not resolved")
             return
@@ -117,7 +117,7 @@ struct ExternalDriverTests {
         #expect(!FileManager.default.fileExists(atPath: lines[0]))
     }
 
-    @Test func explicitResolverNameFindsADriverAndRegisteredNamesWin() throws {
+    @Test func explicitResolverNameFindsADriverAndRegisteredNamesWin() async throws {
         let marker = TemporaryDirectory()
         let (test, _) = try store(driver: "git merge-file %A %O %B")
         try test.setConfig("merge.union.driver", "touch \(marker.path)/ran")
@@ -126,7 +126,7 @@ struct ExternalDriverTests {
         #expect(choice.chain == ["mine"])
         #expect(choice.resolvers["mine"]?.definition == "merge.mine.driver = git merge-file %A %O %B (the store's config)")
         #expect(try test.store.resolverChoice(for: "notes/a.md", registry: .standard).resolvers["union"]?.definition == nil)
-        guard case .resolved(_, "union", _) = try test.store.resolve("notes/a.md", registry: .standard, device: "x")
+        guard case .resolved(_, "union", _) = try await test.store.resolve("notes/a.md", registry: .standard, device: "x")
         else {
             Issue.record("not resolved by union")
             return
@@ -140,12 +140,12 @@ struct ExternalDriverTests {
         ("resolver.mine.timeout", "soon", "resolver.mine.timeout = soon: expected a number from 0.1 to 86400"),
         ("resolver.mine.markerSize", "0", "resolver.mine.markerSize = 0: expected a whole number from 1 to 1024"),
     ])
-    func badDriverConfigIsAConfigError(name: String, value: String, message: String) throws {
+    func badDriverConfigIsAConfigError(name: String, value: String, message: String) async throws {
         let (test, _) = try store(driver: "git merge-file %A %O %B")
         try test.setConfig(name, value)
         let before = snapshot(ofStore: test.path)
-        #expect {
-            try test.store.resolve("notes/a.md", registry: .standard, device: "x")
+        await #expect {
+            try await test.store.resolve("notes/a.md", registry: .standard, device: "x")
         } throws: { error in
             guard case .invalidConfiguration(let text) = error as? TruceError else { return false }
             return text.contains(message)
@@ -153,12 +153,12 @@ struct ExternalDriverTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func aDriverDefinedNowhereIsAnUnknownResolver() throws {
+    @Test func aDriverDefinedNowhereIsAnUnknownResolver() async throws {
         let test = try TestStore()
         try test.setAttributes("*.md merge=ghost\n")
         try test.makeConflict("a.md", base: .text("a\n"), heads: [("laptop", .text("b\n")), ("phone", .text("c\n"))])
-        #expect(throws: TruceError.unknownResolver("ghost", source: "info/attributes line 1: *.md merge=ghost")) {
-            try test.store.resolve("a.md", registry: .standard, device: "x")
+        await #expect(throws: TruceError.unknownResolver("ghost", source: "info/attributes line 1: *.md merge=ghost")) {
+            try await test.store.resolve("a.md", registry: .standard, device: "x")
         }
     }
 }

@@ -15,8 +15,8 @@ struct LastWriterWinsTests {
         }
     }
 
-    func resolved(_ test: TestStore, _ key: DocumentKey) throws -> Version? {
-        let result = try test.store.resolve(key, registry: .standard, device: "x")
+    func resolved(_ test: TestStore, _ key: DocumentKey) async throws -> Version? {
+        let result = try await test.store.resolve(key, registry: .standard, device: "x")
         guard case .resolved(let version, "last-writer-wins", .settled) = result else {
             Issue.record("\(result)")
             return nil
@@ -24,18 +24,18 @@ struct LastWriterWinsTests {
         return version
     }
 
-    @Test func theLatestAuthorDateWinsWholeByDefault() throws {
+    @Test func theLatestAuthorDateWinsWholeByDefault() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=last-writer-wins\n")
         // The phone saved last, but the laptop's date is later: the date decides, not the order of saving.
         let heads = try conflict(test, "a.txt", base: .text("0\n"), heads: [("laptop", .text("laptop\n"), 9), ("phone", .text("phone\n"), 5)])
-        guard let version = try resolved(test, "a.txt") else { return }
+        guard let version = try await resolved(test, "a.txt") else { return }
         #expect(try test.store.contents(of: version) == .text("laptop\n"))
         #expect(try test.git("rev-parse", "\(version.id.hex)^{tree}") == test.git("rev-parse", "\(heads[0].id.hex)^{tree}"))
         #expect(Set(version.parents) == Set(heads.map(\.id)))
     }
 
-    @Test func onATieTheCurrentVersionWinsWhateverTheDeviceNames() throws {
+    @Test func onATieTheCurrentVersionWinsWhateverTheDeviceNames() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=last-writer-wins\n")
         // Two heads at the same date, until the larger id is the smaller device name's: where a device-name rule and the
@@ -49,12 +49,12 @@ struct LastWriterWinsTests {
         let (key, heads) = try #require(tied, "forty ties all had the larger id on the larger device name")
         let current = try #require(try test.store.currentVersion(of: key))
         #expect(current.id == heads[1].id)
-        guard let kept = try resolved(test, key) else { return }
+        guard let kept = try await resolved(test, key) else { return }
         #expect(try test.store.contents(of: kept) == .text("amy\n"))
         #expect(kept.parents.first == current.id, "a resolution has the current version first")
     }
 
-    @Test func keyGranularityKeepsChangesToDifferentKeysAndTheLatestChangeOfEachKey() throws {
+    @Test func keyGranularityKeepsChangesToDifferentKeysAndTheLatestChangeOfEachKey() async throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=last-writer-wins\n")
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
@@ -68,7 +68,7 @@ struct LastWriterWinsTests {
 
             """
         try conflict(test, "settings.json", base: .text(base), heads: [("laptop", .text(laptop), 1), ("phone", .text(phone), 2)])
-        guard let version = try resolved(test, "settings.json") else { return }
+        guard let version = try await resolved(test, "settings.json") else { return }
         // Sorted keys; indented and ending in a newline as the current (phone's) version was.
         #expect(
             try test.store.contents(of: version)
@@ -85,21 +85,21 @@ struct LastWriterWinsTests {
                     """))
     }
 
-    @Test func aRemovalAndAChangeOfOneKeyFollowTheLatestAuthorDate() throws {
+    @Test func aRemovalAndAChangeOfOneKeyFollowTheLatestAuthorDate() async throws {
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("*.json merge=last-writer-wins\n")
         let base = #"{"a":1,"b":1}"#
         try conflict(test, "x.json", base: .text(base), heads: [("laptop", .text(#"{"b":1}"#), 1), ("phone", .text(#"{"a":2,"b":1}"#), 2)])
-        guard let changeWins = try resolved(test, "x.json") else { return }
+        guard let changeWins = try await resolved(test, "x.json") else { return }
         #expect(try test.store.contents(of: changeWins) == .text(#"{"a":2,"b":1}"#))
 
         try conflict(test, "y.json", base: .text(base), heads: [("laptop", .text(#"{"a":2,"b":1}"#), 1), ("phone", .text(#"{"b":1}"#), 2)])
-        guard let removalWins = try resolved(test, "y.json") else { return }
+        guard let removalWins = try await resolved(test, "y.json") else { return }
         #expect(try test.store.contents(of: removalWins) == .text(#"{"b":1}"#))
     }
 
-    @Test func threeHeadsAndATieOnAKeyGoToTheHeadTheCurrentVersionRulePutsFirst() throws {
+    @Test func threeHeadsAndATieOnAKeyGoToTheHeadTheCurrentVersionRulePutsFirst() async throws {
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("*.json merge=last-writer-wins\n")
@@ -111,13 +111,13 @@ struct LastWriterWinsTests {
             ])
         // bob and amy change k at the same date: the one with the larger id wins it; m and n have one changer each.
         let k = heads[0].id > heads[1].id ? "bob" : "amy"
-        guard let version = try resolved(test, "x.json") else { return }
+        guard let version = try await resolved(test, "x.json") else { return }
         #expect(try test.store.contents(of: version) == .text(#"{"k":"\#(k)","m":1,"n":2}"#))
         #expect(version.parents.count == 3)
     }
 
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.xml, .binary])
-    func propertyListsMergeByKeyAndKeepTheCurrentVersionsFormat(format: PropertyListSerialization.PropertyListFormat) throws {
+    func propertyListsMergeByKeyAndKeepTheCurrentVersionsFormat(format: PropertyListSerialization.PropertyListFormat) async throws {
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("*.plist merge=last-writer-wins\n")
@@ -131,7 +131,7 @@ struct LastWriterWinsTests {
                 ("laptop", try plist(["a": 2, "b": "x", "c": Data([1])]), 1),
                 ("phone", try plist(["a": 1, "b": "y", "c": Data([1]), "d": date], format), 2),
             ])
-        guard let version = try resolved(test, "Prefs.plist") else { return }
+        guard let version = try await resolved(test, "Prefs.plist") else { return }
         let content = try #require(try test.store.contents(of: version))
         var written = PropertyListSerialization.PropertyListFormat.openStep
         let merged = try #require(try PropertyListSerialization.propertyList(from: content, options: [], format: &written) as? [String: Any])
@@ -146,15 +146,15 @@ struct LastWriterWinsTests {
         ("p.plist", "<plist><dict><key>a</key>", "is not a valid property list"),
         ("p.plist", "<plist version=\"1.0\"><array/></plist>", "is a property list but not a dictionary, so it has no keys to merge"),
     ])
-    func malformedHeadsAreClearErrorsNamingTheVersion(key: String, bad: String, message: String) throws {
+    func malformedHeadsAreClearErrorsNamingTheVersion(key: String, bad: String, message: String) async throws {
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("* merge=last-writer-wins\n")
         let good = key.hasSuffix(".json") ? "{\"a\": 2}" : "<plist version=\"1.0\"><dict><key>a</key><integer>2</integer></dict></plist>"
         let heads = try conflict(test, DocumentKey(key), base: .text(good), heads: [("laptop", .text(bad), 1), ("phone", .text(good), 2)])
         let before = snapshot(ofStore: test.path)
-        #expect {
-            try test.store.resolve(DocumentKey(key), registry: .standard, device: "x")
+        await #expect {
+            try await test.store.resolve(DocumentKey(key), registry: .standard, device: "x")
         } throws: { error in
             guard case .malformedContent(let errorKey, let version, let reason) = error as? TruceError else { return false }
             let line = (error as? TruceError)?.errorDescription ?? ""
@@ -164,7 +164,7 @@ struct LastWriterWinsTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func aMalformedHeadIsAFailureAfterWhichTheFallbackRuns() throws {
+    @Test func aMalformedHeadIsAFailureAfterWhichTheFallbackRuns() async throws {
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setConfig("resolver.last-writer-wins.fallback", "list-conflicts")
@@ -172,7 +172,7 @@ struct LastWriterWinsTests {
         let heads = try conflict(
             test, "s.json", base: .text("{\"a\": 1}"), heads: [("laptop", .text("{\"a\": "), 1), ("phone", .text("{\"a\": 2}"), 2)])
         let before = snapshot(ofStore: test.path)
-        let asked = try test.store.resolve("s.json", registry: .standard, device: "x")
+        let asked = try await test.store.resolve("s.json", registry: .standard, device: "x")
         guard case .needsPerson(_, "list-conflicts", let reasons) = asked else {
             Issue.record("\(asked)")
             return
@@ -183,7 +183,7 @@ struct LastWriterWinsTests {
         #expect(snapshot(ofStore: test.path) == before)
 
         try test.setConfig("resolver.last-writer-wins.fallback", "overwrite-with-current")
-        let settled = try test.store.resolve("s.json", registry: .standard, device: "x")
+        let settled = try await test.store.resolve("s.json", registry: .standard, device: "x")
         guard case .resolved(let version, "overwrite-with-current", .settled) = settled else {
             Issue.record("\(settled)")
             return
@@ -191,7 +191,7 @@ struct LastWriterWinsTests {
         #expect(try test.store.contents(of: version) == .text("{\"a\": 2}"))
     }
 
-    @Test func anUnknownGranularityIsAConfigError() throws {
+    @Test func anUnknownGranularityIsAConfigError() async throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=last-writer-wins\n")
         try test.setConfig("resolver.last-writer-wins.granularity", "field")

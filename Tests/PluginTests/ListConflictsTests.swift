@@ -20,9 +20,9 @@ struct ListConflictsTests {
         return (test, made)
     }
 
-    @Test func pointsCoverEveryHeadWithStableIDsAndRanges() throws {
+    @Test func pointsCoverEveryHeadWithStableIDsAndRanges() async throws {
         let (test, made) = try threeHeads()
-        let result = try test.store.resolve("n.txt", registry: .standard, device: "x")
+        let result = try await test.store.resolve("n.txt", registry: .standard, device: "x")
         guard case .needsPerson(let points, "list-conflicts", _) = result else {
             Issue.record("\(result)")
             return
@@ -39,9 +39,10 @@ struct ListConflictsTests {
         #expect(try test.store.conflictPoints(of: "n.txt") == points)
     }
 
-    @Test func answersWriteTheResolutionAndKeepSettledChanges() throws {
+    @Test func answersWriteTheResolutionAndKeepSettledChanges() async throws {
         let (test, made) = try threeHeads()
-        let version = try test.store.resolve("n.txt", answers: ["H1": .version(String(made.heads[0].id.hex.prefix(8))), "H2": .both], device: "x")
+        let version = try #require(
+            test.store.resolve("n.txt", answers: ["H1": .version(String(made.heads[0].id.hex.prefix(8))), "H2": .both], device: "x").version)
         #expect(try test.store.contents(of: version) == .text("a\nB1\nc\nd\ne\nF\ng\ntablet\nphone\n"))
         #expect(version.resolvedBy == "person")
         #expect(version.parents == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
@@ -54,11 +55,11 @@ struct ListConflictsTests {
     ])
     func eachChoiceTakesItsText(answers: [String: HunkAnswer], expected: String) throws {
         let (test, _) = try threeHeads()
-        let version = try test.store.resolve("n.txt", answers: answers, device: "x")
+        let version = try #require(test.store.resolve("n.txt", answers: answers, device: "x").version)
         #expect(try test.store.contents(of: version) == .text(expected))
     }
 
-    @Test func badAnswersAreClearErrorsThatChangeNothing() throws {
+    @Test func badAnswersAreClearErrorsThatChangeNothing() async throws {
         let (test, _) = try threeHeads()
         let before = snapshot(ofStore: test.path)
         let cases: [([String: HunkAnswer], String)] = [
@@ -73,7 +74,7 @@ struct ListConflictsTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func answeringADocumentNotInConflictIsAnError() throws {
+    @Test func answeringADocumentNotInConflictIsAnError() async throws {
         let test = try TestStore()
         try test.store.save(.text("x\n"), to: "a.txt", device: "x")
         let before = snapshot(ofStore: test.path)
@@ -83,20 +84,20 @@ struct ListConflictsTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func aDeletionAgainstAnEditIsOneWholeDocumentPoint() throws {
+    @Test func aDeletionAgainstAnEditIsOneWholeDocumentPoint() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("x\n"), heads: [("phone", nil), ("laptop", .text("y\n"))])
         let points = try test.store.conflictPoints(of: "a.txt")
         #expect(points.count == 1 && points[0].isWholeDocument)
         #expect(points[0].sides.map(\.text) == [.text("y\n"), nil])
-        let settled = try test.store.resolve("a.txt", answers: ["H1": .version(made.heads[0].id.hex)], device: "x")
+        let settled = try #require(test.store.resolve("a.txt", answers: ["H1": .version(made.heads[0].id.hex)], device: "x").version)
         #expect(settled.isDeletion)
         #expect(try test.store.state(of: "a.txt") == .deleted)
     }
 
-    @Test func aWholeFileFromAPersonSettlesIt() throws {
+    @Test func aWholeFileFromAPersonSettlesIt() async throws {
         let (test, _) = try threeHeads()
-        let version = try test.store.resolve("n.txt", content: .text("edited by hand\n"), device: "x")
+        let version = try #require(test.store.resolve("n.txt", content: .text("edited by hand\n"), device: "x").version)
         #expect(try test.store.contents(of: version) == .text("edited by hand\n"))
     }
 }

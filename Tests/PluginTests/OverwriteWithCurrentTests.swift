@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 struct OverwriteWithCurrentTests {
-    @Test func keepsTheCurrentTreeAndResolvesEveryOtherHead() throws {
+    @Test func keepsTheCurrentTreeAndResolvesEveryOtherHead() async throws {
         let test = try TestStore()
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0, 1])
         let made = try test.makeConflict(
@@ -14,7 +14,7 @@ struct OverwriteWithCurrentTests {
             ])
         try test.setAttributes("*.png merge=overwrite-with-current\n")
 
-        let result = try test.store.resolve("images/logo.png", registry: .standard, device: "laptop")
+        let result = try await test.store.resolve("images/logo.png", registry: .standard, device: "laptop")
         guard case .resolved(let resolution, let resolver, let state) = result else {
             Issue.record("not resolved: \(result)")
             return
@@ -45,10 +45,10 @@ struct OverwriteWithCurrentTests {
         #expect(history.filter(\.isResolved).map(\.id).sorted() == [made.heads[0].id, made.heads[1].id].sorted())
     }
 
-    @Test func canBeUsedDirectlyFromSwift() throws {
+    @Test func canBeUsedDirectlyFromSwift() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
-        let result = try test.store.resolve("a.txt", using: OverwriteWithCurrent(), device: "phone")
+        let result = try await test.store.resolve("a.txt", using: OverwriteWithCurrent(), device: "phone")
         guard case .resolved(let version, _, _) = result else {
             Issue.record("not resolved")
             return

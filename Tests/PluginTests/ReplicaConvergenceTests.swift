@@ -32,13 +32,13 @@ struct ReplicaConvergenceTests {
         return version
     }
 
-    @Test func theSameConflictResolvedOnTwoReplicasIsOneCommit() throws {
+    @Test func theSameConflictResolvedOnTwoReplicasIsOneCommit() async throws {
         let pair = try Pair()
         #expect(try pair.a.state(of: "notes/todo.md") == .inConflict)
-        let onA = try Self.resolvedVersion(pair.a.resolve("notes/todo.md", registry: .standard, device: "laptop"))
-        let onB = try Self.resolvedVersion(pair.b.resolve("notes/todo.md", registry: .standard, device: "phone"))
+        let onA = try await Self.resolvedVersion(pair.a.resolve("notes/todo.md", registry: .standard, device: "laptop"))
+        let onB = try await Self.resolvedVersion(pair.b.resolve("notes/todo.md", registry: .standard, device: "phone"))
         #expect(onA.id == onB.id)
-        _ = try pair.a.sync(with: pair.b.path)
+        _ = try await pair.a.sync(with: pair.b.path)
         for store in [pair.a, pair.b] {
             let versions = try store.versions(of: "notes/todo.md")
             #expect(versions.allHeads.map(\.id) == [onA.id])
@@ -48,48 +48,48 @@ struct ReplicaConvergenceTests {
         #expect(try pair.b.changes().changes.contains { $0.kind == .resolution && $0.version == onA.id && $0.author == "phone" })
     }
 
-    @Test func aPersonsAnswersGivenAlikeOnTwoReplicasAreOneCommit() throws {
+    @Test func aPersonsAnswersGivenAlikeOnTwoReplicasAreOneCommit() async throws {
         let pair = try Pair(onA: "one\nTWO laptop\nthree\n", onB: "one\nTWO phone\nthree\n")
         let answersA = try pair.a.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
         let answersB = try pair.b.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
         #expect(!answersA.isEmpty)
-        let onA = try pair.a.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersA), device: "laptop")
-        let onB = try pair.b.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersB), device: "phone")
+        let onA = try #require(pair.a.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersA), device: "laptop").version)
+        let onB = try #require(pair.b.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersB), device: "phone").version)
         #expect(onA.id == onB.id)
         #expect(onA.resolvedBy == DocumentStore.personResolverName)
         // A whole edited file given alike on two devices is one commit too.
         let other = try Pair(onA: "one\nTWO laptop\nthree\n", onB: "one\nTWO phone\nthree\n")
         let edited = Data("one\nTWO by hand\nthree\n".utf8)
         #expect(
-            try other.a.resolve("notes/todo.md", content: edited, device: "laptop").id
-                == other.b.resolve("notes/todo.md", content: edited, device: "phone").id)
+            try other.a.resolve("notes/todo.md", content: edited, device: "laptop").version?.id
+                == other.b.resolve("notes/todo.md", content: edited, device: "phone").version?.id)
     }
 
-    @Test func twoDifferentResolutionsAreOneMoreConflictThatSettlesOnce() throws {
+    @Test func twoDifferentResolutionsAreOneMoreConflictThatSettlesOnce() async throws {
         let pair = try Pair()
-        let onA = try Self.resolvedVersion(
+        let onA = try await Self.resolvedVersion(
             pair.a.resolve("notes/todo.md", registry: .standard, resolverName: "overwrite-with-current", device: "laptop"))
-        let onB = try Self.resolvedVersion(pair.b.resolve("notes/todo.md", registry: .standard, resolverName: "three-way", device: "phone"))
+        let onB = try await Self.resolvedVersion(pair.b.resolve("notes/todo.md", registry: .standard, resolverName: "three-way", device: "phone"))
         #expect(onA.id != onB.id)
-        _ = try pair.a.sync(with: pair.b.path)
+        _ = try await pair.a.sync(with: pair.b.path)
         #expect(try pair.a.state(of: "notes/todo.md") == .inConflict)
-        let again = try Self.resolvedVersion(pair.a.resolve("notes/todo.md", registry: .standard, device: "laptop"))
+        let again = try await Self.resolvedVersion(pair.a.resolve("notes/todo.md", registry: .standard, device: "laptop"))
         #expect(Set(again.parents) == [onA.id, onB.id])
-        _ = try pair.b.sync(with: pair.a.path, resolving: .standard, device: "phone")
+        _ = try await pair.b.sync(with: pair.a.path, resolving: .standard, device: "phone")
         for store in [pair.a, pair.b] {
             #expect(try store.versions(of: "notes/todo.md").allHeads.map(\.id) == [again.id])
             #expect(try store.history(of: "notes/todo.md").filter(\.isResolution).count == 3)
         }
     }
 
-    @Test func reopenHoldsAcrossSyncOnEveryReplica() throws {
+    @Test func reopenHoldsAcrossSyncOnEveryReplica() async throws {
         let pair = try Pair()
-        let resolution = try Self.resolvedVersion(pair.a.resolve("notes/todo.md", registry: .standard, device: "laptop"))
-        _ = try pair.a.sync(with: pair.b.path)
+        let resolution = try await Self.resolvedVersion(pair.a.resolve("notes/todo.md", registry: .standard, device: "laptop"))
+        _ = try await pair.a.sync(with: pair.b.path)
         #expect(try pair.b.state(of: "notes/todo.md") == .settled)
         try pair.a.reopen("notes/todo.md", device: "laptop")
-        _ = try pair.b.sync(with: pair.a.path)
-        _ = try pair.a.sync(with: pair.b.path)
+        _ = try await pair.b.sync(with: pair.a.path)
+        _ = try await pair.a.sync(with: pair.b.path)
         for store in [pair.a, pair.b] {
             let versions = try store.versions(of: "notes/todo.md")
             #expect(versions.state == .inConflict)
@@ -97,11 +97,11 @@ struct ReplicaConvergenceTests {
             #expect(versions.base?.id == pair.base.id, "the reopened conflict merges against the base its versions had")
         }
         // Resolving it again with the same resolver settles it again, on both.
-        let again = try Self.resolvedVersion(pair.b.resolve("notes/todo.md", registry: .standard, device: "phone"))
+        let again = try await Self.resolvedVersion(pair.b.resolve("notes/todo.md", registry: .standard, device: "phone"))
         #expect(try pair.b.contents(of: again) == pair.a.contents(of: resolution))
     }
 
-    @Test func headsWithIdenticalContentAreNoConflictAndTheNextSaveSupersedesThem() throws {
+    @Test func headsWithIdenticalContentAreNoConflictAndTheNextSaveSupersedesThem() async throws {
         let same = "one\nTWO\nthree\n"
         let pair = try Pair(onA: same, onB: same)
         let versions = try pair.a.versions(of: "notes/todo.md")
@@ -114,11 +114,11 @@ struct ReplicaConvergenceTests {
         #expect(try pair.a.versions(of: "notes/todo.md").allHeads.map(\.id) == [next.id])
     }
 
-    @Test func resolveAllCollapsesIdenticalHeadsIntoTheSameCommitOnEveryReplica() throws {
+    @Test func resolveAllCollapsesIdenticalHeadsIntoTheSameCommitOnEveryReplica() async throws {
         let same = "one\nTWO\nthree\n"
         let pair = try Pair(onA: same, onB: same)
-        let onA = try pair.a.resolveAll(registry: .standard, device: "laptop")
-        let onB = try pair.b.resolveAll(registry: .standard, device: "phone")
+        let onA = try await pair.a.resolveAll(registry: .standard, device: "laptop")
+        let onB = try await pair.b.resolveAll(registry: .standard, device: "phone")
         let a = try Self.resolvedVersion(try #require(onA["notes/todo.md"]))
         let b = try Self.resolvedVersion(try #require(onB["notes/todo.md"]))
         #expect(a.id == b.id)
@@ -126,27 +126,27 @@ struct ReplicaConvergenceTests {
         #expect(try pair.a.contents(of: a) == Data(same.utf8))
     }
 
-    @Test func aCrissCrossMergesAgainstTheRecursiveMergeOfItsBases() throws {
+    @Test func aCrissCrossMergesAgainstTheRecursiveMergeOfItsBases() async throws {
         // a and b settle {x, y}; b also has z, so it settles {x, y, z}: the two resolutions have two merge bases.
         let key: DocumentKey = "notes/todo.md"
         let pair = try Pair(key: key, base: "1\n2\n3\n4\n5\n6\n7\n", onA: "1 x\n2\n3\n4\n5\n6\n7\n", onB: "1\n2\n3\n4 y\n5\n6\n7\n")
-        let first = try Self.resolvedVersion(pair.a.resolve(key, registry: .standard, device: "laptop"))
+        let first = try await Self.resolvedVersion(pair.a.resolve(key, registry: .standard, device: "laptop"))
         let z = try pair.b.save(
             Data("1\n2\n3\n4 y\n5\n6\n7 z\n".utf8), to: key, device: "tablet", base: pair.base.id,
             date: Date(timeIntervalSince1970: 1_796_000_300))
-        let second = try Self.resolvedVersion(pair.b.resolve(key, registry: .standard, device: "phone"))
+        let second = try await Self.resolvedVersion(pair.b.resolve(key, registry: .standard, device: "phone"))
         #expect(second.parents.count == 3 && second.parents.contains(z.id))
-        _ = try pair.a.sync(with: pair.b.path)
+        _ = try await pair.a.sync(with: pair.b.path)
         let conflict = try pair.a.conflictSet(of: key)
         #expect(Set(conflict.heads.map(\.version.id)) == [first.id, second.id])
         #expect(conflict.base?.content == Data("1 x\n2\n3\n4 y\n5\n6\n7\n".utf8), "the virtual base is the merge of x and y")
-        let settled = try Self.resolvedVersion(pair.a.resolve(key, registry: .standard, device: "laptop"))
+        let settled = try await Self.resolvedVersion(pair.a.resolve(key, registry: .standard, device: "laptop"))
         #expect(try pair.a.contents(of: settled) == Data("1 x\n2\n3\n4 y\n5\n6\n7 z\n".utf8))
     }
 }
 
 extension ReplicaConvergenceTests {
-    @Test func aNewVersionOfTheRoutingIsReadByAStoreThatAlreadyReadTheOldOne() throws {
+    @Test func aNewVersionOfTheRoutingIsReadByAStoreThatAlreadyReadTheOldOne() async throws {
         let test = try TestStore()
         try test.store.save(Data("*.md merge=overwrite-with-current\n".utf8), to: ".truce/attributes", device: "laptop")
         #expect(try test.store.resolverChoice(for: "a.md", registry: .standard).chain == ["overwrite-with-current"])

@@ -47,7 +47,7 @@ struct ResolveAllTests {
         #expect(Set(resolved.map(\.key)) == Set(made.keys).subtracting(["docs/5.md"]))
     }
 
-    @Test func manyResolutionsAreOneJournalEntryThatKeepsWhoRanThem() throws {
+    @Test func manyResolutionsAreOneJournalEntryThatKeepsWhoRanThem() async throws {
         let test = try TestStore()
         for index in 0..<20 {
             try test.makeConflict(
@@ -57,7 +57,7 @@ struct ResolveAllTests {
                     ("phone", .text(Self.base.replacingOccurrences(of: "six", with: "SIX"))),
                 ])
         }
-        let results = try test.store.resolveAll(registry: .standard, device: "tablet")
+        let results = try await test.store.resolveAll(registry: .standard, device: "tablet")
         let resolutions = results.values.compactMap { result -> Version? in if case .resolved(let version, _, _) = result { version } else { nil } }
         #expect(resolutions.count == 20)
         #expect(try test.git("log", "-1", "--format=%s", "refs/truce/journal") == "journal 20 changes\n")
@@ -66,12 +66,12 @@ struct ResolveAllTests {
         #expect(authors.values.allSatisfy { $0 == "tablet" })
         // Prune journals what a crash kept out of the journal: with every line of the batch read, nothing.
         let before = try test.git("rev-parse", "refs/truce/journal")
-        _ = try test.store.prune(expire: 0)
+        _ = try await test.store.prune(expire: 0)
         #expect(try test.git("rev-parse", "refs/truce/journal") == before)
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
-    @Test func theCommandLineSettlesEveryDocumentAndSaysWhichNeedAPerson() throws {
+    @Test func theCommandLineSettlesEveryDocumentAndSaysWhichNeedAPerson() async throws {
         let test = try TestStore()
         try test.makeConflict(
             "a.md", base: .text(Self.base), heads: [("laptop", .text("ONE\n" + Self.base.dropFirst(4))), ("phone", .text(Self.base + "seven\n"))])

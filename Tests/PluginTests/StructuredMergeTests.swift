@@ -149,12 +149,12 @@ struct StructuredMergeTests {
     }
 
     @Test(arguments: cases)
-    func mergesByTheRule(_ testCase: StructuredCase) throws {
+    func mergesByTheRule(_ testCase: StructuredCase) async throws {
         let test = try TestStore()
         let made = try Self.makeConflict(testCase, in: test)
         #expect(made.current.deviceName == "laptop")
         let before = snapshot(ofStore: test.path)
-        let result = try test.store.resolve("doc.json", registry: .standard, device: "test")
+        let result = try await test.store.resolve("doc.json", registry: .standard, device: "test")
         switch (testCase.expected, result) {
         case (.merged(let text), .resolved(let version, "structured", .settled)):
             let content = try test.store.contents(of: version)
@@ -169,7 +169,7 @@ struct StructuredMergeTests {
         }
     }
 
-    @Test func aConflictPointCarriesThePathTheBaseAndEveryHeadsValue() throws {
+    @Test func aConflictPointCarriesThePathTheBaseAndEveryHeadsValue() async throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=structured\n")
         let made = try test.makeConflict(
@@ -179,7 +179,7 @@ struct StructuredMergeTests {
                 ("b", .text(#"{"l": [{"id": 2, "v": 2}, {"id": 1, "v": 0}], "k": 1}"#)),
                 ("c", .text(#"{"l": [{"id": 1, "v": 0}, {"id": 2, "v": 3}], "k": 0}"#)),
             ])
-        let points = try test.store.conflictPoints(of: "s.json", registry: .standard)
+        let points = try await test.store.conflictPoints(of: "s.json", registry: .standard)
         let point = try #require(points.first)
         #expect(points.count == 1)
         // The element is at index 1 in the base, though it moved to index 0 in two heads.
@@ -189,13 +189,14 @@ struct StructuredMergeTests {
         #expect(point.sides.map(\.text) == [.text("3\n"), .text("2\n"), .text("1\n")])
     }
 
-    @Test func answersPerPathKeepEverythingThatMergedCleanly() throws {
+    @Test func answersPerPathKeepEverythingThatMergedCleanly() async throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=structured\n")
         let made = try test.makeConflict(
             "s.json", base: .text(#"{"a": 0, "b": 0, "c": 0}"#),
             heads: [("phone", .text(#"{"a": 1, "b": 1, "c": 0}"#)), ("laptop", .text(#"{"a": 2, "b": 2, "c": 5}"#))])
-        let version = try test.store.resolve("s.json", answers: ["/a": .theirs, "H2": .text(.text("[7]"))], registry: .standard, device: "me")
+        let version = try #require(
+            await test.store.resolve("s.json", answers: ["/a": .theirs, "H2": .text(.text("[7]"))], registry: .standard, device: "me").version)
         #expect(try test.store.contents(of: version) == .text(#"{"a": 1, "b": [7], "c": 5}"#))
         #expect(Set(version.parents) == Set(made.heads.map(\.id)))
 
@@ -204,15 +205,18 @@ struct StructuredMergeTests {
         let again = try other.makeConflict(
             "s.json", base: .text(#"{"a": 0}"#), heads: [("phone", .text(#"{"a": 1}"#)), ("laptop", .text(#"{"a": 2}"#))])
         let before = snapshot(ofStore: other.path)
-        #expect(throws: TruceError.self) { try other.store.resolve("s.json", answers: ["/nope": .ours], registry: .standard, device: "me") }
-        #expect(throws: TruceError.self) { try other.store.resolve("s.json", answers: [:], registry: .standard, device: "me") }
-        #expect(throws: TruceError.self) { try other.store.resolve("s.json", answers: ["/a": .both], registry: .standard, device: "me") }
+        await #expect(throws: TruceError.self) {
+            try await other.store.resolve("s.json", answers: ["/nope": .ours], registry: .standard, device: "me")
+        }
+        await #expect(throws: TruceError.self) { try await other.store.resolve("s.json", answers: [:], registry: .standard, device: "me") }
+        await #expect(throws: TruceError.self) { try await other.store.resolve("s.json", answers: ["/a": .both], registry: .standard, device: "me") }
         #expect(snapshot(ofStore: other.path) == before)
-        let base = try other.store.resolve("s.json", answers: ["/a": .version(again.base.id.hex)], registry: .standard, device: "me")
+        let base = try #require(
+            await other.store.resolve("s.json", answers: ["/a": .version(again.base.id.hex)], registry: .standard, device: "me").version)
         #expect(try other.store.contents(of: base) == .text(#"{"a": 0}"#))
     }
 
-    @Test func nHeadsFoldDeterministicallyAndInEitherOrderWhenClean() throws {
+    @Test func nHeadsFoldDeterministicallyAndInEitherOrderWhenClean() async throws {
         let base = #"{"a": 0, "b": 0, "c": 0, "l": [{"id": 1}]}"#
         let edits = [
             #"{"a": 1, "b": 0, "c": 0, "l": [{"id": 1}, {"id": 2}]}"#, #"{"a": 0, "b": 1, "c": 0, "l": [{"id": 3}, {"id": 1}]}"#,
@@ -223,7 +227,7 @@ struct StructuredMergeTests {
             let test = try TestStore()
             try test.setAttributes("*.json merge=structured\n")
             try test.makeConflict("n.json", base: .text(base), heads: order.map { ("d\($0)", .text(edits[$0])) })
-            guard case .resolved(let version, _, _) = try test.store.resolve("n.json", registry: .standard, device: "x") else {
+            guard case .resolved(let version, _, _) = try await test.store.resolve("n.json", registry: .standard, device: "x") else {
                 Issue.record("order \(order) did not merge cleanly")
                 continue
             }
@@ -236,7 +240,7 @@ struct StructuredMergeTests {
         #expect((merged["l"] as? [[String: Int]])?.compactMap { $0["id"] }.sorted() == [1, 2, 3])
     }
 
-    @Test func newElementsBothSidesPutAtOnePlaceGetOneOrderWhicheverSideIsCurrent() throws {
+    @Test func newElementsBothSidesPutAtOnePlaceGetOneOrderWhicheverSideIsCurrent() async throws {
         let base = Data(#"{"l": [{"id": "a"}, {"id": "b"}]}"#.utf8)
         let ours = Data(#"{"l": [{"id": "a"}, {"id": "x"}, {"id": "y"}, {"id": "b"}]}"#.utf8)
         let theirs = Data(#"{"l": [{"id": "a"}, {"id": "c"}, {"id": "b"}, {"id": "z"}]}"#.utf8)
@@ -259,14 +263,14 @@ struct StructuredMergeTests {
     ]
 
     @Test(arguments: badInputs.map(\.0))
-    func badInputPassesToTheFallbackWithTheReasonAndWritesNothing(_ name: String) throws {
+    func badInputPassesToTheFallbackWithTheReasonAndWritesNothing(_ name: String) async throws {
         let (_, content, reason) = try #require(Self.badInputs.first { $0.0 == name })
         let test = try TestStore()
         try test.setAttributes("*.json merge=structured\n")
         try test.setConfig("resolver.structured.fallback", "list-conflicts")
         try test.makeConflict("bad.json", base: .text(#"{"a": 0}"#), heads: [("phone", .text(content)), ("laptop", .text(#"{"a": 3}"#))])
         let before = snapshot(ofStore: test.path)
-        let result = try test.store.resolve("bad.json", registry: .standard, device: "x")
+        let result = try await test.store.resolve("bad.json", registry: .standard, device: "x")
         guard case .needsPerson(let points, "list-conflicts", let reasons) = result else {
             Issue.record("\(result)")
             return
@@ -276,7 +280,7 @@ struct StructuredMergeTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func invalidUTF8InsideAStringPasses() throws {
+    @Test func invalidUTF8InsideAStringPasses() async throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=structured\n")
         var invalid = Data(#"{"a": "x"#.utf8)
@@ -284,7 +288,7 @@ struct StructuredMergeTests {
         invalid.append(contentsOf: Data(#""}"#.utf8))
         try test.makeConflict("u.json", base: .text(#"{"a": 0}"#), heads: [("phone", invalid), ("laptop", .text(#"{"a": 3}"#))])
         let before = snapshot(ofStore: test.path)
-        let result = try test.store.resolve("u.json", registry: .standard, device: "x")
+        let result = try await test.store.resolve("u.json", registry: .standard, device: "x")
         guard case .needsPerson(_, _, let reasons) = result else {
             Issue.record("\(result)")
             return
@@ -293,7 +297,7 @@ struct StructuredMergeTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func explainListsTheArrayRules() throws {
+    @Test func explainListsTheArrayRules() async throws {
         let rules = try MergeRules(ResolverOptions(resolverName: "structured", values: ["identityPaths": "/teams/*/members=email"]))
         #expect(
             StructuredMerge().settings(for: ResolverOptions(resolverName: "structured", values: ["identityPaths": "/teams/*/members=email"]))

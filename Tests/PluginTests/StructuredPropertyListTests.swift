@@ -22,7 +22,7 @@ struct StructuredPropertyListTests {
     }
 
     @Test(arguments: [PropertyListSerialization.PropertyListFormat.xml, .binary])
-    func mergesKeepingTypesAndFormat(_ format: PropertyListSerialization.PropertyListFormat) throws {
+    func mergesKeepingTypesAndFormat(_ format: PropertyListSerialization.PropertyListFormat) async throws {
         let test = try TestStore()
         try test.setAttributes("*.plist merge=structured\n")
         try test.makeConflict(
@@ -31,7 +31,7 @@ struct StructuredPropertyListTests {
                 ("phone", try Self.plist(Self.base(["ratio": 0.75, "list": ["a", "b", "c"]]), format)),
                 ("laptop", try Self.plist(Self.base(["count": 2, "when": Self.date.addingTimeInterval(60)]), format)),
             ])
-        let result = try test.store.resolve("prefs.plist", registry: .standard, device: "x")
+        let result = try await test.store.resolve("prefs.plist", registry: .standard, device: "x")
         guard case .resolved(let version, "structured", _) = result else {
             Issue.record("\(result)")
             return
@@ -53,7 +53,7 @@ struct StructuredPropertyListTests {
         #expect((merged["big"] as? NSNumber)?.intValue == 70_000 && (merged["negative"] as? NSNumber)?.intValue == -3)
     }
 
-    @Test func aConflictIsReportedAtItsPathAndABrokenPropertyListPasses() throws {
+    @Test func aConflictIsReportedAtItsPathAndABrokenPropertyListPasses() async throws {
         let test = try TestStore()
         try test.setAttributes("*.plist merge=structured\n")
         try test.makeConflict(
@@ -61,7 +61,7 @@ struct StructuredPropertyListTests {
             heads: [
                 ("phone", try Self.plist(Self.base(["count": 3]), .xml)), ("laptop", try Self.plist(Self.base(["count": 4]), .binary)),
             ])
-        let result = try test.store.resolve("p.plist", registry: .standard, device: "x")
+        let result = try await test.store.resolve("p.plist", registry: .standard, device: "x")
         guard case .needsPerson(let points, "structured", _) = result else {
             Issue.record("\(result)")
             return
@@ -69,7 +69,7 @@ struct StructuredPropertyListTests {
         #expect(points.map(\.path) == ["/count"])
         #expect(points.first?.sides.map(\.text) == [.text("4\n"), .text("3\n")])
 
-        let version = try test.store.resolve("p.plist", answers: ["/count": .theirs], registry: .standard, device: "me")
+        let version = try #require(await test.store.resolve("p.plist", answers: ["/count": .theirs], registry: .standard, device: "me").version)
         let content = try #require(try test.store.contents(of: version))
         #expect(content.starts(with: Data("bplist".utf8)), "the current version's binary format is kept")
         let merged = try PropertyListSerialization.propertyList(from: content, options: [], format: nil) as? [String: Any]
@@ -83,7 +83,7 @@ struct StructuredPropertyListTests {
                 ("phone", .text("<?xml version=\"1.0\"?><plist><dict><key>a</key>")), ("laptop", try Self.plist(Self.base(["count": 4]), .xml)),
             ])
         let before = snapshot(ofStore: broken.path)
-        let passed = try broken.store.resolve("b.plist", registry: .standard, device: "x")
+        let passed = try await broken.store.resolve("b.plist", registry: .standard, device: "x")
         guard case .needsPerson(_, _, let reasons) = passed else {
             Issue.record("\(passed)")
             return

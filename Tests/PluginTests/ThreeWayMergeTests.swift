@@ -14,14 +14,14 @@ struct ThreeWayMergeTests {
         return (result.stdout, result.status)
     }
 
-    @Test func editsInDifferentPartsMergeAsGitMergeFileDoes() throws {
+    @Test func editsInDifferentPartsMergeAsGitMergeFileDoes() async throws {
         let test = try TestStore()
         try test.setAttributes("*.md merge=three-way\n")
         let laptop = Self.base.replacingOccurrences(of: "two\n", with: "TWO\n")
         let phone = Self.base.replacingOccurrences(of: "six\n", with: "SIX\n")
         let made = try test.makeConflict("notes/a.md", base: .text(Self.base), heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
 
-        let result = try test.store.resolve("notes/a.md", registry: .standard, device: "laptop")
+        let result = try await test.store.resolve("notes/a.md", registry: .standard, device: "laptop")
         guard case .resolved(let version, "three-way", .settled) = result else {
             Issue.record("\(result)")
             return
@@ -33,7 +33,7 @@ struct ThreeWayMergeTests {
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
-    @Test func overlappingEditsNeedAPersonAndWriteNothing() throws {
+    @Test func overlappingEditsNeedAPersonAndWriteNothing() async throws {
         let test = try TestStore()
         try test.setAttributes("*.md merge=three-way\n")
         try test.makeConflict(
@@ -43,7 +43,7 @@ struct ThreeWayMergeTests {
                 ("phone", .text(Self.base.replacingOccurrences(of: "three\n", with: "phone three\n"))),
             ])
         let before = snapshot(ofStore: test.path)
-        let result = try test.store.resolve("a.md", registry: .standard, device: "laptop")
+        let result = try await test.store.resolve("a.md", registry: .standard, device: "laptop")
         guard case .needsPerson(let points, "three-way", _) = result else {
             Issue.record("\(result)")
             return
@@ -55,12 +55,12 @@ struct ThreeWayMergeTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func threeHeadsFoldCleanlyInHeadOrder() throws {
+    @Test func threeHeadsFoldCleanlyInHeadOrder() async throws {
         let test = try TestStore()
         let edits = [("laptop", "one\n", "ONE\n"), ("phone", "four\n", "FOUR\n"), ("tablet", "seven\n", "SEVEN\n")]
         try test.makeConflict(
             "a.md", base: .text(Self.base), heads: edits.map { ($0.0, .text(Self.base.replacingOccurrences(of: $0.1, with: $0.2))) })
-        let result = try test.store.resolve("a.md", registry: .standard, device: "laptop")
+        let result = try await test.store.resolve("a.md", registry: .standard, device: "laptop")
         guard case .resolved(let version, "three-way", _) = result else {
             Issue.record("\(result)")
             return
@@ -69,12 +69,12 @@ struct ThreeWayMergeTests {
         #expect(version.parents.count == 3)
     }
 
-    @Test func binaryContentPassesToTheFallback() throws {
+    @Test func binaryContentPassesToTheFallback() async throws {
         let test = try TestStore()
         try test.setAttributes("*.bin merge=three-way\n")
         try test.setConfig("resolver.three-way.fallback", "overwrite-with-current")
         try test.makeConflict("a.bin", base: Data([0, 1]), heads: [("laptop", Data([0, 2])), ("phone", Data([0, 3]))])
-        let result = try test.store.resolve("a.bin", registry: .standard, device: "laptop")
+        let result = try await test.store.resolve("a.bin", registry: .standard, device: "laptop")
         guard case .resolved(let version, "overwrite-with-current", _) = result else {
             Issue.record("\(result)")
             return
@@ -82,10 +82,10 @@ struct ThreeWayMergeTests {
         #expect(try test.store.contents(of: version) == Data([0, 3]))
     }
 
-    @Test func withoutAFallbackBinaryContentNeedsAPersonWithOneWholeDocumentPoint() throws {
+    @Test func withoutAFallbackBinaryContentNeedsAPersonWithOneWholeDocumentPoint() async throws {
         let test = try TestStore()
         try test.makeConflict("a.bin", base: Data([0, 1]), heads: [("laptop", Data([0, 2])), ("phone", Data([0, 3]))])
-        let result = try test.store.resolve("a.bin", registry: .standard, device: "laptop")
+        let result = try await test.store.resolve("a.bin", registry: .standard, device: "laptop")
         guard case .needsPerson(let points, _, let reasons) = result else {
             Issue.record("\(result)")
             return
@@ -95,13 +95,13 @@ struct ThreeWayMergeTests {
     }
 
     @Test(arguments: ["merge", "diff3", "zdiff3"])
-    func theConfiguredStyleIsAccepted(style: String) throws {
+    func theConfiguredStyleIsAccepted(style: String) async throws {
         let test = try TestStore()
         try test.setConfig("resolver.three-way.style", style)
         try test.makeConflict("a.md", base: .text("a\n"), heads: [("laptop", .text("a\nb\n")), ("phone", .text("c\na\n"))])
         let choice = try test.store.resolverChoice(for: "a.md", registry: .standard)
         #expect(choice.options["three-way"]?["style"] == style)
-        guard case .resolved = try test.store.resolve("a.md", registry: .standard, device: "x") else {
+        guard case .resolved = try await test.store.resolve("a.md", registry: .standard, device: "x") else {
             Issue.record("not resolved")
             return
         }
@@ -111,13 +111,13 @@ struct ThreeWayMergeTests {
         ("style", "fancy", "expected one of merge, diff3, zdiff3"), ("markerSize", "0", "from 1 to 1024"),
         ("diffAlgorithm", "histogram", "expected one of myers, minimal, patience"),
     ])
-    func badOptionsAreConfigErrorsThatChangeNothing(option: String, value: String, message: String) throws {
+    func badOptionsAreConfigErrorsThatChangeNothing(option: String, value: String, message: String) async throws {
         let test = try TestStore()
         try test.makeConflict("a.md", base: .text("a\n"), heads: [("laptop", .text("a\nb\n")), ("phone", .text("c\na\n"))])
         try test.setConfig("resolver.three-way.\(option)", value)
         let before = snapshot(ofStore: test.path)
-        #expect {
-            try test.store.resolve("a.md", registry: .standard, device: "x")
+        await #expect {
+            try await test.store.resolve("a.md", registry: .standard, device: "x")
         } throws: { error in
             guard case .invalidConfiguration(let text) = error as? TruceError else { return false }
             return text.contains(message)

@@ -4,11 +4,11 @@ import Testing
 import Truce
 
 struct UnionMergeTests {
-    @Test func keepsTheLinesOfEveryHeadAsGitUnionDoes() throws {
+    @Test func keepsTheLinesOfEveryHeadAsGitUnionDoes() async throws {
         let test = try TestStore()
         try test.setAttributes("*.log merge=union\n")
         try test.makeConflict("a.log", base: .text("start\n"), heads: [("laptop", .text("start\nlaptop\n")), ("phone", .text("start\nphone\n"))])
-        let result = try test.store.resolve("a.log", registry: .standard, device: "x")
+        let result = try await test.store.resolve("a.log", registry: .standard, device: "x")
         guard case .resolved(let version, "union", _) = result else {
             Issue.record("\(result)")
             return

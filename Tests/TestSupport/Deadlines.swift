@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The first `count` elements of `sequence` that satisfy `isWanted`, waiting at most `limit` for them.
@@ -72,5 +73,30 @@ private final class BoundedWait<Element: Sendable>: Sendable {
             return (state.continuation, state.elements)
         }
         continuation?.resume(returning: (elements, reason))
+    }
+}
+
+/// Seconds `body` takes, measured on Dispatch's threads rather than Swift's cooperative pool.
+///
+/// The suite's synchronous tests block the pool's few threads (one per core), so an async test resumed there can wait
+/// minutes for a thread: a bound on how long a call takes is measured where no neighbour delays the measuring.
+public func secondsOffThePool(_ body: () async throws -> Void) async rethrows -> Double {
+    try await withTaskExecutorPreference(DispatchExecutor.shared) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await body()
+        let elapsed = clock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
+
+/// A task executor on a concurrent Dispatch queue, whose threads grow when some block.
+private final class DispatchExecutor: TaskExecutor {
+    static let shared = DispatchExecutor()
+    private let queue = DispatchQueue(label: "test measurements", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -5,10 +5,10 @@ import Testing
 @testable import TruceCore
 
 struct ChangesTests {
-    @Test func everySaveDeletionAndResolutionIsListedInOrder() throws {
+    @Test func everySaveDeletionAndResolutionIsListedInOrder() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
-        let resolution = try test.store.resolve("a.txt", content: .text("3\n"), device: "tablet")
+        let resolution = try #require(test.store.resolve("a.txt", content: .text("3\n"), device: "tablet").version)
         let deletion = try test.store.delete("a.txt", device: "phone")
         let history = try test.store.changes()
         #expect(history.changes.map(\.kind) == [.save, .save, .save, .resolution, .delete])
@@ -20,7 +20,7 @@ struct ChangesTests {
         #expect(try test.git("log", "--format=%s", "refs/truce/journal").split(separator: "\n").first == "delete a.txt")
     }
 
-    @Test func aTokenGivesOnlyLaterChangesAndCanExcludeAnAuthor() throws {
+    @Test func aTokenGivesOnlyLaterChangesAndCanExcludeAnAuthor() async throws {
         let test = try TestStore()
         try test.store.save(.text("1\n"), to: "a.txt", device: "laptop")
         let token = try test.store.changes().token
@@ -41,7 +41,7 @@ struct ChangesTests {
         #expect(try test.store.changes(since: later.token, excludingAuthor: "caf\u{E9}").changes.isEmpty)
     }
 
-    @Test func theCostFollowsTheChangesNotTheStore() throws {
+    @Test func theCostFollowsTheChangesNotTheStore() async throws {
         let test = try TestStore()
         for index in 0..<150 { try test.store.save(.text("\(index)\n"), to: DocumentKey("docs/\(index).txt"), device: "bulk") }
         let token = try test.store.changes().token
@@ -57,7 +57,7 @@ struct ChangesTests {
         #expect(ChangeToken(text) == nil)
     }
 
-    @Test func aTokenFromAnotherStoreIsAnError() throws {
+    @Test func aTokenFromAnotherStoreIsAnError() async throws {
         let test = try TestStore()
         let other = try TestStore()
         try test.store.save(.text("1\n"), to: "a.txt", device: "laptop")

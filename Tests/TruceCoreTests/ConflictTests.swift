@@ -7,7 +7,7 @@ import Testing
 struct ConflictTests {
     static func date(_ text: String) -> Date { ISO8601.parse(text)! }
 
-    @Test func concurrentSavesFromOneBaseAreAConflictWithTheLatestAsCurrent() throws {
+    @Test func concurrentSavesFromOneBaseAreAConflictWithTheLatestAsCurrent() async throws {
         let store = try TestStore()
         let base = try store.store.save(.text("a\nb\n"), to: "notes/todo.md", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
         let laptop = try store.store.save(
@@ -29,7 +29,7 @@ struct ConflictTests {
         #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
-    @Test func onATiedDateTheLargerVersionIDIsCurrent() throws {
+    @Test func onATiedDateTheLargerVersionIDIsCurrent() async throws {
         let store = try TestStore()
         let base = try store.store.save(.text("0\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
         let tie = Self.date("2026-11-30T10:00:00Z")
@@ -40,7 +40,7 @@ struct ConflictTests {
         #expect(explanation.currentReason.contains("larger version id"))
     }
 
-    @Test func threeDevicesMakeThreeHeadsWithOneBase() throws {
+    @Test func threeDevicesMakeThreeHeadsWithOneBase() async throws {
         let store = try TestStore()
         let base = try store.store.save(.text("base\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
         var ids: [VersionID] = []
@@ -56,7 +56,7 @@ struct ConflictTests {
         #expect(versions.base?.id == base.id)
     }
 
-    @Test func savingOnAnOlderBaseThanTheHeadMakesAConflict() throws {
+    @Test func savingOnAnOlderBaseThanTheHeadMakesAConflict() async throws {
         let store = try TestStore()
         let one = try store.store.save(.text("1\n"), to: "a.txt", device: "laptop")
         let two = try store.store.save(.text("2\n"), to: "a.txt", device: "laptop")
@@ -66,7 +66,7 @@ struct ConflictTests {
         #expect(versions.base?.id == one.id)
     }
 
-    @Test func editAgainstDeleteIsAConflict() throws {
+    @Test func editAgainstDeleteIsAConflict() async throws {
         let store = try TestStore()
         let base = try store.store.save(.text("x\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
         let deletion = try store.store.delete("a.txt", device: "phone", base: base.id, date: Self.date("2026-11-30T10:00:00Z"))
@@ -78,7 +78,7 @@ struct ConflictTests {
         #expect(versions.conflicts[0].isDeletion)
     }
 
-    @Test func historyListsEveryVersionAndMarksConflicts() throws {
+    @Test func historyListsEveryVersionAndMarksConflicts() async throws {
         let store = try TestStore()
         let base = try store.store.save(.text("0\n"), to: "a.txt", device: "laptop", date: Self.date("2026-11-30T09:00:00Z"))
         let left = try store.store.save(.text("1\n"), to: "a.txt", device: "laptop", base: base.id, date: Self.date("2026-11-30T10:00:00Z"))
@@ -91,7 +91,7 @@ struct ConflictTests {
         #expect(throws: TruceError.documentNotFound("nothing")) { try store.store.history(of: "nothing") }
     }
 
-    @Test func aVersionEqualsAndHashesAsItselfWhicheverCallReadIt() throws {
+    @Test func aVersionEqualsAndHashesAsItselfWhicheverCallReadIt() async throws {
         let store = try TestStore()
         let made = try store.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
         let asConflict = try #require(try store.store.versions(of: "a.txt").conflicts.first)

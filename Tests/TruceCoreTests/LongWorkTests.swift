@@ -35,35 +35,35 @@ import Testing
         }
     }
 
-    @Test func aReadDuringASyncsTransferDoesNotWaitForIt() throws {
+    @Test func aReadDuringASyncsTransferDoesNotWaitForIt() async throws {
         let daemon = try GitDaemon()
         defer { daemon.server.stop() }
         let hub = try daemon.makeHub()
         let laptop = try TestStore(), phone = try TestStore()
-        _ = try laptop.store.saveBatch(
+        _ = try await laptop.store.saveBatch(
             (0..<300).map {
                 BatchSave(
                     key: DocumentKey(stringLiteral: "d/\($0).md"), content: .text("\($0) " + String(repeating: "x", count: 2000) + "\n"),
                     device: "laptop")
             })
-        _ = try laptop.store.sync(with: hub)
+        _ = try await laptop.store.sync(with: hub)
         try phone.store.save(.text("mine\n"), to: "own.md", device: "phone")
         let during = ReadDuring()
-        let report = try phone.store.sync(with: hub, resolving: nil, device: "phone") { traffic in
+        let report = try await phone.store.sync(with: hub, resolving: nil, device: "phone") { traffic in
             if traffic.receivedBytes > 0 { during.read("own.md", of: phone.store) }
         }
         #expect(report.received.count == 300)
         #expect(during.outcome.withLock { $0 } == "read: settled")
     }
 
-    @Test func aReadDuringAPruneDoesNotWaitForIt() throws {
+    @Test func aReadDuringAPruneDoesNotWaitForIt() async throws {
         let test = try TestStore()
         for round in 0..<3 {
-            _ = try test.store.saveBatch(
+            _ = try await test.store.saveBatch(
                 (0..<200).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).md"), content: .text("\(round) \($0)\n"), device: "laptop") })
         }
         let during = ReadDuring()
-        let report = try test.store.prune(expire: 0) { _ in during.read("d/7.md", of: test.store) }
+        let report = try await test.store.prune(expire: 0) { _ in during.read("d/7.md", of: test.store) }
         #expect(report.packedObjects > 0)
         #expect(during.outcome.withLock { $0 } == "read: settled")
         #expect(try test.store.contents(of: "d/7.md") == .text("2 7\n"))

@@ -7,9 +7,9 @@ import Testing
 /// An app-defined resolver, written as a third-party plugin would be: upper-cases the current version.
 struct ShoutingResolver: Resolver {
     let name = "shout"
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         let text = String(decoding: conflict.current.content ?? Data(), as: UTF8.self)
-        return .resolved(content: Data((text.uppercased() + (options["suffix"] ?? "")).utf8))
+        return .resolved(content: Data((text.uppercased() + (context.options["suffix"] ?? "")).utf8))
     }
 }
 
@@ -17,7 +17,7 @@ struct ShoutingResolver: Resolver {
 struct InterruptedResolver: Resolver {
     let name = "interrupted"
     let store: DocumentStore
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         try store.save(.text("late\n"), to: conflict.key, device: "late", base: conflict.base?.version.id)
         return .kept(conflict.current.version.id)
     }
@@ -26,14 +26,14 @@ struct InterruptedResolver: Resolver {
 /// Returns JSON that no longer parses.
 struct BrokenJSONResolver: Resolver {
     let name = "broken-json"
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .resolved(content: .text("{\"a\": ")) }
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome { .resolved(content: .text("{\"a\": ")) }
 }
 
 /// Returns the same bytes whatever the conflict.
 struct FixedOutputResolver: Resolver {
     let name = "fixed"
     let output: Data
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .resolved(content: output) }
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome { .resolved(content: output) }
 }
 
 /// Fails as a resolver's own code can: with a Swift error of its own.
@@ -42,47 +42,47 @@ struct ThrowingResolver: Resolver {
         var description: String { "it broke" }
     }
     let name = "throwing"
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { throw Broke() }
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome { throw Broke() }
 }
 
 /// Meets a store that fails underneath it, which no fallback may settle around.
 struct BusyStoreResolver: Resolver {
     let name = "busy-store"
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { throw TruceError.busy("a test lock") }
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome { throw TruceError.busy("a test lock") }
 }
 
 /// Keeps a version that is not a head of the conflict.
 struct KeepsTheBaseResolver: Resolver {
     let name = "keeps-base"
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .kept(conflict.base!.version.id) }
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome { .kept(conflict.base!.version.id) }
 }
 
 /// Hands every conflict to a person, as list-conflicts does.
 struct AskingResolver: Resolver {
     let name = "asking"
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         .needsPerson(try ConflictAnalysis(conflict).points)
     }
 }
 
 struct ResolutionWriterTests {
-    @Test func anAppResolverNamedInConfigIsUsedWithItsOptions() throws {
+    @Test func anAppResolverNamedInConfigIsUsedWithItsOptions() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=shout\n")
         try test.setConfig("resolver.shout.suffix", "!")
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         let registry = ResolverRegistry([ShoutingResolver()])
-        guard case .resolved(let version, "shout", .settled) = try test.store.resolve("a.txt", registry: registry, device: "x") else {
+        guard case .resolved(let version, "shout", .settled) = try await test.store.resolve("a.txt", registry: registry, device: "x") else {
             Issue.record("not resolved")
             return
         }
         #expect(try test.store.contents(of: version) == .text("C!"))
     }
 
-    @Test func aSaveThatLandsDuringAResolutionStaysAHead() throws {
+    @Test func aSaveThatLandsDuringAResolutionStaysAHead() async throws {
         let test = try TestStore()
         try test.makeConflict("a.txt", base: .text("a\n"), heads: [("laptop", .text("b\n")), ("phone", .text("c\n"))])
-        let result = try test.store.resolve("a.txt", using: InterruptedResolver(store: test.store), device: "x")
+        let result = try await test.store.resolve("a.txt", using: InterruptedResolver(store: test.store), device: "x")
         guard case .resolved(let resolution, _, let state) = result else {
             Issue.record("not resolved")
             return
@@ -94,13 +94,13 @@ struct ResolutionWriterTests {
         #expect(heads.contains { $0.deviceName == "late" })
     }
 
-    @Test func outputThatFailsValidationIsNotWrittenAndTheChainGoesOn() throws {
+    @Test func outputThatFailsValidationIsNotWrittenAndTheChainGoesOn() async throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=broken-json\n")
         try test.makeConflict("a.json", base: .text("{}"), heads: [("laptop", .text("{\"a\":1}")), ("phone", .text("{\"b\":2}"))])
         let before = snapshot(ofStore: test.path)
         let registry = ResolverRegistry([BrokenJSONResolver(), NamedResolver(name: "list-conflicts")])
-        let result = try test.store.resolve("a.json", registry: registry, device: "x")
+        let result = try await test.store.resolve("a.json", registry: registry, device: "x")
         guard case .needsPerson(_, _, let reasons) = result else {
             Issue.record("\(result)")
             return
@@ -109,7 +109,7 @@ struct ResolutionWriterTests {
         #expect(snapshot(ofStore: test.path) == before)
 
         try test.setConfig("resolver.broken-json.fallback", "shout")
-        let chained = try test.store.resolve("a.json", registry: ResolverRegistry([BrokenJSONResolver(), ShoutingResolver()]), device: "x")
+        let chained = try await test.store.resolve("a.json", registry: ResolverRegistry([BrokenJSONResolver(), ShoutingResolver()]), device: "x")
         guard case .resolved(_, "shout", _) = chained else {
             Issue.record("\(chained)")
             return
@@ -126,14 +126,14 @@ struct ResolutionWriterTests {
     ]
 
     @Test(arguments: invalidOutputs)
-    func outputOfEveryCheckedKindThatDoesNotParseIsNotWritten(key: String, content: String, problem: String) throws {
+    func outputOfEveryCheckedKindThatDoesNotParseIsNotWritten(key: String, content: String, problem: String) async throws {
         let test = try TestStore()
         let document = try DocumentKey(key)
         try test.setAttributes("*.\(key.split(separator: ".").last!) merge=fixed\n")
         try test.makeConflict(document, base: .text("{}"), heads: [("laptop", .text("{\"a\":1}")), ("phone", .text("{\"b\":2}"))])
         let before = snapshot(ofStore: test.path)
         let registry = ResolverRegistry([FixedOutputResolver(output: .text(content)), NamedResolver(name: "list-conflicts")])
-        let result = try test.store.resolve(document, registry: registry, device: "x")
+        let result = try await test.store.resolve(document, registry: registry, device: "x")
         guard case .needsPerson(_, _, let reasons) = result else {
             Issue.record("\(result)")
             return
@@ -155,15 +155,16 @@ struct ResolutionWriterTests {
     ]
 
     @Test(arguments: validOutputs)
-    func outputThatParsesPassesValidation(key: String, content: Data) throws {
+    func outputThatParsesPassesValidation(key: String, content: Data) async throws {
         #expect(OutputValidation.problem(with: content, for: try DocumentKey(key)) == nil)
     }
 
-    @Test func dryRunWritesNothing() throws {
+    @Test func dryRunWritesNothing() async throws {
         let test = try TestStore()
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         let before = snapshot(ofStore: test.path)
-        guard case .wouldResolve(let content, "shout") = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x", dryRun: true) else {
+        guard case .wouldResolve(let content, "shout") = try await test.store.resolve("a.txt", using: ShoutingResolver(), device: "x", dryRun: true)
+        else {
             Issue.record("no dry run")
             return
         }
@@ -171,24 +172,26 @@ struct ResolutionWriterTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func optionsGivenWithAResolverReachIt() throws {
+    @Test func optionsGivenWithAResolverReachIt() async throws {
         let test = try TestStore()
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         let asked = ResolverOptions(resolverName: "shout", values: ["suffix": "?"])
-        func dryRun(_ options: ResolverOptions?) throws -> Data? {
-            let result = try test.store.resolve("a.txt", using: ShoutingResolver(), options: options, device: "x", dryRun: true)
+        func dryRun(_ options: ResolverOptions?) async throws -> Data? {
+            let result = try await test.store.resolve("a.txt", using: ShoutingResolver(), options: options, device: "x", dryRun: true)
             guard case .wouldResolve(let content, "shout") = result else {
                 Issue.record("\(result)")
                 return nil
             }
             return content
         }
-        #expect(try dryRun(asked) == .text("C?"))
+        await #expect(try dryRun(asked) == .text("C?"))
         // Given options replace config's for that resolver; without them, config's apply.
         try test.setConfig("resolver.shout.suffix", "!")
-        #expect(try dryRun(asked) == .text("C?"))
-        #expect(try dryRun(nil) == .text("C!"))
-        guard case .resolved(let version, "shout", .settled) = try test.store.resolve("a.txt", using: ShoutingResolver(), options: asked, device: "x")
+        await #expect(try dryRun(asked) == .text("C?"))
+        await #expect(try dryRun(nil) == .text("C!"))
+        guard
+            case .resolved(let version, "shout", .settled) = try await test.store.resolve(
+                "a.txt", using: ShoutingResolver(), options: asked, device: "x")
         else {
             Issue.record("not resolved")
             return
@@ -196,7 +199,7 @@ struct ResolutionWriterTests {
         #expect(try test.store.contents(of: version) == .text("C?"))
     }
 
-    @Test func aResolverGivenDirectlySkipsFallbacksTheCallCannotUse() throws {
+    @Test func aResolverGivenDirectlySkipsFallbacksTheCallCannotUse() async throws {
         let test = try TestStore()
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         try test.makeConflict("b.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
@@ -204,7 +207,7 @@ struct ResolutionWriterTests {
         try test.setConfig("resolver.shout.fallback", "list-conflicts")
         try test.setConfig("resolver.passing.fallback", "mergiraf")
         try test.setConfig("merge.mergiraf.driver", "cp %B %A")
-        let settled = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x")
+        let settled = try await test.store.resolve("a.txt", using: ShoutingResolver(), device: "x")
         guard case .resolved(let version, "shout", .settled) = settled else {
             Issue.record("\(settled)")
             return
@@ -212,7 +215,7 @@ struct ResolutionWriterTests {
         #expect(try test.store.contents(of: version) == .text("C"))
 
         let before = snapshot(ofStore: test.path)
-        let passed = try test.store.resolve("b.txt", using: NamedResolver(name: "passing"), device: "x")
+        let passed = try await test.store.resolve("b.txt", using: NamedResolver(name: "passing"), device: "x")
         guard case .needsPerson(let points, "passing", let reasons) = passed else {
             Issue.record("\(passed)")
             return
@@ -226,7 +229,7 @@ struct ResolutionWriterTests {
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func aResolverThatThrowsHasFailedAndItsFallbackRuns() throws {
+    @Test func aResolverThatThrowsHasFailedAndItsFallbackRuns() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=throwing\n")
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
@@ -235,15 +238,15 @@ struct ResolutionWriterTests {
         for fallback in [nil, "passing"] {
             if let fallback { try test.setConfig("resolver.throwing.fallback", fallback) }
             let before = snapshot(ofStore: test.path)
-            #expect(throws: TruceError.resolverFailed("throwing", reason: "it broke")) {
-                try test.store.resolve("a.txt", registry: registry, device: "x")
+            await #expect(throws: TruceError.resolverFailed("throwing", reason: "it broke")) {
+                try await test.store.resolve("a.txt", registry: registry, device: "x")
             }
             #expect(snapshot(ofStore: test.path) == before)
         }
         // A fallback that hands it to a person: the failure is one of the reasons.
         try test.setConfig("resolver.throwing.fallback", "asking")
         let before = snapshot(ofStore: test.path)
-        let asked = try test.store.resolve("a.txt", registry: registry, device: "x")
+        let asked = try await test.store.resolve("a.txt", registry: registry, device: "x")
         guard case .needsPerson(let points, "asking", let reasons) = asked else {
             Issue.record("\(asked)")
             return
@@ -253,7 +256,7 @@ struct ResolutionWriterTests {
         #expect(snapshot(ofStore: test.path) == before)
         // A fallback that settles it runs, as Couchbase Lite falls back to its default resolver.
         try test.setConfig("resolver.throwing.fallback", "shout")
-        let settled = try test.store.resolve("a.txt", registry: registry, device: "x")
+        let settled = try await test.store.resolve("a.txt", registry: registry, device: "x")
         guard case .resolved(let version, "shout", .settled) = settled else {
             Issue.record("\(settled)")
             return
@@ -261,37 +264,37 @@ struct ResolutionWriterTests {
         #expect(try test.store.contents(of: version) == .text("C"))
     }
 
-    @Test func aResolverKeepingAVersionThatIsNoHeadHasFailedAndItsFallbackRuns() throws {
+    @Test func aResolverKeepingAVersionThatIsNoHeadHasFailedAndItsFallbackRuns() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=keeps-base\n")
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         let registry = ResolverRegistry([KeepsTheBaseResolver(), ShoutingResolver()])
-        #expect(throws: TruceError.resolverFailed("keeps-base", reason: "it kept \(made.base.id.short), which is not a head of a.txt")) {
-            try test.store.resolve("a.txt", registry: registry, device: "x")
+        await #expect(throws: TruceError.resolverFailed("keeps-base", reason: "it kept \(made.base.id.short), which is not a head of a.txt")) {
+            try await test.store.resolve("a.txt", registry: registry, device: "x")
         }
         try test.setConfig("resolver.keeps-base.fallback", "shout")
-        guard case .resolved(_, "shout", .settled) = try test.store.resolve("a.txt", registry: registry, device: "x") else {
+        guard case .resolved(_, "shout", .settled) = try await test.store.resolve("a.txt", registry: registry, device: "x") else {
             Issue.record("the fallback did not settle it")
             return
         }
     }
 
-    @Test func aStoreThatFailsUnderAResolverIsReportedNotSettledAround() throws {
+    @Test func aStoreThatFailsUnderAResolverIsReportedNotSettledAround() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=busy-store\n")
         try test.setConfig("resolver.busy-store.fallback", "shout")
         try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
         let before = snapshot(ofStore: test.path)
-        #expect(throws: TruceError.busy("a test lock")) {
-            try test.store.resolve("a.txt", registry: ResolverRegistry([BusyStoreResolver(), ShoutingResolver()]), device: "x")
+        await #expect(throws: TruceError.busy("a test lock")) {
+            try await test.store.resolve("a.txt", registry: ResolverRegistry([BusyStoreResolver(), ShoutingResolver()]), device: "x")
         }
         #expect(snapshot(ofStore: test.path) == before)
     }
 
-    @Test func aCrashBeforeTheLosersRefsAreDroppedLeavesTheResolutionAsTheOnlyHead() throws {
+    @Test func aCrashBeforeTheLosersRefsAreDroppedLeavesTheResolutionAsTheOnlyHead() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
-        guard case .resolved(let resolution, _, _) = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
+        guard case .resolved(let resolution, _, _) = try await test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
             Issue.record("the resolver did not settle the conflict")
             return
         }
@@ -302,10 +305,10 @@ struct ResolutionWriterTests {
         #expect(try test.store.state(of: "a.txt") == .settled)
     }
 
-    @Test func aCrashBeforeTheResolutionIsPublishedLeavesTheConflict() throws {
+    @Test func aCrashBeforeTheResolutionIsPublishedLeavesTheConflict() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c"))])
-        guard case .resolved(let resolution, _, _) = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
+        guard case .resolved(let resolution, _, _) = try await test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
             Issue.record("the resolver did not settle the conflict")
             return
         }
@@ -322,7 +325,7 @@ struct ResolutionWriterTests {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("a"), heads: [("laptop", .text("b")), ("phone", .text("c")), ("tablet", .text("d"))])
         let events = test.store.events
-        guard case .resolved(let resolution, _, _) = try test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
+        guard case .resolved(let resolution, _, _) = try await test.store.resolve("a.txt", using: ShoutingResolver(), device: "x") else {
             Issue.record("the resolver did not settle the conflict")
             return
         }

@@ -7,7 +7,7 @@ import Testing
 /// A resolver that settles nothing, standing for any name a registry may hold.
 struct NamedResolver: Resolver {
     let name: String
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome { .pass(reason: "test") }
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome { .pass(reason: "test") }
 }
 
 struct ResolverSelectionTests {

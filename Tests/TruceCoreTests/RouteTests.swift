@@ -6,8 +6,8 @@ import TruceCore
 /// A resolver whose resolution is the value of its option `key`: it proves which options reached it.
 private struct OptionEcho: Resolver {
     let name: String
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
-        .resolved(content: Data((options["key"] ?? "no key").utf8))
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
+        .resolved(content: Data((context.options["key"] ?? "no key").utf8))
     }
 }
 
@@ -22,7 +22,7 @@ struct RouteTests {
         return try store.git("show", "\(id):\(key)")
     }
 
-    @Test func theSelectionPicksTheRoutedResolverWithItsOptionsAndResolveRunsIt() throws {
+    @Test func theSelectionPicksTheRoutedResolverWithItsOptionsAndResolveRunsIt() async throws {
         let store = try TestStore()
         try store.makeConflict("lists/shop.todo", base: .text("a\n"), heads: [("laptop", .text("b\n")), ("phone", .text("c\n"))])
         let written = try store.store.route(
@@ -38,7 +38,7 @@ struct RouteTests {
         #expect(try store.store.resolverChoice(for: "lists/shop.md", registry: Self.registry).chain == ["three-way"])
 
         guard
-            case .resolved(let version, let resolver, let state) = try store.store.resolve(
+            case .resolved(let version, let resolver, let state) = try await store.store.resolve(
                 "lists/shop.todo", registry: Self.registry, device: "laptop")
         else {
             Issue.record("the routed resolver did not settle the conflict")
@@ -48,7 +48,7 @@ struct RouteTests {
         #expect(try store.store.contents(of: version) == .text("value"), "the resolver got the routed option")
     }
 
-    @Test func plainGitReadsTheBytesRouteWrote() throws {
+    @Test func plainGitReadsTheBytesRouteWrote() async throws {
         let store = try TestStore()
         try store.store.route("*.todo", to: "todo-list", options: ["key": "a value; with # and \"quotes\"", "fallback": "other"], device: "laptop")
         #expect(try Self.gitShow(store, ".truce/attributes") == "*.todo merge=todo-list\n")
@@ -66,7 +66,7 @@ struct RouteTests {
         #expect(try TestSupport.git("-C", work, "check-attr", "merge", "--", "shop.md").output == "shop.md: merge: unspecified\n")
     }
 
-    @Test func routingAPatternAgainReplacesItsRuleAndKeepsEveryOtherByte() throws {
+    @Test func routingAPatternAgainReplacesItsRuleAndKeepsEveryOtherByte() async throws {
         let store = try TestStore()
         try store.store.save(
             .text("# synced\n*.md  merge=three-way\n*.todo merge=other diff=todo\n*.txt merge=union\r\n"),
@@ -92,7 +92,7 @@ struct RouteTests {
         #expect(try store.store.resolverChoice(for: "a.todo", registry: Self.registry).options["other"]?["key"] == "2")
     }
 
-    @Test func aNewPatternIsAppendedAndDecidesOverEarlierLines() throws {
+    @Test func aNewPatternIsAppendedAndDecidesOverEarlierLines() async throws {
         let store = try TestStore()
         try store.store.route("*.todo", to: "other", device: "laptop")
         try store.store.route("work/*.todo", to: "todo-list", device: "laptop")
@@ -126,7 +126,7 @@ struct RouteTests {
     ]
 
     @Test(arguments: refused.indices)
-    func anInvalidRouteIsATypedErrorAndChangesNothing(_ index: Int) throws {
+    func anInvalidRouteIsATypedErrorAndChangesNothing(_ index: Int) async throws {
         let row = Self.refused[index]
         let store = try TestStore()
         try store.store.route("*.md", to: "other", options: ["key": "kept"], device: "laptop")
@@ -147,7 +147,7 @@ struct RouteTests {
         #expect(snapshot(ofStore: store.path) == before)
     }
 
-    @Test func aRoutingDocumentInConflictOrUnreadableIsRefusedAndChangesNothing() throws {
+    @Test func aRoutingDocumentInConflictOrUnreadableIsRefusedAndChangesNothing() async throws {
         let store = try TestStore()
         try store.makeConflict(
             ".truce/attributes", base: .text("*.md merge=other\n"),
@@ -182,14 +182,14 @@ struct RouteTests {
         #expect(snapshot(ofStore: other.path) == before)
     }
 
-    @Test func aSecondDeviceSyncingThroughABareHubPicksTheRoutingUp() throws {
+    @Test func aSecondDeviceSyncingThroughABareHubPicksTheRoutingUp() async throws {
         let directory = TemporaryDirectory("truce-route-hub")
         let hub = directory.file("hub.git")
         #expect(try TestSupport.git("init", "-q", "--bare", hub).status == 0)
         let laptop = try TestStore(), phone = try TestStore()
         try laptop.store.route("*.todo", to: "todo-list", options: ["key": "from the laptop"], device: "laptop")
-        _ = try laptop.store.sync(with: hub)
-        let report = try phone.store.sync(with: hub)
+        _ = try await laptop.store.sync(with: hub)
+        let report = try await phone.store.sync(with: hub)
         #expect(report.refused.isEmpty)
 
         let choice = try phone.store.resolverChoice(for: "shop.todo", registry: Self.registry)
@@ -198,7 +198,8 @@ struct RouteTests {
         #expect(choice.options["todo-list"]?["key"] == "from the laptop")
 
         try phone.makeConflict("shop.todo", base: .text("a\n"), heads: [("phone", .text("b\n")), ("watch", .text("c\n"))])
-        guard case .resolved(let version, "todo-list", _) = try phone.store.resolve("shop.todo", registry: Self.registry, device: "phone") else {
+        guard case .resolved(let version, "todo-list", _) = try await phone.store.resolve("shop.todo", registry: Self.registry, device: "phone")
+        else {
             Issue.record("the synced routing did not settle the phone's conflict")
             return
         }

@@ -42,52 +42,52 @@ struct SyncTests {
         for replica in replicas { #expect(try replica.git("fsck", "--strict", "--no-dangling").isEmpty) }
     }
 
-    @Test func oneResolutionSettlesEveryReplicaAndNothingComesBack() throws {
+    @Test func oneResolutionSettlesEveryReplicaAndNothingComesBack() async throws {
         let replicas = try Self.threeEditedReplicas()
-        _ = try replicas[0].store.sync(with: replicas[1].path)
-        _ = try replicas[1].store.sync(with: replicas[2].path)
-        _ = try replicas[0].store.sync(with: replicas[2].path)
-        let resolution = try replicas[1].store.resolve("notes/a.md", content: .text("settled\n"), device: "device1")
-        _ = try replicas[1].store.sync(with: replicas[0].path)
-        _ = try replicas[2].store.sync(with: replicas[0].path)
+        _ = try await replicas[0].store.sync(with: replicas[1].path)
+        _ = try await replicas[1].store.sync(with: replicas[2].path)
+        _ = try await replicas[0].store.sync(with: replicas[2].path)
+        let resolution = try #require(replicas[1].store.resolve("notes/a.md", content: .text("settled\n"), device: "device1").version)
+        _ = try await replicas[1].store.sync(with: replicas[0].path)
+        _ = try await replicas[2].store.sync(with: replicas[0].path)
         for replica in replicas {
             #expect(try Self.heads(replica) == [resolution.id])
         }
         // Later syncs in every direction never bring a resolved version back as a conflict.
-        for (from, to) in [(2, 1), (0, 2), (1, 0), (2, 0)] { _ = try replicas[from].store.sync(with: replicas[to].path) }
+        for (from, to) in [(2, 1), (0, 2), (1, 0), (2, 0)] { _ = try await replicas[from].store.sync(with: replicas[to].path) }
         for replica in replicas {
             #expect(try replica.store.state(of: "notes/a.md") == .settled)
             #expect(try replica.store.contents(of: "notes/a.md") == .text("settled\n"))
         }
     }
 
-    @Test func twoDifferentResolutionsAreTheNewConflictEverywhere() throws {
+    @Test func twoDifferentResolutionsAreTheNewConflictEverywhere() async throws {
         let replicas = try Self.threeEditedReplicas()
-        _ = try replicas[0].store.sync(with: replicas[1].path)
-        _ = try replicas[0].store.sync(with: replicas[2].path)
-        _ = try replicas[1].store.sync(with: replicas[0].path)
-        let first = try replicas[0].store.resolve("notes/a.md", content: .text("zero's\n"), device: "device0")
-        let second = try replicas[1].store.resolve("notes/a.md", content: .text("one's\n"), device: "device1")
-        _ = try replicas[0].store.sync(with: replicas[1].path)
-        _ = try replicas[2].store.sync(with: replicas[0].path)
+        _ = try await replicas[0].store.sync(with: replicas[1].path)
+        _ = try await replicas[0].store.sync(with: replicas[2].path)
+        _ = try await replicas[1].store.sync(with: replicas[0].path)
+        let first = try #require(replicas[0].store.resolve("notes/a.md", content: .text("zero's\n"), device: "device0").version)
+        let second = try #require(replicas[1].store.resolve("notes/a.md", content: .text("one's\n"), device: "device1").version)
+        _ = try await replicas[0].store.sync(with: replicas[1].path)
+        _ = try await replicas[2].store.sync(with: replicas[0].path)
         let views = try replicas.map { try $0.store.versions(of: "notes/a.md") }
         for view in views {
             #expect(Set(view.heads.map(\.id)) == [first.id, second.id])
             #expect(view.current?.id == views[0].current?.id)
         }
-        let settled = try replicas[2].store.resolve("notes/a.md", content: .text("final\n"), device: "device2")
-        _ = try replicas[2].store.sync(with: replicas[0].path)
-        _ = try replicas[2].store.sync(with: replicas[1].path)
+        let settled = try #require(replicas[2].store.resolve("notes/a.md", content: .text("final\n"), device: "device2").version)
+        _ = try await replicas[2].store.sync(with: replicas[0].path)
+        _ = try await replicas[2].store.sync(with: replicas[1].path)
         for replica in replicas { #expect(try Self.heads(replica) == [settled.id]) }
     }
 
-    @Test func editingALoserResolvedElsewhereMakesAConflictWhoseBaseIsThatLoser() throws {
+    @Test func editingALoserResolvedElsewhereMakesAConflictWhoseBaseIsThatLoser() async throws {
         let replicas = try Self.threeEditedReplicas()
-        _ = try replicas[0].store.sync(with: replicas[1].path)  // both hold the edits of 0 and 1
+        _ = try await replicas[0].store.sync(with: replicas[1].path)  // both hold the edits of 0 and 1
         let loser = try #require(try replicas[0].store.versions(of: "notes/a.md").heads.first { $0.deviceName == "device0" })
-        let resolution = try replicas[1].store.resolve("notes/a.md", content: .text(Self.base), device: "device1")
+        let resolution = try #require(replicas[1].store.resolve("notes/a.md", content: .text(Self.base), device: "device1").version)
         let edit = try replicas[0].store.save(.text("kept editing\n"), to: "notes/a.md", device: "device0", base: loser.id)
-        _ = try replicas[0].store.sync(with: replicas[1].path)
+        _ = try await replicas[0].store.sync(with: replicas[1].path)
         for replica in replicas.prefix(2) {
             let view = try replica.store.versions(of: "notes/a.md")
             #expect(Set(view.heads.map(\.id)) == [resolution.id, edit.id])
@@ -109,7 +109,7 @@ struct SyncTests {
         #expect(received.map { "\($0.key) \($0.becameInConflict)" } == ["notes/a.md true"])
     }
 
-    @Test func syncTakesNoConfigOrAttributesFromTheOtherSide() throws {
+    @Test func syncTakesNoConfigOrAttributesFromTheOtherSide() async throws {
         let local = try TestStore()
         let remote = try TestStore()
         try remote.store.save(.text("x\n"), to: "a.rs", device: "remote")
@@ -117,13 +117,13 @@ struct SyncTests {
         try remote.setConfig("merge.evil.driver", "touch /tmp/truce-evil-%A")
         let config = try String(contentsOfFile: local.path + "/config", encoding: .utf8)
         let attributes = try String(contentsOfFile: local.path + "/info/attributes", encoding: .utf8)
-        _ = try local.store.sync(with: remote.path)
+        _ = try await local.store.sync(with: remote.path)
         #expect(try local.store.contents(of: "a.rs") == .text("x\n"))
         #expect(try String(contentsOfFile: local.path + "/config", encoding: .utf8) == config)
         #expect(try String(contentsOfFile: local.path + "/info/attributes", encoding: .utf8) == attributes)
     }
 
-    @Test func aRemoteThatIsMissingOrNeitherAStoreNorABareRepositoryIsRefusedAndChangesNothing() throws {
+    @Test func aRemoteThatIsMissingOrNeitherAStoreNorABareRepositoryIsRefusedAndChangesNothing() async throws {
         let local = try TestStore()
         try local.store.save(.text("x\n"), to: "a.txt", device: "local")
         let directory = TemporaryDirectory()
@@ -157,11 +157,11 @@ struct SyncTests {
         return (remote, a, b)
     }
 
-    @Test func aRemoteHeadInTheDirectoryOfAnotherDocumentIsNotAdopted() throws {
+    @Test func aRemoteHeadInTheDirectoryOfAnotherDocumentIsNotAdopted() async throws {
         let (remote, _, b) = try Self.remoteWithAMisplacedHead(realHeadFirst: nil)
         let local = try TestStore()
         let remoteBefore = snapshot(ofStore: remote.path)
-        let report = try local.store.sync(with: remote.path)
+        let report = try await local.store.sync(with: remote.path)
         #expect(report.received.isEmpty, "\(report.received)")
         #expect(report.sent == 0)
         #expect(try local.git("for-each-ref", "refs/truce").isEmpty)
@@ -175,7 +175,7 @@ struct SyncTests {
     }
 
     @Test(arguments: [true, false])
-    func aMisplacedHeadBesideARealOneIsRefusedAndTheRealOneAdopted(realHeadFirst: Bool) throws {
+    func aMisplacedHeadBesideARealOneIsRefusedAndTheRealOneAdopted(realHeadFirst: Bool) async throws {
         let (remote, a, b) = try Self.remoteWithAMisplacedHead(realHeadFirst: realHeadFirst)
         let local = try TestStore()
         let remoteBefore = snapshot(ofStore: remote.path)
@@ -191,7 +191,7 @@ struct SyncTests {
         #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
     }
 
-    @Test func aRemoteVersionWhoseHistoryHoldsAnotherDocumentIsRefusedBeforeAnythingIsAdopted() throws {
+    @Test func aRemoteVersionWhoseHistoryHoldsAnotherDocumentIsRefusedBeforeAnythingIsAdopted() async throws {
         let remote = try TestStore()
         let b = try remote.store.save(.text("b\n"), to: "b.txt", device: "remote")
         let a = try remote.store.save(.text("a\n"), to: "a.txt", device: "remote")
@@ -205,7 +205,7 @@ struct SyncTests {
         let local = try TestStore()
         let remoteBefore = snapshot(ofStore: remote.path)
         // The forged head is refused by name; the checks run before any head of a.txt is adopted.
-        let report = try local.store.sync(with: remote.path)
+        let report = try await local.store.sync(with: remote.path)
         #expect(report.refused.map(\.version) == [VersionID(hex: forged)!], "\(report.refused)")
         #expect(report.refused.map(\.manifest) == [nil], "a version is refused as a version, not as a manifest")
         #expect(report.refused.first?.hex == forged)

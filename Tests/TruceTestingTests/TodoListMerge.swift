@@ -12,7 +12,7 @@ struct TodoListMerge: Resolver {
 
     func validate(options: ResolverOptions) throws { _ = try options.choice("checked", default: Placement.keep) }
 
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome {
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         let done = Array("- [x] ".utf8), open = Array("- [ ] ".utf8)
         var tasks: [[UInt8]] = [], checked: Set<[UInt8]> = []
         for head in conflict.heads {
@@ -26,7 +26,7 @@ struct TodoListMerge: Resolver {
                 if line.starts(with: done) { checked.insert(task) }
             }
         }
-        if try options.choice("checked", default: Placement.keep) == .last {
+        if try context.options.choice("checked", default: Placement.keep) == .last {
             tasks = tasks.filter { !checked.contains($0) } + tasks.filter(checked.contains)
         }
         return .resolved(content: Data(tasks.map { (checked.contains($0) ? done : open) + $0 + [UInt8(ascii: "\n")] }.joined()))

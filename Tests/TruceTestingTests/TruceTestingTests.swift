@@ -17,30 +17,30 @@ struct TruceTestingTests {
 
     // MARK: unit tests of a resolver, in memory
 
-    @Test func aResolverIsUnitTestedOnAConflictInMemory() throws {
-        let outcome = try Self.shopping.resolve(with: TodoListMerge())
+    @Test func aResolverIsUnitTestedOnAConflictInMemory() async throws {
+        let outcome = try await Self.shopping.resolve(with: TodoListMerge())
         #expect(outcome.resolvedContent == .text("- [x] milk\n- [ ] eggs\n- [ ] bread\n"), "\(outcome)")
 
-        let last = try Self.shopping.resolve(with: TodoListMerge(), options: ["checked": "last"])
+        let last = try await Self.shopping.resolve(with: TodoListMerge(), options: ["checked": "last"])
         #expect(last.resolvedContent == .text("- [ ] eggs\n- [ ] bread\n- [x] milk\n"), "\(last)")
 
-        #expect(throws: TruceError.invalidConfiguration("resolver.todo-list.checked = first: expected one of keep, last")) {
-            try Self.shopping.resolve(with: TodoListMerge(), options: ["checked": "first"])
+        await #expect(throws: TruceError.invalidConfiguration("resolver.todo-list.checked = first: expected one of keep, last")) {
+            try await Self.shopping.resolve(with: TodoListMerge(), options: ["checked": "first"])
         }
     }
 
-    @Test func aHeadTheResolverCannotReadIsItsErrorNamingTheVersion() throws {
+    @Test func aHeadTheResolverCannotReadIsItsErrorNamingTheVersion() async throws {
         let fixture = ConflictFixture(
             key: "a.todo", base: FixtureVersion("- [ ] a\n", device: "laptop", date: ConflictFixture.date(minute: 0)),
             current: FixtureVersion("- [ ] a\n- [ ] b\n", device: "phone", date: ConflictFixture.date(minute: 2)),
             conflicts: [FixtureVersion("not a list\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
         let laptop = try fixture.conflictSet().conflicts[0].version.id
-        #expect(throws: TruceError.malformedContent("a.todo", version: laptop, reason: "is not a to-do list")) {
-            try fixture.resolve(with: TodoListMerge())
+        await #expect(throws: TruceError.malformedContent("a.todo", version: laptop, reason: "is not a to-do list")) {
+            try await fixture.resolve(with: TodoListMerge())
         }
     }
 
-    @Test func theConflictSetIsTheOneTheStoreWouldGiveAndTheSameOnEveryBuild() throws {
+    @Test func theConflictSetIsTheOneTheStoreWouldGiveAndTheSameOnEveryBuild() async throws {
         let fixture = ConflictFixture(
             key: "notes/todo.md",
             base: FixtureVersion("a\n", device: "origin", date: ConflictFixture.date(minute: 0)),
@@ -76,7 +76,7 @@ struct TruceTestingTests {
         #expect(shape(stored) == shape(set))
     }
 
-    @Test func fixturesNoStoreCouldHoldAreRefused() throws {
+    @Test func fixturesNoStoreCouldHoldAreRefused() async throws {
         let base = FixtureVersion("a\n", device: "origin", date: ConflictFixture.date(minute: 0))
         let late = ConflictFixture(
             key: "a.md", base: base, current: FixtureVersion("b\n", device: "phone", date: ConflictFixture.date(minute: 1)),
@@ -98,12 +98,12 @@ struct TruceTestingTests {
         #expect(throws: TruceError.invalidDeviceName("ph<one>", reason: "git forbids '<' and '>' in author names")) { try badDevice.conflictSet() }
     }
 
-    @Test func aDeleteConflictGivesTheResolverWhatThePolicyLeaves() throws {
+    @Test func aDeleteConflictGivesTheResolverWhatThePolicyLeaves() async throws {
         let base = FixtureVersion("a\nb\nc\n", device: "origin", date: ConflictFixture.date(minute: 0))
         let one = ConflictFixture(
             key: "a.md", base: base, current: FixtureVersion("A\nb\nc\n", device: "phone", date: ConflictFixture.date(minute: 2)),
             conflicts: [.deletion(device: "laptop", date: ConflictFixture.date(minute: 1))])
-        #expect(throws: FixtureError.settledByPolicy(.modifyWins)) { try one.resolve(with: ThreeWayMerge()) }
+        await #expect(throws: FixtureError.settledByPolicy(.modifyWins)) { try await one.resolve(with: ThreeWayMerge()) }
         #expect(throws: FixtureError.settledByPolicy(.deleteWins)) { try one.contestedConflictSet(deleteConflict: .deleteWins) }
 
         let two = ConflictFixture(
@@ -115,50 +115,50 @@ struct TruceTestingTests {
         #expect(try two.conflictSet().heads.count == 3)
         let contested = try two.contestedConflictSet()
         #expect(contested.heads.map(\.version.deviceName) == ["phone", "watch"])
-        #expect(try two.resolve(with: ThreeWayMerge()).resolvedContent == .text("A\nb\nC\n"))
+        #expect(try await two.resolve(with: ThreeWayMerge()).resolvedContent == .text("A\nb\nC\n"))
         let made = try two.makeStore()
         #expect(try made.store.contestedConflictSet(of: two.key).heads.map(\.version.deviceName) == ["phone", "watch"])
     }
 
     // MARK: built-in resolvers through their modules
 
-    @Test func threeWayMergeMergesApartEditsAndAsksAPersonForOverlappingOnes() throws {
+    @Test func threeWayMergeMergesApartEditsAndAsksAPersonForOverlappingOnes() async throws {
         let base = FixtureVersion("one\ntwo\nthree\n", device: "origin", date: ConflictFixture.date(minute: 0))
         let apart = ConflictFixture(
             key: "notes.md", base: base,
             current: FixtureVersion("ONE\ntwo\nthree\n", device: "phone", date: ConflictFixture.date(minute: 2)),
             conflicts: [FixtureVersion("one\ntwo\nTHREE\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
-        #expect(try apart.resolve(with: ThreeWayMerge()).resolvedContent == .text("ONE\ntwo\nTHREE\n"))
+        #expect(try await apart.resolve(with: ThreeWayMerge()).resolvedContent == .text("ONE\ntwo\nTHREE\n"))
 
         let overlapping = ConflictFixture(
             key: "notes.md", base: base,
             current: FixtureVersion("one\n2\nthree\n", device: "phone", date: ConflictFixture.date(minute: 2)),
             conflicts: [FixtureVersion("one\nzwei\nthree\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
-        let points = try #require(try overlapping.resolve(with: ThreeWayMerge()).conflictPoints)
+        let points = try #require(try await overlapping.resolve(with: ThreeWayMerge()).conflictPoints)
         #expect(points.count == 1)
         #expect(points.first?.sides.map(\.deviceName) == ["phone", "laptop"])
 
         let unrelated = ConflictFixture(
             key: "notes.md", base: nil, current: FixtureVersion("x\n", device: "phone", date: ConflictFixture.date(minute: 2)),
             conflicts: [FixtureVersion("y\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
-        #expect(try unrelated.resolve(with: ThreeWayMerge()).passReason != nil, "no base: three-way passes")
+        #expect(try await unrelated.resolve(with: ThreeWayMerge()).passReason != nil, "no base: three-way passes")
     }
 
-    @Test func lastWriterWinsKeepsTheCurrentVersionOrMergesByKey() throws {
+    @Test func lastWriterWinsKeepsTheCurrentVersionOrMergesByKey() async throws {
         let fixture = ConflictFixture(
             key: "settings.json",
             base: FixtureVersion(#"{"font": 12, "theme": "light"}"#, device: "origin", date: ConflictFixture.date(minute: 0)),
             current: FixtureVersion(#"{"font": 12, "theme": "dark"}"#, device: "phone", date: ConflictFixture.date(minute: 2)),
             conflicts: [FixtureVersion(#"{"font": 14, "theme": "light"}"#, device: "laptop", date: ConflictFixture.date(minute: 1))])
-        #expect(try fixture.resolve(with: LastWriterWins()).keptVersion == fixture.conflictSet().current.version.id)
-        let merged = try #require(try fixture.resolve(with: LastWriterWins(), options: ["granularity": "key"]).resolvedContent)
+        #expect(try await fixture.resolve(with: LastWriterWins()).keptVersion == fixture.conflictSet().current.version.id)
+        let merged = try #require(try await fixture.resolve(with: LastWriterWins(), options: ["granularity": "key"]).resolvedContent)
         let object = try #require(try JSONSerialization.jsonObject(with: merged) as? [String: Any])
         #expect(object["font"] as? Int == 14 && object["theme"] as? String == "dark", "\(merged.escaped)")
     }
 
     // MARK: fabricated stores on disk
 
-    @Test func aFabricatedStoreIsTheSameOnEveryRunAndFsckClean() throws {
+    @Test func aFabricatedStoreIsTheSameOnEveryRunAndFsckClean() async throws {
         let first = try Self.shopping.makeStore(), second = try Self.shopping.makeStore()
         #expect(first.path != second.path)
         #expect(first.base?.id == second.base?.id)
@@ -186,14 +186,15 @@ struct TruceTestingTests {
         #expect(try TestSupport.git("-C", apart.path, "fsck", "--strict").status == 0)
     }
 
-    @Test func aFabricatedStoreResolvesThroughRoutingAndIsRemovedWithItsValue() throws {
+    @Test func aFabricatedStoreResolvesThroughRoutingAndIsRemovedWithItsValue() async throws {
         var made: FabricatedStore? = try Self.shopping.makeStore()
         let path = try #require(made?.path)
         let store = try #require(made?.store)
         try store.route("*.todo", to: "todo-list", options: ["checked": "last"], device: "laptop")
         var registry = ResolverRegistry([ThreeWayMerge()])
         registry.register(TodoListMerge())
-        guard case .resolved(let version, "todo-list", .settled) = try store.resolve(Self.shopping.key, registry: registry, device: "laptop") else {
+        guard case .resolved(let version, "todo-list", .settled) = try await store.resolve(Self.shopping.key, registry: registry, device: "laptop")
+        else {
             Issue.record("the routed resolver did not settle the fabricated conflict")
             return
         }
@@ -202,5 +203,31 @@ struct TruceTestingTests {
         #expect(try TestSupport.git("-C", path, "fsck", "--strict").status == 0)
         made = nil
         #expect(!FileManager.default.fileExists(atPath: path), "the temporary store goes with its value")
+    }
+
+    /// A resolver that settles by going back: the oldest version its context's history reaches, with its bytes.
+    struct BackToTheOldest: Resolver {
+        let name = "back-to-the-oldest"
+        func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
+            guard let oldest = try await context.history(limit: 100).last else { return .pass(reason: "no history") }
+            return .resolved(content: try await context.content(of: oldest))
+        }
+    }
+
+    @Test func aFixturesContextGivesItsVersionsAsTheHistory() async throws {
+        let conflict = try Self.shopping.conflictSet()
+        let context = try Self.shopping.context(options: ["checked": "last"], resolverName: "todo-list")
+        #expect(context.options["checked"] == "last")
+        let history = try await context.history(limit: 10)
+        // Newest first: the current version, the conflict version, their base.
+        #expect(history.map(\.id) == [conflict.current.version.id, conflict.conflicts[0].version.id, try #require(conflict.base).version.id])
+        #expect(try await context.history(limit: 1).map(\.id) == [conflict.current.version.id])
+        #expect(try await context.content(of: history[2]) == .text("- [ ] milk\n- [ ] eggs\n"))
+        #expect(context.deadline > .now)
+        let outcome = try await Self.shopping.resolve(with: BackToTheOldest())
+        #expect(outcome.resolvedContent == .text("- [ ] milk\n- [ ] eggs\n"))
+        // The checked-last rule through the context a test built, the resolver called directly.
+        let direct = try await TodoListMerge().resolve(conflict, context: context)
+        #expect(direct.resolvedContent == .text("- [ ] eggs\n- [ ] bread\n- [x] milk\n"))
     }
 }

@@ -19,21 +19,31 @@ public protocol Resolver: Sendable {
     /// Checks `options` before any conflict is met, so that `explain` can report a bad option.
     func validate(options: ResolverOptions) throws
 
-    /// Decides what settles `conflict`, without writing anything.
+    /// Seconds the store lets the resolver run when `resolver.<name>.timeout` does not say: 30 unless the resolver says otherwise.
+    var defaultTimeout: Double { get }
+
+    /// Decides what settles `conflict`, without writing anything; it may await (a service, a person, a process).
     ///
-    /// Return `.pass` when the resolver does not apply (binary content, no
-    /// base): the chain's next resolver runs. Throw when it applies but cannot
-    /// do its work (a head it cannot read, a driver that cannot start): that
-    /// counts as a failure, as output that fails `OutputValidation` does, and
-    /// the chain's fallback runs, as Couchbase Lite falls back to its default
-    /// resolver when a custom one throws. When no later resolver settles the
-    /// conflict, the document stays in conflict: if one asks for a person the
-    /// failure is among the reasons, else `resolve` throws the first failure
-    /// (a `TruceError` as it was thrown, any other error as
+    /// `context` holds the resolver's options, the document's history and
+    /// the deadline. Return `.pass` when the resolver does not apply (binary
+    /// content, no base): the chain's next resolver runs.
+    ///
+    /// Throw when it applies but cannot do its work (a head it cannot read, a
+    /// service that does not answer): that counts as a failure, as output
+    /// that fails `OutputValidation` does, and the chain's fallback runs, as
+    /// Couchbase Lite falls back to its default resolver when a custom one
+    /// throws. Not finishing by `context.deadline` (`resolver.<name>.timeout`
+    /// seconds, default `defaultTimeout`) is a failure too: the store cancels
+    /// the resolver's task and, a second later at most, stops waiting for it
+    /// whether or not it heeds the cancellation, with the reason "it did not
+    /// finish within N s". When no later resolver settles the conflict, the
+    /// document stays in conflict: if one asks for a person the failure is
+    /// among the reasons, else `resolve` throws the first failure (a
+    /// `TruceError` as it was thrown, any other error as
     /// `TruceError.resolverFailed`). Keeping a version that is not a head is a
     /// failure too. A store that fails underneath (`.storeFailure`, `.busy`)
     /// is not the resolver's failure: it ends the chain and is reported as it is.
-    func resolve(_ conflict: ConflictSet, options: ResolverOptions) throws -> ResolutionOutcome
+    func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome
 
     /// What `options` make the resolver do, in words, for `explain`; empty when its configured options say it all.
     func settings(for options: ResolverOptions) -> [String]
@@ -41,6 +51,8 @@ public protocol Resolver: Sendable {
 
 extension Resolver {
     public var definition: String? { nil }
+
+    public var defaultTimeout: Double { DocumentStore.defaultResolverTimeout }
 
     public func validate(options: ResolverOptions) throws {}
 
@@ -55,10 +67,12 @@ extension Resolver {
 /// answers go back to the same resolver. Any other chain gets line hunks.
 public protocol PointAnsweringResolver: Resolver {
     /// The points a person must decide (empty when it merges cleanly); nil when the resolver does not apply (it would pass).
-    func conflictPoints(of conflict: ConflictSet, options: ResolverOptions) throws -> [ConflictPoint]?
+    ///
+    /// It runs under the same deadline as `resolve(_:context:)`.
+    func conflictPoints(of conflict: ConflictSet, context: ResolutionContext) async throws -> [ConflictPoint]?
 
     /// The document with every point answered, keyed by point id or path (nil: settled as a deletion).
-    func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, options: ResolverOptions) throws -> Data?
+    func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, context: ResolutionContext) async throws -> Data?
 }
 
 /// What a resolver decided.

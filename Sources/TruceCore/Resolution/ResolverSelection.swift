@@ -13,6 +13,8 @@ public struct ResolverChoice: Sendable {
     public let options: [String: ResolverOptions]
     /// Each resolver of the chain by name: a registered one, or one the registry's provider made from config.
     public let resolvers: [String: any Resolver]
+    /// Seconds each resolver of the chain may run: `resolver.<name>.timeout`, else the resolver's `defaultTimeout`.
+    public let timeouts: [String: Double]
     /// Fallbacks of the chain the call cannot use (a resolver given directly comes with no registry), with why:
     /// the chain goes past them, and says so.
     public let skipped: [String: String]
@@ -84,6 +86,7 @@ extension DocumentStore {
         var chain = [first]
         var options: [String: ResolverOptions] = [:]
         var resolvers: [String: any Resolver] = [:]
+        var timeouts: [String: Double] = [:]
         var skipped: [String: String] = [:]
         var name = first
         var nameSource = source
@@ -96,6 +99,7 @@ extension DocumentStore {
                     throw .invalidConfiguration("resolver.\(name): \(error)")
                 }
                 options[name] = resolverOptions
+                timeouts[name] = try resolverOptions.number("timeout", default: resolver.defaultTimeout, in: Self.resolverTimeoutRange)
             } else if skippingUnavailable && name != first {
                 skipped[name] = "skipped: not a resolver this call can use (named by \(nameSource))"
             } else {
@@ -115,9 +119,13 @@ extension DocumentStore {
         let deleteConflictSource =
             config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in \(configSource("truce.deleteconflict"))" } ?? "default"
         return ResolverChoice(
-            chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers, skipped: skipped,
+            chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers, timeouts: timeouts,
+            skipped: skipped,
             deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
     }
+
+    /// The timeouts `resolver.<name>.timeout` may set, in seconds: from a tenth of a second to a day.
+    public static let resolverTimeoutRange = 0.1...86_400.0
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
     func routedConfig(_ repository: Repository) throws -> [String: String] {

@@ -1,7 +1,7 @@
 import Foundation
 internal import TruceGit
 
-/// What `resolve` did, or would do with `dryRun`.
+/// What `resolve` did, or would do with `dryRun`: every `resolve` overload returns one, a person's answers included.
 public enum ResolveResult: Sendable {
     /// A resolution was written; `state` is the document's state afterwards (a save that landed meanwhile keeps it in conflict).
     case resolved(Version, resolver: String, state: DocumentState)
@@ -9,6 +9,11 @@ public enum ResolveResult: Sendable {
     case needsPerson([ConflictPoint], resolver: String, reasons: [String])
     /// `dryRun`: the resolver settled it, but nothing was written.
     case wouldResolve(content: Data?, resolver: String)
+
+    /// The resolution written, for `.resolved`; nil when nothing was written.
+    public var version: Version? {
+        if case .resolved(let version, _, _) = self { version } else { nil }
+    }
 }
 
 extension DocumentStore {
@@ -51,13 +56,13 @@ extension DocumentStore {
     /// resolver of the chain runs until one settles the conflict with output
     /// that passes `OutputValidation`, or asks for a person. When none does,
     /// the result is the conflict points, or, when a resolver of the chain
-    /// failed (threw), its error. Nothing is written unless a resolver
-    /// settled it and `dryRun` is false.
+    /// failed (threw, or did not finish within its timeout), its error.
+    /// Nothing is written unless a resolver settled it and `dryRun` is false.
     public func resolve(
         _ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String? = nil,
         dryRun: Bool = false
-    ) throws(TruceError) -> ResolveResult {
-        try resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
+    ) async throws(TruceError) -> ResolveResult {
+        try await resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
             try resolverChoice(for: key, registry: registry, explicit: resolverName)
         }
     }
@@ -66,34 +71,33 @@ extension DocumentStore {
     private func resolve(
         _ key: DocumentKey, device: String, dryRun: Bool,
         choice: () throws(TruceError) -> ResolverChoice
-    ) throws(TruceError) -> ResolveResult {
+    ) async throws(TruceError) -> ResolveResult {
         let conflict = try conflictSet(of: key)
-        switch try decide(conflict, choice: choice()) {
-        case .needsPerson(let points, let resolver, let reasons):
-            return .needsPerson(points, resolver: resolver, reasons: reasons)
-        case .settle(let settlement, let content, let resolver):
-            if dryRun { return .wouldResolve(content: content, resolver: resolver) }
-            return try write(conflict, settlement: settlement, resolver: resolver, device: device)
+        let choice = try choice()
+        return try await Self.offThePool { () async throws(TruceError) -> ResolveResult in
+            switch try await decide(conflict, choice: choice) {
+            case .needsPerson(let points, let resolver, let reasons):
+                return .needsPerson(points, resolver: resolver, reasons: reasons)
+            case .settle(let settlement, let content, let resolver):
+                if dryRun { return .wouldResolve(content: content, resolver: resolver) }
+                return try write(conflict, settlement: settlement, resolver: resolver, device: device)
+            }
         }
     }
 
-    /// Settles every document in conflict (or just `requested`) as `resolve` would, writing all the resolutions as one pack.
+    /// Settles every document in conflict (or just `requested`) as `resolve` would, writing all the resolutions as one
+    /// pack; cancelling the task stops it before any resolution is written.
     ///
     /// The bulk path for many conflicts: each document is decided on its own,
-    /// then every resolution is written at once and the heads are published
-    /// together. A document that needs a person is reported and left alone.
+    /// then every resolution is written at once, on a thread of its own, and
+    /// the heads are published together. A document that needs a person is
+    /// reported and left alone. `progress` hears (documents decided,
+    /// documents to decide). A cancellation between documents, or before the
+    /// pack is written, throws `TruceError.cancelled` and writes nothing.
     public func resolveAll(
-        _ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil,
-        device: String? = nil
-    ) throws(TruceError) -> [DocumentKey: ResolveResult] {
-        try resolveAll(requested, registry: registry, resolverName: resolverName, device: device, cancellation: nil)
-    }
-
-    /// `resolveAll`, stopping with `TruceError.cancelled` at the next document once `cancellation` is set, before anything is written.
-    func resolveAll(
-        _ requested: [DocumentKey]?, registry: ResolverRegistry, resolverName: String?, device: String?,
-        cancellation: Cancellation?, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
-    ) throws(TruceError) -> [DocumentKey: ResolveResult] {
+        _ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil, device: String? = nil,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) async throws(TruceError) -> [DocumentKey: ResolveResult] {
         let device = try author(device)
         let keys: [DocumentKey]
         var settled: [(conflict: ConflictSet, settlement: Settlement, resolver: String)] = []
@@ -112,19 +116,24 @@ extension DocumentStore {
         }
         var results: [DocumentKey: ResolveResult] = [:]
         for (done, key) in keys.enumerated() {
-            try cancellation?.check()
+            if Task.isCancelled { throw .cancelled }
             progress?(done, keys.count)
             let conflict = try conflictSet(of: key)
-            switch try decide(conflict, choice: resolverChoice(for: key, registry: registry, explicit: resolverName)) {
+            let choice = try resolverChoice(for: key, registry: registry, explicit: resolverName)
+            switch try await Self.offThePool({ () async throws(TruceError) in try await decide(conflict, choice: choice) }) {
             case .needsPerson(let points, let resolver, let reasons):
                 results[key] = .needsPerson(points, resolver: resolver, reasons: reasons)
             case .settle(let settlement, _, let resolver):
                 settled.append((conflict, settlement, resolver))
             }
         }
-        try cancellation?.check()
         progress?(keys.count, keys.count)
-        return try results.merging(writeAll(settled, device: device, cancellation: cancellation)) { $1 }
+        let decided = settled
+        // The pack is written off Swift's cooperative pool: libgit2 blocks on the disk.
+        let written = try await Self.onOwnThread { [self] (cancellation) throws(TruceError) in
+            try writeAll(decided, device: device, cancellation: cancellation)
+        }
+        return results.merging(written) { $1 }
     }
 
     /// What the delete-conflict policy and the resolver chain decide for `conflict`, before anything is written.
@@ -137,12 +146,13 @@ extension DocumentStore {
     /// Runs the delete-conflict policy, then each resolver of the chain until one settles the conflict with output
     /// that passes `OutputValidation` or asks for a person; when none does, the conflict points.
     ///
-    /// A resolver that throws, or keeps a version that is not a head, has
-    /// failed: the chain goes on, and the failure is one of the reasons. When
-    /// no later resolver settles the conflict or asks for a person, the first
-    /// failure is thrown. A store that fails underneath (`isStoreProblem`)
-    /// ends the chain at once: no fallback settles around it.
-    func decide(_ conflict: ConflictSet, choice: ResolverChoice) throws(TruceError) -> Decision {
+    /// A resolver that throws, does not finish within its timeout, or keeps
+    /// a version that is not a head, has failed: the chain goes on, and the
+    /// failure is one of the reasons. When no later resolver settles the
+    /// conflict or asks for a person, the first failure is thrown. A store
+    /// that fails underneath (`isStoreProblem`), or a cancelled caller, ends
+    /// the chain at once: no fallback settles around it.
+    func decide(_ conflict: ConflictSet, choice: ResolverChoice) async throws(TruceError) -> Decision {
         let key = conflict.key
         let contested: ConflictSet
         switch try conflict.applying(choice.deleteConflict) {
@@ -168,8 +178,9 @@ extension DocumentStore {
             ran.append(name)
             let outcome: ResolutionOutcome
             do {
-                outcome = try Self.running(name) {
-                    try resolver.resolve(contested, options: choice.options[name] ?? ResolverOptions(resolverName: name))
+                let options = choice.options[name] ?? ResolverOptions(resolverName: name)
+                outcome = try await Self.running(name, timeout: choice.timeout(of: name)) { [self] deadline in
+                    try await resolver.resolve(contested, context: resolutionContext(for: contested, options: options, deadline: deadline))
                 }
             } catch {
                 if Self.isStoreProblem(error) { throw error }
@@ -208,25 +219,14 @@ extension DocumentStore {
         }
     }
 
-    /// Runs a resolver's code: a TruceError it throws stays as it is, any other error means the resolver failed.
-    static func running<T>(_ name: String, _ body: () throws -> T) throws(TruceError) -> T {
-        do {
-            return try body()
-        } catch let error as TruceError {
-            throw error
-        } catch {
-            throw .resolverFailed(name, reason: "\(error)")
-        }
-    }
-
     /// The points a person must decide to settle `key`, as the chain config picks sees them.
     ///
     /// The first `PointAnsweringResolver` of the chain that applies gives its
     /// own points (values at JSON Pointer paths, for the structured resolver);
     /// when none does, they are the line hunks of `conflictPoints(of:)`.
-    public func conflictPoints(of key: DocumentKey, registry: ResolverRegistry) throws(TruceError) -> [ConflictPoint] {
+    public func conflictPoints(of key: DocumentKey, registry: ResolverRegistry) async throws(TruceError) -> [ConflictPoint] {
         let contested = try contestedConflictSet(of: key)
-        if let answering = try answeringResolver(for: contested, registry: registry) { return answering.points }
+        if let answering = try await answeringResolver(for: contested, registry: registry) { return answering.points }
         return try ConflictAnalysis(contested).points
     }
 
@@ -234,33 +234,38 @@ extension DocumentStore {
     ///
     /// Answers go to the resolver whose points they are (keyed by id or, for
     /// a structured document, by path); everything that resolver merged
-    /// cleanly is kept. The resolution's parents are every head.
+    /// cleanly is kept. The resolution's parents are every head; the result
+    /// names the resolver `person` (`personResolverName`).
     @discardableResult
-    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], registry: ResolverRegistry, device: String? = nil) throws(TruceError)
-        -> Version
-    {
+    public func resolve(
+        _ key: DocumentKey, answers: [String: HunkAnswer], registry: ResolverRegistry, device: String? = nil
+    ) async throws(TruceError) -> ResolveResult {
         let device = try author(device)
         let conflict = try conflictSet(of: key)
         let contested = try contested(conflict)
-        guard let answering = try answeringResolver(for: contested, registry: registry) else {
+        guard let answering = try await answeringResolver(for: contested, registry: registry) else {
             return try writePersonal(conflict, content: try ConflictAnalysis(contested).applying(answers), device: device)
         }
-        let content = try Self.running(answering.resolver.name) {
-            try answering.resolver.applying(answers, to: contested, options: answering.options)
+        let resolver = answering.resolver
+        let content = try await Self.running(resolver.name, timeout: answering.timeout) { [self] deadline in
+            try await resolver.applying(
+                answers, to: contested, context: resolutionContext(for: contested, options: answering.options, deadline: deadline))
         }
         return try writePersonal(conflict, content: content, device: device)
     }
 
-    private func answeringResolver(for conflict: ConflictSet, registry: ResolverRegistry) throws(TruceError)
-        -> (resolver: any PointAnsweringResolver, options: ResolverOptions, points: [ConflictPoint])?
+    private func answeringResolver(for conflict: ConflictSet, registry: ResolverRegistry) async throws(TruceError)
+        -> (resolver: any PointAnsweringResolver, options: ResolverOptions, timeout: Double, points: [ConflictPoint])?
     {
         let choice = try resolverChoice(for: conflict.key, registry: registry)
         for name in choice.chain {
             guard let resolver = choice.resolvers[name] as? any PointAnsweringResolver else { continue }
             let options = choice.options[name] ?? ResolverOptions(resolverName: name)
-            if let points = try Self.running(name, { try resolver.conflictPoints(of: conflict, options: options) }) {
-                return (resolver, options, points)
+            let timeout = choice.timeout(of: name)
+            let points = try await Self.running(name, timeout: timeout) { [self] deadline in
+                try await resolver.conflictPoints(of: conflict, context: resolutionContext(for: conflict, options: options, deadline: deadline))
             }
+            if let points { return (resolver, options, timeout, points) }
         }
         return nil
     }
@@ -275,8 +280,8 @@ extension DocumentStore {
     public func resolve(
         _ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String? = nil,
         dryRun: Bool = false
-    ) throws(TruceError) -> ResolveResult {
-        try resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
+    ) async throws(TruceError) -> ResolveResult {
+        try await resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
             try resolverChoice(
                 for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options,
                 skippingUnavailable: true)
@@ -285,18 +290,19 @@ extension DocumentStore {
 
     /// Writes the resolution a person chose, one answer per conflict point.
     ///
-    /// The points are those of `contestedConflictSet(of:)`; the resolution's parents are every head.
+    /// The points are those of `contestedConflictSet(of:)`; the resolution's parents are every head, and the result
+    /// names the resolver `person`.
     @discardableResult
-    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String? = nil) throws(TruceError) -> Version {
+    public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String? = nil) throws(TruceError) -> ResolveResult {
         let device = try author(device)
         let conflict = try conflictSet(of: key)
         let content = try ConflictAnalysis(contested(conflict)).applying(answers)
         return try writePersonal(conflict, content: content, device: device)
     }
 
-    /// Writes the resolution a person made as a whole file (nil: settle as a deletion).
+    /// Writes the resolution a person made as a whole file (nil: settle as a deletion); the result names the resolver `person`.
     @discardableResult
-    public func resolve(_ key: DocumentKey, content: Data?, device: String? = nil) throws(TruceError) -> Version {
+    public func resolve(_ key: DocumentKey, content: Data?, device: String? = nil) throws(TruceError) -> ResolveResult {
         try writePersonal(try conflictSet(of: key), content: content, device: author(device))
     }
 
@@ -306,15 +312,17 @@ extension DocumentStore {
     /// The resolver name of a resolution that merges heads holding identical content into one.
     public static let identicalContentResolverName = "identical-content"
 
-    private func writePersonal(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> Version {
+    private func writePersonal(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> ResolveResult {
         if let content, let problem = OutputValidation.problem(with: content, for: conflict.key) {
             throw .invalidAnswer("the resolution of \(conflict.key) is \(problem); nothing was written")
         }
-        guard
-            case .resolved(let version, _, _) = try write(
-                conflict, settlement: .content(content), resolver: Self.personResolverName,
-                device: device)
-        else { preconditionFailure("write returns .resolved") }
-        return version
+        return try write(conflict, settlement: .content(content), resolver: Self.personResolverName, device: device)
+    }
+}
+
+extension ResolverChoice {
+    /// The seconds `name` may run: its `resolver.<name>.timeout`, else its `defaultTimeout`.
+    func timeout(of name: String) -> Double {
+        timeouts[name] ?? resolvers[name]?.defaultTimeout ?? DocumentStore.defaultResolverTimeout
     }
 }

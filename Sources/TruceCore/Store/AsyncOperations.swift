@@ -45,10 +45,16 @@ extension DocumentStore {
         try await sync(with: remote, resolving: nil)
     }
 
-    /// Exchanges versions with another store and settles what stays in conflict, off the calling task's thread;
-    /// cancelling the task stops it with `TruceError.cancelled`.
+    /// Exchanges versions with another store and settles what stays in conflict with the resolvers that decide on
+    /// their own, sending those resolutions back in the same call; cancelling the task stops it with `TruceError.cancelled`.
     ///
-    /// The work runs on a thread of its own. A cancellation during the
+    /// Resolutions are a function of the heads they settle, so when the other
+    /// replica resolves the same conflict it writes the same commit: resolving
+    /// after every sync converges. What needs a person is left as it is and
+    /// reported in `needsPerson`. `progress` hears the running traffic, for a
+    /// progress line.
+    ///
+    /// The transfer runs on a thread of its own. A cancellation during the
     /// download aborts the transfer in libgit2's progress callback, and one
     /// before adopting stops there: either way nothing is adopted and the
     /// store is as it was. Once adopting has begun it runs to the end (the
@@ -58,9 +64,26 @@ extension DocumentStore {
         with remote: String, resolving registry: ResolverRegistry?, device: String? = nil,
         progress: (@Sendable (SyncTraffic) -> Void)? = nil
     ) async throws(TruceError) -> SyncReport {
-        try await Self.onOwnThread { [self] (cancellation) throws(TruceError) in
-            try sync(with: remote, resolving: registry, device: device, progress: progress, cancellation: cancellation)
+        // Checked before anything moves: the default device is used only with a registry, but a bad one fails at once.
+        let device = try registry.map { _ throws(TruceError) in try author(device) }
+        var exchange = try await Self.onOwnThread { [self] (cancellation) throws(TruceError) in
+            try self.exchange(with: remote, progress: progress, cancellation: cancellation)
         }
+        guard let registry else { return try report(of: exchange, resolved: [], needsPerson: []) }
+        var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
+        let results = try await resolveAll(nil, registry: registry, resolverName: nil, device: device)
+        for (key, result) in results.sorted(by: { $0.key < $1.key }) {
+            if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
+        }
+        if !resolved.isEmpty {
+            let first = exchange
+            exchange = try await Self.onOwnThread { [self] (cancellation) throws(TruceError) in
+                var again = first
+                try sendAgain(&again, cancellation: cancellation)
+                return again
+            }
+        }
+        return try report(of: exchange, resolved: resolved, needsPerson: needsPerson)
     }
 
     /// Reclaims space off the calling task's thread; cancelling the task stops it before the new pack is written.
@@ -87,20 +110,6 @@ extension DocumentStore {
     {
         try await Self.onOwnThread { [self] (cancellation) throws(TruceError) in
             try saveBatch(saves, cancellation: cancellation, progress: progress)
-        }
-    }
-
-    /// Settles every document in conflict (or just `requested`), off the calling task's thread; cancelling the task
-    /// stops it before any resolution is written.
-    ///
-    /// `progress` hears (documents decided, documents to decide).
-    public func resolveAll(
-        _ requested: [DocumentKey]? = nil, registry: ResolverRegistry, resolverName: String? = nil, device: String? = nil,
-        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
-    ) async throws(TruceError) -> [DocumentKey: ResolveResult] {
-        try await Self.onOwnThread { [self] (cancellation) throws(TruceError) in
-            try resolveAll(
-                requested, registry: registry, resolverName: resolverName, device: device, cancellation: cancellation, progress: progress)
         }
     }
 }

@@ -31,32 +31,31 @@ extension DocumentStore {
     /// current version is the same everywhere. Only version refs travel: no
     /// config, attributes or driver comes from the other side.
     public func sync(with remote: String) throws(TruceError) -> SyncReport {
-        try sync(with: remote, resolving: nil, device: nil)
+        let exchange = try exchange(with: remote, progress: nil, cancellation: nil)
+        return try report(of: exchange, resolved: [], needsPerson: [])
     }
 
-    /// Exchanges versions with another store, then settles what stays in conflict with the resolvers that
-    /// decide on their own, and sends those resolutions back in the same call.
+    /// What the exchange of a sync did: what a resolving after it needs to send the resolutions back, and what the report says.
     ///
-    /// Resolutions are a function of the heads they settle, so when the other
-    /// replica resolves the same conflict it writes the same commit: resolving
-    /// after every sync converges. What needs a person is left as it is and
-    /// reported in `needsPerson`. `progress` hears the running traffic, for a progress line.
-    public func sync(
-        with remote: String, resolving registry: ResolverRegistry?, device: String? = nil,
-        progress: (@Sendable (SyncTraffic) -> Void)? = nil
-    ) throws(TruceError) -> SyncReport {
-        try sync(with: remote, resolving: registry, device: device, progress: progress, cancellation: nil)
+    /// Kept between the exchange, which runs on a thread of its own, and the
+    /// resolving, which awaits resolvers, so the two halves of one sync share its hub state and traffic.
+    struct Exchange: Sendable {
+        let remote: String
+        let remoteStore: DocumentStore?
+        let meter: TrafficMeter
+        let received: [Change]
+        let refused: [RefusedHead]
+        var hub: HubState
+        var sent: Int
+        var refusedThere: [RefusedHead]
     }
 
-    /// `sync`, stopping with `TruceError.cancelled` once `cancellation` is set: in the download (libgit2's transfer
-    /// callback aborts it) or before adopting, which leaves the store as it was; or while sending or resolving
-    /// after adopting, which keeps what was adopted, whole.
-    func sync(
-        with remote: String, resolving registry: ResolverRegistry?, device: String?,
-        progress: (@Sendable (SyncTraffic) -> Void)?, cancellation: Cancellation?
-    ) throws(TruceError) -> SyncReport {
-        // Checked before anything moves: the default device is used only with a registry, but a bad one fails at once.
-        let device = try registry.map { _ throws(TruceError) in try author(device) }
+    /// The exchange of a `sync`: receive what the other side has, then send ours; stopping with `TruceError.cancelled`
+    /// once `cancellation` is set: in the download (libgit2's transfer callback aborts it) or before adopting, which
+    /// leaves the store as it was; or while sending after adopting, which keeps what was adopted, whole.
+    func exchange(
+        with remote: String, progress: (@Sendable (SyncTraffic) -> Void)?, cancellation: Cancellation?
+    ) throws(TruceError) -> Exchange {
         let meter = TrafficMeter(progress: progress)
         let localPath = Self.localPath(of: remote)
         var remoteStore: DocumentStore?
@@ -72,29 +71,31 @@ extension DocumentStore {
         let ours = try receive(from: remote, transfer: meter.received, cancellation: cancellation)
         meter.adopted(Set(ours.received.map(\.key)).count)
         var hub = ours.hub
-        var (sent, refusedThere) = try send(to: remote, store: remoteStore, hub: &hub, meter: meter, cancellation: cancellation)
-        var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
-        if let registry {
-            let results = try resolveAll(nil, registry: registry, resolverName: nil, device: device, cancellation: cancellation)
-            for (key, result) in results.sorted(by: { $0.key < $1.key }) {
-                if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
-            }
-            if !resolved.isEmpty {
-                let again = try send(to: remote, store: remoteStore, hub: &hub, meter: meter, cancellation: cancellation)
-                sent += again.sent
-                refusedThere += again.refused
-            }
-        }
+        let (sent, refusedThere) = try send(to: remote, store: remoteStore, hub: &hub, meter: meter, cancellation: cancellation)
+        return Exchange(
+            remote: remote, remoteStore: remoteStore, meter: meter, received: ours.received, refused: ours.refused, hub: hub, sent: sent,
+            refusedThere: refusedThere)
+    }
+
+    /// Sends the resolutions a resolving after `exchange` wrote, in the same sync.
+    func sendAgain(_ exchange: inout Exchange, cancellation: Cancellation?) throws(TruceError) {
+        let again = try send(to: exchange.remote, store: exchange.remoteStore, hub: &exchange.hub, meter: exchange.meter, cancellation: cancellation)
+        exchange.sent += again.sent
+        exchange.refusedThere += again.refused
+    }
+
+    /// The report of a sync whose exchange was `exchange`, and whose resolving settled `resolved`.
+    func report(of exchange: Exchange, resolved: [DocumentKey], needsPerson: [DocumentKey]) throws(TruceError) -> SyncReport {
         var report = SyncReport(
-            received: ours.received, sent: sent, inConflict: try documentsInConflict().map(\.key), refused: ours.refused,
-            refusedByRemote: refusedThere)
-        (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, meter.traffic)
-        report.remote = RemoteURL.redactingPasswords(in: remote)
+            received: exchange.received, sent: exchange.sent, inConflict: try documentsInConflict().map(\.key), refused: exchange.refused,
+            refusedByRemote: exchange.refusedThere)
+        (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, exchange.meter.traffic)
+        report.remote = RemoteURL.redactingPasswords(in: exchange.remote)
         return report
     }
 
     /// What a hub advertised and what of it this replica adopted: what the next push must change there.
-    struct HubState {
+    struct HubState: Sendable {
         var advertised: [String: ObjectID]
         var legacyReferences: [String]
     }

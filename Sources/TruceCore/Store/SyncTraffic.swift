@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import TruceGit
 
 /// What one sync moved over the wire, and what it adopted.
@@ -15,30 +16,48 @@ public struct SyncTraffic: Sendable, Codable, Equatable {
 }
 
 /// Adds up a sync's transfers (a fetch, then one or two pushes) and reports the running total to `progress`.
-final class TrafficMeter {
-    private(set) var traffic = SyncTraffic()
-    private var sentBefore = SyncTraffic()
+///
+/// Sendable, under a lock: a sync's exchange and the send after its resolving run on different threads.
+final class TrafficMeter: Sendable {
+    private struct Totals {
+        var traffic = SyncTraffic()
+        var sentBefore = SyncTraffic()
+    }
+
+    private let totals = Mutex(Totals())
     private let progress: (@Sendable (SyncTraffic) -> Void)?
 
     init(progress: (@Sendable (SyncTraffic) -> Void)?) { self.progress = progress }
 
+    var traffic: SyncTraffic { totals.withLock { $0.traffic } }
+
     func received(_ counts: TransferCounts) {
-        (traffic.receivedObjects, traffic.receivedBytes) = (counts.objects, counts.bytes)
+        let now = totals.withLock { totals in
+            (totals.traffic.receivedObjects, totals.traffic.receivedBytes) = (counts.objects, counts.bytes)
+            return totals.traffic
+        }
         if counts.bytes > 0 { TestPause.at("sync-downloading") }
-        progress?(traffic)
+        progress?(now)
     }
 
     /// The running counts of the current send; a later send adds to what earlier ones sent.
     func sending(_ counts: TransferCounts) {
-        (traffic.sentObjects, traffic.sentBytes) = (sentBefore.sentObjects + counts.objects, sentBefore.sentBytes + counts.bytes)
+        let now = totals.withLock { totals in
+            (totals.traffic.sentObjects, totals.traffic.sentBytes) =
+                (totals.sentBefore.sentObjects + counts.objects, totals.sentBefore.sentBytes + counts.bytes)
+            return totals.traffic
+        }
         if counts.bytes > 0 { TestPause.at("sync-sending") }
-        progress?(traffic)
+        progress?(now)
     }
 
-    func sendFinished() { sentBefore = traffic }
+    func sendFinished() { totals.withLock { $0.sentBefore = $0.traffic } }
 
     func adopted(_ documents: Int) {
-        traffic.documentsAdopted += documents
-        progress?(traffic)
+        let now = totals.withLock { totals in
+            totals.traffic.documentsAdopted += documents
+            return totals.traffic
+        }
+        progress?(now)
     }
 }

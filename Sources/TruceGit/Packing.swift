@@ -82,18 +82,8 @@ extension Repository {
 
     /// The ids a pack's index lists (`pack-<hash>.idx` beside `pack`), nil when it is missing or not version 2.
     package func objectIDs(inPack pack: String) -> Set<ObjectID>? {
-        guard pack.hasSuffix(".pack"), let index = FileManager.default.contents(atPath: String(pack.dropLast(5)) + ".idx") else { return nil }
-        let bytes = [UInt8](index)
-        let header = 8, fanout = 256 * 4
-        guard bytes.count >= header + fanout, bytes[0..<8] == [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2] else { return nil }
-        let count = bytes[(header + fanout - 4)..<(header + fanout)].reduce(0) { $0 << 8 | Int($1) }
-        let start = header + fanout
-        guard bytes.count >= start + count * 20 else { return nil }
-        var ids = Set<ObjectID>(minimumCapacity: count)
-        for offset in stride(from: start, to: start + count * 20, by: 20) {
-            ids.insert(ObjectID(bytes: bytes[offset..<(offset + 20)]))
-        }
-        return ids
+        guard pack.hasSuffix(".pack") else { return nil }
+        return PackIndex.objectIDs(atPath: String(pack.dropLast(5)) + ".idx").map(Set.init)
     }
 
     private func objectType(_ id: ObjectID) throws(GitError) -> git_object_t {

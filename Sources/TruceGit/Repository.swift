@@ -76,6 +76,20 @@ package final class Repository {
         return self
     }
 
+    /// Opens the object database afresh, guarded as `openBare` guards it, in place of the one the handle has.
+    ///
+    /// libgit2 learns of new packs on a miss but never forgets one: a pack
+    /// another writer folded away keeps its descriptor and its index mapping
+    /// in a long-lived handle. After folding small packs, the handle that
+    /// folded them drops them this way.
+    package func reloadObjectDatabase() throws(GitError) {
+        var odb: OpaquePointer?
+        try check(git_odb_open(&odb, gitDirectory + "objects"), "reopen object database")
+        defer { git_odb_free(odb) }
+        try check(truce_odb_add_loose_object_guard(odb, gitDirectory + "objects", nil, 3), "guard loose objects")
+        try check(git_repository_set_odb(handle, odb), "reopen object database")
+    }
+
     /// Hands `backend` to the repository's object database at `priority` (higher is asked first); frees it on failure.
     func attach(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32, _ what: String) throws(GitError) {
         var odb: OpaquePointer?

@@ -109,6 +109,7 @@ struct BadInputTests {
     @Test func aCorruptStoreIsAStoreFailureWithOneLine() throws {
         let store = try CLIStore()
         let id = try store.save("a.txt", "x\n")
+        try unpackObjects(inStore: store.path)
         // Remove the version's commit object: the head now points at nothing.
         let object = store.path + "/objects/" + id.prefix(2) + "/" + id.dropFirst(2)
         try FileManager.default.removeItem(atPath: object)

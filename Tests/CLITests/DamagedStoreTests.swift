@@ -46,6 +46,8 @@ import Testing
     func aTruncatedLooseObjectFailsEveryReaderWithinSecondsNamingIt(_ kind: DamagedObject) throws {
         let store = try CLIStore()
         let id = try store.save("notes/big.md", (1...2000).map { "line \($0)\n" }.joined())
+        // Saves write packs; a store git wrote to holds loose objects, which are what this damage is about.
+        try unpackObjects(inStore: store.path)
         let object = try git(["-C", store.path, "rev-parse", kind == .commit ? id : kind == .tree ? id + "^{tree}" : id + ":notes/big.md"])
             .output.trimmingCharacters(in: .whitespacesAndNewlines)
         let file = store.path + "/objects/" + object.prefix(2) + "/" + object.dropFirst(2)

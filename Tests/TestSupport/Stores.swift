@@ -87,3 +87,17 @@ public func writeMergeInputs(base: Data, ours: Data, theirs: Data, to directory:
     try ours.write(to: url.appendingPathComponent("ours"))
     try theirs.write(to: url.appendingPathComponent("theirs"))
 }
+
+/// Turns every pack of the store at `path` into loose objects, with git's own `unpack-objects`: the store as git
+/// (or a Truce that wrote loose objects) would have left it, for tests of what damage to a loose object does.
+public func unpackObjects(inStore path: String) throws {
+    let packDirectory = path + "/objects/pack/"
+    let aside = TemporaryDirectory("truce-unpack")
+    for name in try FileManager.default.contentsOfDirectory(atPath: packDirectory) where name.hasPrefix("pack-") {
+        try FileManager.default.moveItem(atPath: packDirectory + name, toPath: aside.file(name))
+    }
+    for name in try FileManager.default.contentsOfDirectory(atPath: aside.path) where name.hasSuffix(".pack") {
+        let result = try git(["-C", path, "unpack-objects", "-q"], input: Data(contentsOf: URL(fileURLWithPath: aside.file(name))))
+        guard result.status == 0 else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: aside.file(name)]) }
+    }
+}

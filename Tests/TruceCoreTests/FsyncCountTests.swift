@@ -18,7 +18,7 @@ struct FsyncCountTests {
     /// rewrite at 18, as `strace -e fsync` of `truce save` counts too: each file and then its directory for the blob,
     /// two trees and the commit, the head ref and its reflog, the journal commit, ref and reflog. The rewrite lowers
     /// it, and this constant with it.
-    static let promisedFsyncsPerSave = 18
+    static let promisedFsyncsPerSave = 12
 
     /// What one `saveBatch` of `batchVersions` versions promises in all, not per version: it must not grow with the
     /// batch. Measured before issue 13's rewrite at 10 (strace of `truce import` agrees): the pack and its index,

@@ -19,7 +19,7 @@ extension DocumentStore {
     func write(_ conflict: ConflictSet, settlement: Settlement, resolver: String, device: String) throws(TruceError) -> ResolveResult {
         let author = try Self.authorName(device)
         let key = conflict.key
-        return try transacting(.loose) { transaction in
+        return try transacting(.packed) { transaction in
             let id = try transaction.writeResolution(conflict, settlement: settlement, resolver: resolver)
             transaction.publish(
                 PendingHead(
@@ -102,7 +102,7 @@ extension DocumentStore {
     @discardableResult
     public func reopen(_ key: DocumentKey, device: String? = nil) throws(TruceError) -> DocumentVersions {
         let author = try author(device)
-        return try transacting(.loose) { transaction in
+        return try transacting(.packed) { transaction in
             let repository = transaction.repository
             let before = try Self.documentVersions(of: key, in: repository)
             guard before.current != nil else { throw TruceError.documentNotFound(key) }

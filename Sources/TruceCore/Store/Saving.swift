@@ -24,7 +24,7 @@ extension DocumentStore {
     private func write(_ content: Data?, to key: DocumentKey, device: String?, base: VersionID?, date: Date) throws(TruceError) -> Version {
         let author = try author(device)
         try Signature.checkRepresentable(date)
-        return try transacting(.loose) { transaction in
+        return try transacting(.packed) { transaction in
             let repository = transaction.repository
             let before = try Self.documentVersions(of: key, in: repository)
             let parent: Version?

@@ -10,11 +10,14 @@ internal import TruceGit
 /// losing power between two steps leaves one of these states, each a clean
 /// store that `git fsck --strict` passes:
 ///
-/// 1. **Objects before heads.** Loose objects are fsynced one by one as they
-///    are written; a pack is written whole, fsynced and renamed into place in
-///    `commit`; a sync's download was moved in the same way before adopting.
-///    A head never names a missing object. Objects no head reaches are
-///    garbage that prune takes in time.
+/// 1. **Objects before heads.** A transaction's new objects (the version's
+///    blob, trees and commit, and the journal entry) wait in memory and are
+///    written in `commit` as one pack, fsynced with its index and its
+///    directory: three fsyncs for a save where loose objects cost two each. A
+///    sync's download was moved in the same way before adopting. A head never
+///    names a missing object. Objects no head reaches are garbage that prune
+///    takes in time; the small packs saves leave are folded into one when they
+///    grow many (`PackConsolidation`).
 /// 2. **Heads by compare-and-swap.** A new head is created against "absent"
 ///    before the heads it replaces are dropped, so every acknowledged version
 ///    is reachable from some head at every instant, and two concurrent writers
@@ -31,9 +34,7 @@ internal import TruceGit
 struct WriteTransaction {
     /// Where the transaction's new objects go.
     enum Objects {
-        /// One loose object each, through libgit2: a single save, resolution or reopening.
-        case loose
-        /// Memory, then one pack at `commit`: batches, where one fsync for the pack beats one per object.
+        /// Memory, then one pack at `commit`: every writer but a sync.
         case packed
         /// Already in the store: a sync's download. Its journal entries are guarded by an intent (hold the `SyncLock`).
         case stored
@@ -105,7 +106,7 @@ struct WriteTransaction {
             try changes.isEmpty ? nil : ChangeJournal.prepare(changes, via: via, in: pack.repository, recording: pack)
         }
         try cancellation?.check()
-        try pack?.flush()
+        let packed = try pack?.flush() ?? 0
         let intent = kind == .stored && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
         let marking: Set<DocumentKey>
         do {
@@ -126,6 +127,8 @@ struct WriteTransaction {
         } else {
             try? ChangeJournal.append(changes, via: via, in: repository)
         }
+        // Only tidying: every object is safe in its pack whether or not the small packs get folded.
+        if packed > 0 { try? PackConsolidation.consolidateIfNeeded(in: repository) }
         return Committed(repository: repository, read: read)
     }
 }

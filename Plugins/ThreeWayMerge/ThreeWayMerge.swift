@@ -29,9 +29,9 @@ public struct ThreeWayMerge: Resolver {
 
     func mergeOptions(_ options: ResolverOptions) throws(TruceError) -> TextMergeOptions {
         TextMergeOptions(
-            style: try options.choice("style", default: ConflictStyle.merge),
+            style: try options.choice("style", default: TextMergeOptions.ConflictStyle.merge),
             markerSize: try options.integer("markerSize", default: 7, in: 1...1024),
-            diffAlgorithm: try options.choice("diffAlgorithm", default: DiffAlgorithm.myers)
+            diffAlgorithm: try options.choice("diffAlgorithm", default: TextMergeOptions.DiffAlgorithm.myers)
         )
     }
 }

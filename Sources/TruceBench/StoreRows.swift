@@ -171,7 +171,7 @@ enum StoreRows {
         let (few, many) = scale.changedDocuments
 
         /// Puts the first `count` documents into conflict and returns the token from before.
-        func change(_ count: Int, offset: Int) throws -> ChangeToken {
+        func change(_ count: Int, offset: Int) throws -> ChangeHistory.Token {
             let token = try store.changes(since: try store.changes().token).token
             _ = try store.saveBatch(
                 (offset..<offset + count).flatMap { index in

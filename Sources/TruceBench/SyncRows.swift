@@ -199,7 +199,7 @@ enum SyncRows {
         return results
     }
 
-    private static func packBytes(_ traffic: SyncTraffic) -> Int { traffic.sentBytes + traffic.receivedBytes }
+    private static func packBytes(_ traffic: SyncReport.Traffic) -> Int { traffic.sentBytes + traffic.receivedBytes }
 
     /// Runs git; its trimmed output, or an error with what it printed.
     @discardableResult

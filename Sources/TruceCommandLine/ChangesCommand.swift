@@ -14,9 +14,11 @@ struct ChangesCommand: Command {
     static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
         let arguments = invocation.arguments
-        var token = ChangeToken.beginning
+        var token = ChangeHistory.Token.beginning
         if let text = arguments.value("--since") {
-            guard let parsed = ChangeToken(text) else { throw TruceError.invalidToken(text, reason: "it is not a token 'truce changes' printed") }
+            guard let parsed = ChangeHistory.Token(text) else {
+                throw TruceError.invalidToken(text, reason: "it is not a token 'truce changes' printed")
+            }
             token = parsed
         }
         let history = try invocation.openStore().changes(since: token, excludingAuthor: arguments.value("--exclude-author"))

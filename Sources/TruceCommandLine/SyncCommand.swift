@@ -42,7 +42,7 @@ struct SyncCommand: Command {
 final class ProgressLine: @unchecked Sendable {
     private let output: Output
     private let lock = NSLock()
-    private var last = SyncTraffic(), lastDrawn = Date.distantPast
+    private var last = SyncReport.Traffic(), lastDrawn = Date.distantPast
 
     /// A progress line when stderr is a terminal, nil otherwise.
     init?(output: Output) {
@@ -50,7 +50,7 @@ final class ProgressLine: @unchecked Sendable {
         self.output = output
     }
 
-    func show(_ traffic: SyncTraffic) {
+    func show(_ traffic: SyncReport.Traffic) {
         lock.withLock {
             last = traffic
             guard Date().timeIntervalSince(lastDrawn) >= 0.1 else { return }
@@ -71,7 +71,7 @@ final class ProgressLine: @unchecked Sendable {
         output.progress(Self.describe(last))
     }
 
-    static func describe(_ traffic: SyncTraffic) -> String {
+    static func describe(_ traffic: SyncReport.Traffic) -> String {
         "received \(traffic.receivedObjects) objects (\(bytes(traffic.receivedBytes))), "
             + "sent \(traffic.sentObjects) objects (\(bytes(traffic.sentBytes))), \(traffic.documentsAdopted) document(s) adopted"
     }

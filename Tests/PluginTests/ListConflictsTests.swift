@@ -28,12 +28,12 @@ struct ListConflictsTests {
             return
         }
         #expect(points.map(\.id) == ["H1", "H2"])
-        #expect(points[0].baseLines == LineRange(start: 2, count: 1))
+        #expect(points[0].baseLines == ConflictPoint.LineRange(start: 2, count: 1))
         #expect(points[0].base == .text("b\n"))
         #expect(points[0].sides.map(\.version) == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
         #expect(points[0].sides.map(\.text) == [.text("B3\n"), .text("B2\n"), .text("B1\n")])
         #expect(points[0].sides.map(\.isCurrent) == [true, false, false])
-        #expect(points[1].baseLines == LineRange(start: 8, count: 0))
+        #expect(points[1].baseLines == ConflictPoint.LineRange(start: 8, count: 0))
         #expect(points[1].sides.map(\.text) == [.text("tablet\n"), .text("phone\n"), Data()])
         // Asking again gives the same points.
         #expect(try test.store.conflictPoints(of: "n.txt") == points)

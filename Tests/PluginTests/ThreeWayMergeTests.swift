@@ -49,7 +49,7 @@ struct ThreeWayMergeTests {
             return
         }
         #expect(points.count == 1)
-        #expect(points[0].baseLines == LineRange(start: 5, count: 1))
+        #expect(points[0].baseLines == ConflictPoint.LineRange(start: 5, count: 1))
         #expect(points[0].base == .text("three\n"))
         #expect(points[0].sides.map(\.text) == [.text("phone three\n"), .text("laptop three\n")])
         #expect(snapshot(ofStore: test.path) == before)

@@ -228,7 +228,7 @@ struct AsyncOperationsTests {
         let (hub, laptop, big) = try Self.hubWithLargeDownload(daemon)
         let phone = try TestStore(), tablet = try TestStore()
         let expected = try Self.synchronously { try phone.store.sync(with: hub) }
-        let traffic = Mutex<[SyncTraffic]>([])
+        let traffic = Mutex<[SyncReport.Traffic]>([])
         let report = try await tablet.store.sync(with: hub, resolving: nil) { now in traffic.withLock { $0.append(now) } }
         #expect(report.received.map(\.version) == expected.received.map(\.version))
         #expect(report.received.count == 21)
@@ -240,11 +240,11 @@ struct AsyncOperationsTests {
     /// Syncs `store` with `hub` in a task that its progress closure cancels at the first traffic `when` picks, and
     /// expects `TruceError.cancelled`; returns that traffic (nil: none was picked) and the last one heard.
     static func syncCancelled(
-        _ store: DocumentStore, with hub: String, when: @escaping @Sendable (SyncTraffic) -> Bool,
+        _ store: DocumentStore, with hub: String, when: @escaping @Sendable (SyncReport.Traffic) -> Bool,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) async -> (cancelledAt: SyncTraffic?, last: SyncTraffic?) {
+    ) async -> (cancelledAt: SyncReport.Traffic?, last: SyncReport.Traffic?) {
         let handle = TaskHandle<SyncReport>()
-        let heard = Mutex<(cancelledAt: SyncTraffic?, last: SyncTraffic?)>((nil, nil))
+        let heard = Mutex<(cancelledAt: SyncReport.Traffic?, last: SyncReport.Traffic?)>((nil, nil))
         let task = Task {
             try await store.sync(with: hub, resolving: nil) { traffic in
                 let first = heard.withLock { heard in

@@ -33,7 +33,7 @@ struct ChangesTests {
         #expect(try test.store.changes(since: later.token).changes.isEmpty)
         // The text form survives a restart: parse it back and ask a freshly opened store.
         let reopened = try DocumentStore.open(at: test.path)
-        #expect(try reopened.changes(since: #require(ChangeToken(token.description))).changes.count == 2)
+        #expect(try reopened.changes(since: #require(ChangeHistory.Token(token.description))).changes.count == 2)
         // Authors are compared by bytes: café in NFD is another device than café in NFC.
         try test.store.save(.text("4\n"), to: "a.txt", device: "caf\u{E9}")
         let accented = try test.store.changes(since: later.token, excludingAuthor: "cafe\u{301}").changes
@@ -54,7 +54,7 @@ struct ChangesTests {
 
     @Test(arguments: ["", "garbage", "t1-xyz", "t2-0000000000000000000000000000000000000000"])
     func tokensThatDoNotParseAreRejected(text: String) {
-        #expect(ChangeToken(text) == nil)
+        #expect(ChangeHistory.Token(text) == nil)
     }
 
     @Test func aTokenFromAnotherStoreIsAnError() async throws {

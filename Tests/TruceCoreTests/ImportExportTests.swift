@@ -67,7 +67,7 @@ struct ImportExportTests {
         try FileManager.default.removeItem(atPath: folder.file("b.txt"))
 
         let report = try test.store.importDocuments(from: source, device: "laptop")
-        #expect(report.refused == [PathIssue(path: "b.txt", reason: "cannot read it: it vanished (no such file)")])
+        #expect(report.refused == [ImportReport.PathIssue(path: "b.txt", reason: "cannot read it: it vanished (no such file)")])
         #expect((report.documents, report.newVersions) == (1, 1))
         #expect(try test.store.documents() == ["a.txt"])
     }
@@ -92,8 +92,8 @@ struct ImportExportTests {
         let report = try test.store.importDocuments(from: source, device: "laptop")
         #expect(
             report.refused == [
-                PathIssue(path: "file.txt", reason: "cannot read it: it is a symbolic link (not followed)"),
-                PathIssue(path: "sub/inner.txt", reason: "cannot read it: 'sub' on its path is a symbolic link (not followed)"),
+                ImportReport.PathIssue(path: "file.txt", reason: "cannot read it: it is a symbolic link (not followed)"),
+                ImportReport.PathIssue(path: "sub/inner.txt", reason: "cannot read it: 'sub' on its path is a symbolic link (not followed)"),
             ])
         #expect(try test.store.documents().isEmpty)
     }
@@ -113,10 +113,10 @@ struct ImportExportTests {
         #expect(source.skipped.map(\.path) == [".git"])
         #expect(
             source.refused == [
-                PathIssue(path: "latin1\\xE9", reason: "its name is not valid UTF-8, so it cannot be a document key"),
-                PathIssue(path: "link", reason: "it is a symbolic link (not followed)"),
-                PathIssue(path: "pipe", reason: "it is a named pipe, not a regular file"),
-                PathIssue(path: "tab\\x09here", reason: "its name is not a valid document key: it contains a NUL or control character"),
+                ImportReport.PathIssue(path: "latin1\\xE9", reason: "its name is not valid UTF-8, so it cannot be a document key"),
+                ImportReport.PathIssue(path: "link", reason: "it is a symbolic link (not followed)"),
+                ImportReport.PathIssue(path: "pipe", reason: "it is a named pipe, not a regular file"),
+                ImportReport.PathIssue(path: "tab\\x09here", reason: "its name is not a valid document key: it contains a NUL or control character"),
             ])
     }
 
@@ -126,7 +126,7 @@ struct ImportExportTests {
         folder.write(.text("doc"), to: "doc.txt")
         let source = try ImportSource.folder(at: folder.path, excluding: store.path)
         #expect(source.entries.map(\.key) == ["doc.txt"])
-        #expect(source.skipped == [PathIssue(path: ".truce", reason: "it is the store itself")])
+        #expect(source.skipped == [ImportReport.PathIssue(path: ".truce", reason: "it is the store itself")])
         #expect(throws: TruceError.invalidFolder(store.path + "/objects", reason: "it is the store or inside it")) {
             try ImportSource.folder(at: store.path + "/objects", excluding: store.path)
         }
@@ -165,7 +165,7 @@ struct ImportExportTests {
         let stream = Data("M 100644 inline ../escape\ndata 1\nx\nM 100644 inline fine\ndata 1\ny\n".utf8)
         let source = try ImportSource.stream(stream)
         #expect(source.entries.map(\.key) == ["fine"])
-        #expect(source.refused == [PathIssue(path: "../escape", reason: "its name is not a valid document key: it has a '..' segment")])
+        #expect(source.refused == [ImportReport.PathIssue(path: "../escape", reason: "its name is not a valid document key: it has a '..' segment")])
     }
 
     @Test(arguments: [
@@ -218,7 +218,7 @@ struct ImportExportTests {
 
         let report = try test.store.exportDocuments(to: out.path, overwrite: true)
         #expect(report.written == 1)
-        #expect(report.failed == [PathIssue(path: "sub/b.txt", reason: "'sub' on its path is a symbolic link (not followed)")])
+        #expect(report.failed == [ImportReport.PathIssue(path: "sub/b.txt", reason: "'sub' on its path is a symbolic link (not followed)")])
         #expect(FileManager.default.contents(atPath: out.file("a.txt")) == .text("new"))
         #expect(FileManager.default.contents(atPath: out.file("unrelated.txt")) == .text("other"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
@@ -232,7 +232,7 @@ struct ImportExportTests {
         let out = TemporaryDirectory("truce-export")
         let report = try test.store.exportDocuments(to: out.path)
         #expect(report.written == 2)
-        #expect(report.failed == [PathIssue(path: "a/b", reason: "'a' on its path is a file, not a folder")])
+        #expect(report.failed == [ImportReport.PathIssue(path: "a/b", reason: "'a' on its path is a file, not a folder")])
         #expect(FileManager.default.contents(atPath: out.file("a")) == .text("file a"))
         #expect(FileManager.default.contents(atPath: out.file("c")) == .text("c"))
     }

@@ -106,8 +106,8 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
     let base: Data
     let ours: Data
     let theirs: Data
-    let style: ConflictStyle
-    let favor: MergeFavor
+    let style: TextMergeOptions.ConflictStyle
+    let favor: TextMergeOptions.MergeFavor
     let markerSize: Int
     /// True when a NUL was put past git's 8000-byte binary check: text to both.
     let lateNUL: Bool
@@ -160,8 +160,8 @@ private struct FuzzCase: Sendable, CustomStringConvertible {
             files = files.map { padding + $0 }
             lateNUL = true
         }
-        let style = random.pick(ConflictStyle.allCases)
-        let favor: MergeFavor = random.chance(85) ? .normal : random.pick([.ours, .theirs, .union])
+        let style = random.pick(TextMergeOptions.ConflictStyle.allCases)
+        let favor: TextMergeOptions.MergeFavor = random.chance(85) ? .normal : random.pick([.ours, .theirs, .union])
         let markerSize = random.chance(85) ? 7 : random.int(1...12)
         return FuzzCase(
             index: index, base: files[0], ours: files[1], theirs: files[2], style: style, favor: favor,

@@ -8,7 +8,7 @@ import TruceCore
     @Test func generatedTriplesMatchGitMergeFile() async throws {
         let triples = MergeTestTriple.generate(count: 260, seed: 0x7275_6365_2d6d_6572)
         let cases = triples.enumerated().flatMap { index, triple in
-            ConflictStyle.allCases.map { MergeTestCase(triple: triple, style: $0) } + [triple.variant(index)]
+            TextMergeOptions.ConflictStyle.allCases.map { MergeTestCase(triple: triple, style: $0) } + [triple.variant(index)]
         }
         let directory = TemporaryDirectory("truce-textmerge")
         for (index, triple) in triples.enumerated() { try triple.write(to: directory.file("\(index)")) }
@@ -63,7 +63,7 @@ import TruceCore
             theirs: Data("a\nB2\nc\nd\ne\nf\nG2\nh\n".utf8))
         let directory = TemporaryDirectory("truce-textmerge")
         try triple.write(to: directory.path)
-        for style in ConflictStyle.allCases {
+        for style in TextMergeOptions.ConflictStyle.allCases {
             let labels = ["one\n<<<<<<< two", "base\nline", "other\n"]
             var arguments = ["merge-file", "-p"] + (style == .merge ? [] : ["--\(style.rawValue)"])
             arguments += labels.flatMap { ["-L", $0] } + ["ours", "base", "theirs"]
@@ -79,7 +79,7 @@ import TruceCore
     @Test func nulBytesInTheFirst8000BytesMakeTheInputBinary() async throws {
         let text = Data("a\nb\nc\n".utf8)
         let binary = Data("a\n\u{0}b\nc\n".utf8)
-        for favor in MergeFavor.allCases {
+        for favor in TextMergeOptions.MergeFavor.allCases {
             let options = TextMergeOptions(favor: favor)
             #expect(try TextMerge.merge(base: binary, ours: text, theirs: text, options: options) == nil)
             #expect(try TextMerge.merge(base: text, ours: binary, theirs: text, options: options) == nil)
@@ -133,7 +133,7 @@ private struct MergeTestTriple: Sendable {
 
     /// A fourth run per triple with a favor or an unusual marker size, rotating through them.
     func variant(_ index: Int) -> MergeTestCase {
-        let style = ConflictStyle.allCases[index % 3]
+        let style = TextMergeOptions.ConflictStyle.allCases[index % 3]
         switch index % 6 {
         case 0: return MergeTestCase(triple: self, style: style, favor: .ours)
         case 1: return MergeTestCase(triple: self, style: style, favor: .theirs)
@@ -157,8 +157,8 @@ private struct MergeTestTriple: Sendable {
 /// One `git merge-file` invocation and the TextMerge options that must give the same answer.
 private struct MergeTestCase: Sendable, CustomStringConvertible {
     let triple: MergeTestTriple
-    let style: ConflictStyle
-    var favor: MergeFavor = .normal
+    let style: TextMergeOptions.ConflictStyle
+    var favor: TextMergeOptions.MergeFavor = .normal
     var markerSize = 7
 
     var options: TextMergeOptions {

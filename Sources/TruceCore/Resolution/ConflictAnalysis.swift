@@ -28,7 +28,7 @@ public struct ConflictAnalysis: Sendable {
     ///
     /// So do heads whose line changes do not overlap: they still differ (equal heads count as one), and when
     /// this analysis is asked for, no resolver settled them, so a person has one point to decide, never zero.
-    public init(_ conflict: ConflictSet, algorithm: DiffAlgorithm = .myers) throws(TruceError) {
+    public init(_ conflict: ConflictSet, algorithm: TextMergeOptions.DiffAlgorithm = .myers) throws(TruceError) {
         self.conflict = conflict
         let heads = conflict.heads
         let contents = heads.compactMap(\.content)
@@ -107,7 +107,8 @@ public struct ConflictAnalysis: Sendable {
 
     // MARK: - Building the regions
 
-    private static func regions(base: Data, hasBase: Bool, heads: [ConflictSet.Side], contents: [Data], algorithm: DiffAlgorithm) throws(GitError)
+    private static func regions(base: Data, hasBase: Bool, heads: [ConflictSet.Side], contents: [Data], algorithm: TextMergeOptions.DiffAlgorithm)
+        throws(GitError)
         -> [Region]
     {
         let baseLines = lines(of: base)
@@ -139,13 +140,13 @@ public struct ConflictAnalysis: Sendable {
             if cluster.start > position { regions.append(.unchanged(join(baseLines[position..<cluster.start]))) }
             let baseText = join(baseLines[cluster.start..<cluster.end])
             var texts: [Data] = []
-            var ranges: [LineRange] = []
+            var ranges: [ConflictPoint.LineRange] = []
             for head in contents.indices {
                 let change = cluster.hunks.filter { $0.head == head }.reduce(0) { $0 + $1.hunk.newCount - $1.hunk.oldCount }
                 let start = cluster.start + delta[head]
                 let end = cluster.end + delta[head] + change
                 texts.append(join(headLines[head][start..<end]))
-                ranges.append(LineRange(start: start + 1, count: end - start))
+                ranges.append(ConflictPoint.LineRange(start: start + 1, count: end - start))
                 delta[head] += change
             }
             var variants: [Data] = []
@@ -156,7 +157,7 @@ public struct ConflictAnalysis: Sendable {
                 pointNumber += 1
                 let point = ConflictPoint(
                     id: "H\(pointNumber)",
-                    baseLines: LineRange(start: cluster.start + 1, count: cluster.end - cluster.start),
+                    baseLines: ConflictPoint.LineRange(start: cluster.start + 1, count: cluster.end - cluster.start),
                     base: hasBase ? baseText : nil,
                     sides: heads.indices.map { index in
                         ConflictPoint.Side(

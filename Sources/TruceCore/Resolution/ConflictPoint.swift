@@ -1,23 +1,5 @@
 import Foundation
 
-/// A range of lines, numbered from 1 as editors and `git diff` number them.
-public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
-    /// The first line, counted from 0.
-    public let start: Int
-    /// The number of lines; 0 is an insertion before `start`.
-    public let count: Int
-
-    /// `count` lines from line `start`.
-    public init(start: Int, count: Int) {
-        self.start = start
-        self.count = count
-    }
-
-    public var description: String {
-        count == 0 ? "before line \(start)" : count == 1 ? "line \(start)" : "lines \(start)-\(start + count - 1)"
-    }
-}
-
 /// One place where heads disagree and a person must choose: a hunk of lines, or a value at a path in a structured document.
 public struct ConflictPoint: Sendable, Equatable, Encodable {
     /// What one head holds at this point.
@@ -29,12 +11,12 @@ public struct ConflictPoint: Sendable, Equatable, Encodable {
         /// True for the current version.
         public let isCurrent: Bool
         /// Where the text sits in this head; nil for a point that covers the whole document or sits at a `path`.
-        public let lines: LineRange?
+        public let lines: ConflictPoint.LineRange?
         /// The head's text here; nil when the head deleted the document (or, at a `path`, has no value there).
         public let text: Data?
 
         /// One head's side of a point: its lines and text there (nil text for a deletion).
-        public init(version: VersionID, deviceName: String, isCurrent: Bool, lines: LineRange?, text: Data?) {
+        public init(version: VersionID, deviceName: String, isCurrent: Bool, lines: ConflictPoint.LineRange?, text: Data?) {
             self.version = version
             self.deviceName = deviceName
             self.isCurrent = isCurrent
@@ -57,7 +39,7 @@ public struct ConflictPoint: Sendable, Equatable, Encodable {
     /// A stable name for the point, `H1`, `H2`, … in the order of the base.
     public let id: String
     /// Where the point sits in the base; nil for a point that covers the whole document or sits at a `path`.
-    public let baseLines: LineRange?
+    public let baseLines: ConflictPoint.LineRange?
     /// The base's text here; nil when the heads have no common base (or, at a `path`, the base has no value there).
     public let base: Data?
     /// Every head's text here, current first.
@@ -70,7 +52,7 @@ public struct ConflictPoint: Sendable, Equatable, Encodable {
     public var isWholeDocument: Bool { baseLines == nil && path == nil }
 
     /// A point with the base and every head at it; `path` and `reason` for a point in a structure.
-    public init(id: String, baseLines: LineRange?, base: Data?, sides: [Side], path: String? = nil, reason: String? = nil) {
+    public init(id: String, baseLines: ConflictPoint.LineRange?, base: Data?, sides: [Side], path: String? = nil, reason: String? = nil) {
         self.id = id
         self.baseLines = baseLines
         self.base = base
@@ -130,6 +112,26 @@ public enum HunkAnswer: Sendable, Equatable {
         case "both": self = .both
         case _ where (4...40).contains(choice.count) && choice.allSatisfy(\.isHexDigit): self = .version(choice.lowercased())
         default: return nil
+        }
+    }
+}
+
+extension ConflictPoint {
+    /// A range of lines, numbered from 1 as editors and `git diff` number them.
+    public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
+        /// The first line, counted from 0.
+        public let start: Int
+        /// The number of lines; 0 is an insertion before `start`.
+        public let count: Int
+
+        /// `count` lines from line `start`.
+        public init(start: Int, count: Int) {
+            self.start = start
+            self.count = count
+        }
+
+        public var description: String {
+            count == 0 ? "before line \(start)" : count == 1 ? "line \(start)" : "lines \(start)-\(start + count - 1)"
         }
     }
 }

@@ -1,44 +1,12 @@
 import Foundation
 internal import TruceGit
 
-/// How a conflict hunk shows the sides, as git's `merge.conflictStyle` names them.
-public enum ConflictStyle: String, Sendable, CaseIterable {
-    /// Ours and theirs between `<<<<<<<`, `=======` and `>>>>>>>`.
-    case merge
-    /// Like `merge`, with the base's lines after a `|||||||` marker.
-    case diff3
-    /// Like `diff3`, with lines both sides share moved out of the hunk ("zealous diff3").
-    case zdiff3
-}
-
-/// How hunks changed on both sides are settled, as `git merge-file --ours`, `--theirs` and `--union` do.
-public enum MergeFavor: String, Sendable, CaseIterable {
-    /// Leave conflict markers.
-    case normal
-    /// Take our side of every conflicting hunk.
-    case ours
-    /// Take their side of every conflicting hunk.
-    case theirs
-    /// Take both sides, ours first, without markers.
-    case union
-}
-
-/// The line diff a merge runs on each side, as git's `--diff-algorithm` names it (libgit2 has no histogram).
-public enum DiffAlgorithm: String, Sendable, CaseIterable {
-    /// git's default.
-    case myers
-    /// Myers, spending extra time to find the smallest diff.
-    case minimal
-    /// Lines unique to both sides anchor the diff first.
-    case patience
-}
-
 /// The knobs of a three-way text merge; the defaults print what `git merge-file -p` prints.
 public struct TextMergeOptions: Sendable, Equatable {
     /// How conflict hunks are written.
-    public var style: ConflictStyle
+    public var style: TextMergeOptions.ConflictStyle
     /// How conflicting hunks are settled; anything but `.normal` leaves no conflict.
-    public var favor: MergeFavor
+    public var favor: TextMergeOptions.MergeFavor
     /// The length of a conflict marker (`<<<<<<<` is 7); below 1 means 7, as in git.
     public var markerSize: Int
     /// The label after `<<<<<<<`.
@@ -51,18 +19,18 @@ public struct TextMergeOptions: Sendable, Equatable {
     /// `git merge-file` does; false keeps them apart, as `git merge` does.
     public var coalescesNonAlphanumericRegions: Bool
     /// The line diff the merge runs on each side (git's `--diff-algorithm`; libgit2 has no histogram).
-    public var diffAlgorithm: DiffAlgorithm
+    public var diffAlgorithm: TextMergeOptions.DiffAlgorithm
 
     /// Options for one merge; every parameter has git merge-file's default.
     public init(
-        style: ConflictStyle = .merge,
-        favor: MergeFavor = .normal,
+        style: TextMergeOptions.ConflictStyle = .merge,
+        favor: TextMergeOptions.MergeFavor = .normal,
         markerSize: Int = 7,
         oursLabel: String = "ours",
         baseLabel: String = "base",
         theirsLabel: String = "theirs",
         coalescesNonAlphanumericRegions: Bool = true,
-        diffAlgorithm: DiffAlgorithm = .myers
+        diffAlgorithm: TextMergeOptions.DiffAlgorithm = .myers
     ) {
         self.style = style
         self.favor = favor
@@ -97,7 +65,7 @@ public struct TextMergeOptions: Sendable, Equatable {
     }
 }
 
-extension DiffAlgorithm {
+extension TextMergeOptions.DiffAlgorithm {
     /// The same algorithm in the git layer's terms.
     var lineDiff: LineDiff.Algorithm {
         switch self {
@@ -151,4 +119,42 @@ public enum TextMerge {
 
     /// True for content git will not merge as text: a NUL in the first 8000 bytes, or more than 1023 MiB.
     public static func isBinary(_ data: Data) -> Bool { MergeFile.isBinary(data) }
+}
+
+extension TextMergeOptions {
+    /// How a conflict hunk shows the sides, as git's `merge.conflictStyle` names them.
+    public enum ConflictStyle: String, Sendable, CaseIterable {
+        /// Ours and theirs between `<<<<<<<`, `=======` and `>>>>>>>`.
+        case merge
+        /// Like `merge`, with the base's lines after a `|||||||` marker.
+        case diff3
+        /// Like `diff3`, with lines both sides share moved out of the hunk ("zealous diff3").
+        case zdiff3
+    }
+}
+
+extension TextMergeOptions {
+    /// How hunks changed on both sides are settled, as `git merge-file --ours`, `--theirs` and `--union` do.
+    public enum MergeFavor: String, Sendable, CaseIterable {
+        /// Leave conflict markers.
+        case normal
+        /// Take our side of every conflicting hunk.
+        case ours
+        /// Take their side of every conflicting hunk.
+        case theirs
+        /// Take both sides, ours first, without markers.
+        case union
+    }
+}
+
+extension TextMergeOptions {
+    /// The line diff a merge runs on each side, as git's `--diff-algorithm` names it (libgit2 has no histogram).
+    public enum DiffAlgorithm: String, Sendable, CaseIterable {
+        /// git's default.
+        case myers
+        /// Myers, spending extra time to find the smallest diff.
+        case minimal
+        /// Lines unique to both sides anchor the diff first.
+        case patience
+    }
 }

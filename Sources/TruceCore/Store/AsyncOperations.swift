@@ -62,7 +62,7 @@ extension DocumentStore {
     /// or the resolving that follows, and keeps what was adopted.
     public func sync(
         with remote: String, resolving registry: ResolverRegistry?, device: String? = nil,
-        progress: (@Sendable (SyncTraffic) -> Void)? = nil
+        progress: (@Sendable (SyncReport.Traffic) -> Void)? = nil
     ) async throws(TruceError) -> SyncReport {
         // Checked before anything moves: the default device is used only with a registry, but a bad one fails at once.
         let device = try registry.map { _ throws(TruceError) in try author(device) }

@@ -1,22 +1,10 @@
 import Foundation
 internal import TruceGit
 
-/// What kind of change a journal entry records.
-public enum ChangeKind: String, Sendable, Codable {
-    /// A save: a new version with content.
-    case save
-    /// A deletion version.
-    case delete
-    /// A resolution: a version that settles a conflict.
-    case resolution
-    /// A reopening: a resolution turned back into the conflict it settled.
-    case reopen
-}
-
 /// One change to a document: a save, a deletion or a resolution, made here or received by `sync`.
 public struct Change: Sendable, Equatable, Codable {
     /// What happened: a save, a deletion, a resolution or a reopening.
-    public let kind: ChangeKind
+    public let kind: Change.Kind
     /// The document it happened to.
     public let key: DocumentKey
     /// The version it wrote (or, for a received version, adopted).
@@ -27,50 +15,12 @@ public struct Change: Sendable, Equatable, Codable {
     public let date: Date
 }
 
-/// An opaque position in a store's change history, the counterpart of `NSPersistentHistoryToken`.
-///
-/// Its text form (`description`) can be kept anywhere and given back to `changes(since:)`.
-public struct ChangeToken: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The journal entry the token stands after; nil for the start of the history.
-    let entry: ObjectID?
-
-    /// The start of the history: every change comes after it.
-    public static let beginning = ChangeToken(entry: nil)
-
-    /// Reads a token's text form; nil when it is not one.
-    public init?(_ text: String) {
-        if text == Self.beginning.description {
-            self = .beginning
-            return
-        }
-        guard text.hasPrefix("t1-"), let id = ObjectID(hex: String(text.dropFirst(3))) else { return nil }
-        entry = id
-    }
-
-    init(entry: ObjectID?) { self.entry = entry }
-
-    public var description: String { "t1-" + (entry?.hex ?? String(repeating: "0", count: 40)) }
-
-    public init(from decoder: Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let token = ChangeToken(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a change token: \(text)"))
-        }
-        self = token
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
-    }
-}
-
 /// The changes after a token, oldest first, and the token to ask from next time.
 public struct ChangeHistory: Sendable, Codable {
     /// The changes since the token asked with, oldest first.
     public let changes: [Change]
     /// The token to ask with next time: it stands after the last change listed.
-    public let token: ChangeToken
+    public let token: ChangeHistory.Token
 }
 
 extension DocumentStore {
@@ -78,7 +28,9 @@ extension DocumentStore {
     ///
     /// Reads the journal from its newest entry back to `token`: the cost
     /// grows with the number of changes since the token, not with the store.
-    public func changes(since token: ChangeToken = .beginning, excludingAuthor excludedAuthor: String? = nil) throws(TruceError) -> ChangeHistory {
+    public func changes(since token: ChangeHistory.Token = .beginning, excludingAuthor excludedAuthor: String? = nil) throws(TruceError)
+        -> ChangeHistory
+    {
         try withRepository { repository in
             guard let tip = try repository.reference(ChangeJournal.reference) else {
                 guard token == .beginning else { throw TruceError.invalidToken(token.description, reason: "this store has no changes yet") }
@@ -89,7 +41,7 @@ extension DocumentStore {
             }
             // By bytes: a device named in NFD is not the one named in NFC, as git sees them.
             let excluded = excludedAuthor.map { Array($0.utf8) }
-            return ChangeHistory(changes: changes.filter { Array($0.author.utf8) != excluded }, token: ChangeToken(entry: tip))
+            return ChangeHistory(changes: changes.filter { Array($0.author.utf8) != excluded }, token: ChangeHistory.Token(entry: tip))
         }
     }
 }
@@ -315,7 +267,7 @@ enum ChangeJournal {
         for line in data.split(separator: 0x0A) {
             // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
             let fields = line.split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            guard fields.count == 6, let kind = ChangeKind(rawValue: fields[0]), let version = VersionID(hex: fields[1]),
+            guard fields.count == 6, let kind = Change.Kind(rawValue: fields[0]), let version = VersionID(hex: fields[1]),
                 let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5])
             else { return nil }
             let via = fields[3] == "-" ? nil : ObjectID(hex: fields[3])
@@ -341,11 +293,65 @@ enum ChangeJournal {
     /// The change a journal entry records, and the manifest it came through; nil when the commit is not an entry.
     private static func entry(from entry: CommitRecord) -> (change: Change, via: ObjectID?)? {
         let fields = MessageLines.trailers(of: entry.message)
-        guard let kind = fields["Change"].flatMap(ChangeKind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
+        guard let kind = fields["Change"].flatMap(Change.Kind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
             let version = fields["Version"].flatMap(VersionID.init(hex:)), let author = fields["Device"]
         else { return nil }
         let change = Change(
             kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
         return (change, fields["Via"].flatMap(ObjectID.init(hex:)))
+    }
+}
+
+extension Change {
+    /// What kind of change a journal entry records.
+    public enum Kind: String, Sendable, Codable {
+        /// A save: a new version with content.
+        case save
+        /// A deletion version.
+        case delete
+        /// A resolution: a version that settles a conflict.
+        case resolution
+        /// A reopening: a resolution turned back into the conflict it settled.
+        case reopen
+    }
+}
+
+extension ChangeHistory {
+    /// An opaque position in a store's change history, the counterpart of `NSPersistentHistoryToken`.
+    ///
+    /// Its text form (`description`) can be kept anywhere and given back to `changes(since:)`.
+    public struct Token: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The journal entry the token stands after; nil for the start of the history.
+        let entry: ObjectID?
+
+        /// The start of the history: every change comes after it.
+        public static let beginning = ChangeHistory.Token(entry: nil)
+
+        /// Reads a token's text form; nil when it is not one.
+        public init?(_ text: String) {
+            if text == Self.beginning.description {
+                self = .beginning
+                return
+            }
+            guard text.hasPrefix("t1-"), let id = ObjectID(hex: String(text.dropFirst(3))) else { return nil }
+            entry = id
+        }
+
+        init(entry: ObjectID?) { self.entry = entry }
+
+        public var description: String { "t1-" + (entry?.hex ?? String(repeating: "0", count: 40)) }
+
+        public init(from decoder: Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let token = ChangeHistory.Token(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a change token: \(text)"))
+            }
+            self = token
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(description)
+        }
     }
 }

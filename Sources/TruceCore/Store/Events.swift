@@ -21,7 +21,7 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
     /// The device that made the version (the transaction author, in Core Data's words).
     public var author: String { change.author }
     /// What the change was: a save, a deletion, a resolution or a reopening.
-    public var kind: ChangeKind { change.kind }
+    public var kind: Change.Kind { change.kind }
 
     /// True when the change moved the document to another state; a save to a settled document is not one.
     public var changedState: Bool { previous != current }
@@ -53,7 +53,7 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         change = Change(
-            kind: try container.decode(ChangeKind.self, forKey: .kind), key: try container.decode(DocumentKey.self, forKey: .key),
+            kind: try container.decode(Change.Kind.self, forKey: .kind), key: try container.decode(DocumentKey.self, forKey: .key),
             version: try container.decode(VersionID.self, forKey: .version), author: try container.decode(String.self, forKey: .author),
             date: try container.decode(Date.self, forKey: .date))
         previous = try container.decode(DocumentState.self, forKey: .previous)

@@ -1,58 +1,6 @@
 import Foundation
 internal import TruceGit
 
-/// A head another store advertised that this store refused, and why: a document's version, or a replica's manifest.
-///
-/// Exactly one of `version` and `manifest` is set: a manifest is not a
-/// version (it is a commit with an empty tree that lists other replicas'
-/// heads), so its id is never given as one.
-public struct RefusedHead: Sendable, Codable, Equatable {
-    /// The refused version, when the head is a document's; nil when a replica's manifest was refused.
-    public let version: VersionID?
-    /// The refused manifest, when the head is a replica's manifest (its whole chain is then refused); nil for a version.
-    public let manifest: ManifestID?
-    /// The reference the other store advertised it under.
-    public let reference: String
-    /// What is wrong with it or with the history it brings, in words.
-    public let reason: String
-
-    /// The id of what was refused, version or manifest, as git prints it.
-    public var hex: String { version?.hex ?? manifest?.hex ?? "" }
-
-    /// A refused version.
-    init(version: VersionID, reference: String, reason: String) {
-        (self.version, manifest, self.reference, self.reason) = (version, nil, reference, reason)
-    }
-
-    /// A refused manifest.
-    init(manifest: ManifestID, reference: String, reason: String) {
-        (version, self.manifest, self.reference, self.reason) = (nil, manifest, reference, reason)
-    }
-}
-
-/// The id of a replica's manifest commit: its own type, so that it never passes for a ``VersionID``.
-public struct ManifestID: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The commit's id, for the git layer.
-    let objectID: ObjectID
-
-    init(_ objectID: ObjectID) {
-        self.objectID = objectID
-    }
-
-    /// The 40-character lowercase hexadecimal form that git prints.
-    public var hex: String { objectID.hex }
-
-    public var description: String { objectID.hex }
-
-    public init(from decoder: Decoder) throws {
-        objectID = try ObjectID(from: decoder)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        try objectID.encode(to: encoder)
-    }
-}
-
 /// Each document's head references in this store, read once per document, and not at all while the store has no heads
 /// (most of a first sync).
 struct LocalHeads {
@@ -100,7 +48,7 @@ extension DocumentStore {
     /// those a hub holds from before manifests. Without `readingManifests`
     /// only head refs are read: a store's heads hold all it took from manifests.
     static func fetchChecked(
-        from remote: String, into repository: Repository, readingManifests: Bool, refused: inout [RefusedHead],
+        from remote: String, into repository: Repository, readingManifests: Bool, refused: inout [SyncReport.RefusedHead],
         progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws -> IncomingHeads {
         let replica = try existingReplicaID(in: repository)
@@ -150,8 +98,8 @@ extension DocumentStore {
         for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
             guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
                 refused.append(
-                    RefusedHead(
-                        manifest: ManifestID(reference.target), reference: reference.name,
+                    SyncReport.RefusedHead(
+                        manifest: SyncReport.ManifestID(reference.target), reference: reference.name,
                         reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
                 continue
             }
@@ -166,7 +114,8 @@ extension DocumentStore {
             let seen = isOurs ? nil : knownTargets[ReplicaManifest.reference(of: item.replica)]
             guard item.target != seen else { continue }
             guard try incoming.containsCommit(item.target) else {
-                refused.append(RefusedHead(manifest: ManifestID(item.target), reference: item.name, reason: "its manifest did not arrive"))
+                refused.append(
+                    SyncReport.RefusedHead(manifest: SyncReport.ManifestID(item.target), reference: item.name, reason: "its manifest did not arrive"))
                 continue
             }
             let sequence = try Self.sequence(of: item.target, in: incoming)
@@ -174,7 +123,9 @@ extension DocumentStore {
             switch try ReplicaManifest.listing(from: item.target, after: seen, replica: item.replica, in: incoming) {
             case .failure(let problem):
                 refused.append(
-                    RefusedHead(manifest: ManifestID(item.target), reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"))
+                    SyncReport.RefusedHead(
+                        manifest: SyncReport.ManifestID(item.target), reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"
+                    ))
             case .success(let listing):
                 chainCommits += listing.commits
                 candidates += listing.heads.map { ($0, item.name, false) }
@@ -201,7 +152,7 @@ extension DocumentStore {
                 candidate, into: repository, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions)
             {
             case .failure(let problem):
-                refused.append(RefusedHead(version: VersionID(candidate.id), reference: candidate.reference, reason: problem.reason))
+                refused.append(SyncReport.RefusedHead(version: VersionID(candidate.id), reference: candidate.reference, reason: problem.reason))
                 rejected.insert(candidate.id)
             case .success(let key):
                 if candidate.legacy, !isTruceStore { result.legacyReferences.append(candidate.reference) }
@@ -359,5 +310,61 @@ extension DocumentStore {
         checked.formUnion(objects)
         versions[commit.versionID] = version(of: commit, message: message, key: key, isDeletion: entry == nil)
         return nil
+    }
+}
+
+extension SyncReport {
+    /// A head another store advertised that this store refused, and why: a document's version, or a replica's manifest.
+    ///
+    /// Exactly one of `version` and `manifest` is set: a manifest is not a
+    /// version (it is a commit with an empty tree that lists other replicas'
+    /// heads), so its id is never given as one.
+    public struct RefusedHead: Sendable, Codable, Equatable {
+        /// The refused version, when the head is a document's; nil when a replica's manifest was refused.
+        public let version: VersionID?
+        /// The refused manifest, when the head is a replica's manifest (its whole chain is then refused); nil for a version.
+        public let manifest: SyncReport.ManifestID?
+        /// The reference the other store advertised it under.
+        public let reference: String
+        /// What is wrong with it or with the history it brings, in words.
+        public let reason: String
+
+        /// The id of what was refused, version or manifest, as git prints it.
+        public var hex: String { version?.hex ?? manifest?.hex ?? "" }
+
+        /// A refused version.
+        init(version: VersionID, reference: String, reason: String) {
+            (self.version, manifest, self.reference, self.reason) = (version, nil, reference, reason)
+        }
+
+        /// A refused manifest.
+        init(manifest: SyncReport.ManifestID, reference: String, reason: String) {
+            (version, self.manifest, self.reference, self.reason) = (nil, manifest, reference, reason)
+        }
+    }
+}
+
+extension SyncReport {
+    /// The id of a replica's manifest commit: its own type, so that it never passes for a ``VersionID``.
+    public struct ManifestID: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The commit's id, for the git layer.
+        let objectID: ObjectID
+
+        init(_ objectID: ObjectID) {
+            self.objectID = objectID
+        }
+
+        /// The 40-character lowercase hexadecimal form that git prints.
+        public var hex: String { objectID.hex }
+
+        public var description: String { objectID.hex }
+
+        public init(from decoder: Decoder) throws {
+            objectID = try ObjectID(from: decoder)
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            try objectID.encode(to: encoder)
+        }
     }
 }

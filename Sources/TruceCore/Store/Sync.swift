@@ -10,15 +10,15 @@ public struct SyncReport: Sendable, Codable {
     /// Documents in conflict here after the sync (and after resolving, with `resolving`).
     public let inConflict: [DocumentKey]
     /// Heads of the other store this store refused: they, or the history they bring, fail git's or Truce's checks.
-    public let refused: [RefusedHead]
+    public let refused: [SyncReport.RefusedHead]
     /// Heads of this store the other store refused (for a store Truce can open).
-    public let refusedByRemote: [RefusedHead]
+    public let refusedByRemote: [SyncReport.RefusedHead]
     /// With `resolving`: the documents the sync left in conflict that a resolver settled here.
     public var resolved: [DocumentKey] = []
     /// With `resolving`: the documents that still need a person.
     public var needsPerson: [DocumentKey] = []
     /// Objects and bytes received and sent, and documents adopted.
-    public var traffic = SyncTraffic()
+    public var traffic = SyncReport.Traffic()
     /// The remote as messages show it: its URL without a password.
     public var remote = ""
 }
@@ -44,17 +44,17 @@ extension DocumentStore {
         let remoteStore: DocumentStore?
         let meter: TrafficMeter
         let received: [Change]
-        let refused: [RefusedHead]
+        let refused: [SyncReport.RefusedHead]
         var hub: HubState
         var sent: Int
-        var refusedThere: [RefusedHead]
+        var refusedThere: [SyncReport.RefusedHead]
     }
 
     /// The exchange of a `sync`: receive what the other side has, then send ours; stopping with `TruceError.cancelled`
     /// once `cancellation` is set: in the download (libgit2's transfer callback aborts it) or before adopting, which
     /// leaves the store as it was; or while sending after adopting, which keeps what was adopted, whole.
     func exchange(
-        with remote: String, progress: (@Sendable (SyncTraffic) -> Void)?, cancellation: Cancellation?
+        with remote: String, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
     ) throws(TruceError) -> Exchange {
         let meter = TrafficMeter(progress: progress)
         let localPath = Self.localPath(of: remote)
@@ -108,7 +108,7 @@ extension DocumentStore {
     /// of a hub from before manifests once our manifest lists their versions.
     private func send(
         to remote: String, store remoteStore: DocumentStore?, hub: inout HubState, meter: TrafficMeter, cancellation: Cancellation?
-    ) throws(TruceError) -> (sent: Int, refused: [RefusedHead]) {
+    ) throws(TruceError) -> (sent: Int, refused: [SyncReport.RefusedHead]) {
         defer { meter.sendFinished() }
         guard let remoteStore else {
             do {
@@ -170,11 +170,11 @@ extension DocumentStore {
     /// heads, and remembers the manifests read; returns the new versions, the heads refused and what the hub advertised.
     func receive(
         from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
-    ) throws(TruceError) -> (received: [Change], refused: [RefusedHead], hub: HubState) {
+    ) throws(TruceError) -> (received: [Change], refused: [SyncReport.RefusedHead], hub: HubState) {
         // The transfer and the checks run on a handle of their own: reads and saves meanwhile do not wait behind them.
-        let received = try withOwnRepository { repository -> (received: [Change], refused: [RefusedHead], hub: HubState) in
+        let received = try withOwnRepository { repository -> (received: [Change], refused: [SyncReport.RefusedHead], hub: HubState) in
             // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
-            var refused: [RefusedHead] = []
+            var refused: [SyncReport.RefusedHead] = []
             let incoming = try Self.fetchChecked(
                 from: remote, into: repository, readingManifests: readingManifests,
                 refused: &refused, progress: transfer, cancellation: cancellation)
@@ -262,7 +262,7 @@ extension DocumentStore {
 
     /// The journal entry for a version: a save, a deletion or a resolution by its author.
     static func change(recording version: Version) -> Change {
-        let kind: ChangeKind = version.isResolution ? .resolution : version.reopened != nil ? .reopen : version.isDeletion ? .delete : .save
+        let kind: Change.Kind = version.isResolution ? .resolution : version.reopened != nil ? .reopen : version.isDeletion ? .delete : .save
         return Change(kind: kind, key: version.key, version: version.id, author: version.deviceName, date: version.modificationDate)
     }
 

@@ -2,34 +2,21 @@ import Foundation
 import Synchronization
 internal import TruceGit
 
-/// What one sync moved over the wire, and what it adopted.
-public struct SyncTraffic: Sendable, Codable, Equatable {
-    /// Objects and bytes received from the other side.
-    public var receivedObjects = 0, receivedBytes = 0
-    /// Objects and bytes sent to the other side.
-    public var sentObjects = 0, sentBytes = 0
-    /// Documents that gained versions here.
-    public var documentsAdopted = 0
-
-    /// Nothing moved yet.
-    package init() {}
-}
-
 /// Adds up a sync's transfers (a fetch, then one or two pushes) and reports the running total to `progress`.
 ///
 /// Sendable, under a lock: a sync's exchange and the send after its resolving run on different threads.
 final class TrafficMeter: Sendable {
     private struct Totals {
-        var traffic = SyncTraffic()
-        var sentBefore = SyncTraffic()
+        var traffic = SyncReport.Traffic()
+        var sentBefore = SyncReport.Traffic()
     }
 
     private let totals = Mutex(Totals())
-    private let progress: (@Sendable (SyncTraffic) -> Void)?
+    private let progress: (@Sendable (SyncReport.Traffic) -> Void)?
 
-    init(progress: (@Sendable (SyncTraffic) -> Void)?) { self.progress = progress }
+    init(progress: (@Sendable (SyncReport.Traffic) -> Void)?) { self.progress = progress }
 
-    var traffic: SyncTraffic { totals.withLock { $0.traffic } }
+    var traffic: SyncReport.Traffic { totals.withLock { $0.traffic } }
 
     func received(_ counts: TransferCounts) {
         let now = totals.withLock { totals in
@@ -59,5 +46,20 @@ final class TrafficMeter: Sendable {
             return totals.traffic
         }
         progress?(now)
+    }
+}
+
+extension SyncReport {
+    /// What one sync moved over the wire, and what it adopted.
+    public struct Traffic: Sendable, Codable, Equatable {
+        /// Objects and bytes received from the other side.
+        public var receivedObjects = 0, receivedBytes = 0
+        /// Objects and bytes sent to the other side.
+        public var sentObjects = 0, sentBytes = 0
+        /// Documents that gained versions here.
+        public var documentsAdopted = 0
+
+        /// Nothing moved yet.
+        package init() {}
     }
 }

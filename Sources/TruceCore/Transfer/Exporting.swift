@@ -16,7 +16,7 @@ public struct ExportReport: Sendable, Codable {
     /// Documents that were in conflict (at the date asked, if any): written as their current version.
     public let inConflict: [DocumentKey]
     /// Documents whose file could not be written (a file and a folder of one name, a link in the way), with the reason.
-    public let failed: [PathIssue]
+    public let failed: [ImportReport.PathIssue]
 }
 
 extension DocumentStore {
@@ -52,7 +52,7 @@ extension DocumentStore {
         do { root = try FileTree.openFolder(path) } catch { throw .invalidFolder(path, reason: error.reason) }
         defer { close(root) }
         var written = 0, deleted = 0
-        var failed: [PathIssue] = []
+        var failed: [ImportReport.PathIssue] = []
         for document in chosen {
             guard let version = document.current, let content = try contents(of: version) else {
                 if document.current != nil { deleted += 1 }
@@ -62,7 +62,7 @@ extension DocumentStore {
                 try FileTree.write(content, to: document.key.segments.map { Array($0.utf8) }, below: root)
                 written += 1
             } catch {
-                failed.append(PathIssue(path: document.key.rawValue, reason: error.reason))
+                failed.append(ImportReport.PathIssue(path: document.key.rawValue, reason: error.reason))
             }
         }
         return ExportReport(written: written, deleted: deleted, inConflict: chosen.filter(\.inConflict).map(\.key), failed: failed)

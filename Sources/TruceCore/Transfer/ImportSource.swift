@@ -1,20 +1,5 @@
 import Foundation
 
-/// A path that an import or export did not take, and why: one line each for the user.
-public struct PathIssue: Sendable, Codable, Equatable, CustomStringConvertible {
-    /// The path as one line: UTF-8 as is, other bytes and control characters as `\xNN`.
-    public let path: String
-    /// Why, in words.
-    public let reason: String
-
-    package init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String { "'\(path)': \(reason)" }
-}
-
 /// The documents an import will save: a folder's regular files, or the records of a stream, each with its key.
 ///
 /// Making a source reads names only; the folder's files are read by
@@ -41,9 +26,9 @@ public struct ImportSource: Sendable {
     /// The files to import, in key order.
     public internal(set) var entries: [Entry] = []
     /// Paths that cannot become documents (links, special files, names that are not valid keys), with the reason.
-    public internal(set) var refused: [PathIssue] = []
+    public internal(set) var refused: [ImportReport.PathIssue] = []
     /// Paths left out on purpose (a `.git` folder, the store itself), with the reason.
-    public internal(set) var skipped: [PathIssue] = []
+    public internal(set) var skipped: [ImportReport.PathIssue] = []
 
     init(folder: String?) { self.folder = folder }
 
@@ -72,19 +57,19 @@ public struct ImportSource: Sendable {
             let shown = FileTree.display(entry.components)
             switch entry.kind {
             case .directory where entry.components.last == Array(".git".utf8):
-                source.skipped.append(PathIssue(path: shown, reason: "a git folder; its files are git's, not documents"))
+                source.skipped.append(ImportReport.PathIssue(path: shown, reason: "a git folder; its files are git's, not documents"))
             case .directory where storeIdentity.map({ $0 == (entry.device, entry.inode) }) ?? false:
-                source.skipped.append(PathIssue(path: shown, reason: "it is the store itself"))
+                source.skipped.append(ImportReport.PathIssue(path: shown, reason: "it is the store itself"))
             case .directory:
                 continue
             case .file:
                 source.add(entry.components, shown: shown, prefix: keyPrefix)
             case .symbolicLink:
-                source.refused.append(PathIssue(path: shown, reason: "it is a symbolic link (not followed)"))
+                source.refused.append(ImportReport.PathIssue(path: shown, reason: "it is a symbolic link (not followed)"))
             case .special(let what):
-                source.refused.append(PathIssue(path: shown, reason: "it is \(what), not a regular file"))
+                source.refused.append(ImportReport.PathIssue(path: shown, reason: "it is \(what), not a regular file"))
             case .unreadable(let reason):
-                source.refused.append(PathIssue(path: shown, reason: "cannot read this folder: \(reason)"))
+                source.refused.append(ImportReport.PathIssue(path: shown, reason: "cannot read this folder: \(reason)"))
             }
         }
         return source
@@ -93,7 +78,7 @@ public struct ImportSource: Sendable {
     /// Adds the file at `components` under the key its path makes, or refuses it by name.
     private mutating func add(_ components: [[UInt8]], shown: String, prefix: String) {
         if components.last == Array(".git".utf8) {
-            skipped.append(PathIssue(path: shown, reason: "a git file (a worktree's or submodule's link), not a document"))
+            skipped.append(ImportReport.PathIssue(path: shown, reason: "a git file (a worktree's or submodule's link), not a document"))
             return
         }
         guard let key = Self.key(for: Array(components.joined(separator: [0x2F])), prefix: prefix, shown: shown, refusing: &refused) else { return }
@@ -101,16 +86,16 @@ public struct ImportSource: Sendable {
     }
 
     /// The key for a path's bytes after `prefix`, or nil with the refusal recorded.
-    static func key(for bytes: [UInt8], prefix: String, shown: String, refusing refused: inout [PathIssue]) -> DocumentKey? {
+    static func key(for bytes: [UInt8], prefix: String, shown: String, refusing refused: inout [ImportReport.PathIssue]) -> DocumentKey? {
         guard let name = String(validating: bytes, as: UTF8.self) else {
-            refused.append(PathIssue(path: shown, reason: "its name is not valid UTF-8, so it cannot be a document key"))
+            refused.append(ImportReport.PathIssue(path: shown, reason: "its name is not valid UTF-8, so it cannot be a document key"))
             return nil
         }
         do {
             return try DocumentKey(prefix + name)
         } catch {
             guard case .invalidKey(_, let reason) = error else { return nil }
-            refused.append(PathIssue(path: shown, reason: "its name is not a valid document key: \(reason)"))
+            refused.append(ImportReport.PathIssue(path: shown, reason: "its name is not a valid document key: \(reason)"))
             return nil
         }
     }
@@ -121,5 +106,22 @@ public struct ImportSource: Sendable {
         let folder = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
         _ = try DocumentKey(folder)
         return folder + "/"
+    }
+}
+
+extension ImportReport {
+    /// A path that an import or export did not take, and why: one line each for the user.
+    public struct PathIssue: Sendable, Codable, Equatable, CustomStringConvertible {
+        /// The path as one line: UTF-8 as is, other bytes and control characters as `\xNN`.
+        public let path: String
+        /// Why, in words.
+        public let reason: String
+
+        package init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+
+        public var description: String { "'\(path)': \(reason)" }
     }
 }

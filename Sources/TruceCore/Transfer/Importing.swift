@@ -16,19 +16,11 @@ public struct ImportReport: Sendable, Codable {
     /// Documents whose current version already holds exactly these bytes: no version written.
     public let unchanged: Int
     /// Paths not imported because of what they are or what they are named; the CLI exits 2 when there is any.
-    public let refused: [PathIssue]
+    public let refused: [ImportReport.PathIssue]
     /// Paths left out on purpose (a `.git` folder, the store itself).
-    public let skipped: [PathIssue]
+    public let skipped: [ImportReport.PathIssue]
     /// The new version of each changed document, in key order.
-    public let versions: [ImportedVersion]
-}
-
-/// A document an import wrote a version of.
-public struct ImportedVersion: Sendable, Codable, Equatable {
-    /// The document.
-    public let key: DocumentKey
-    /// Its new version.
-    public let version: VersionID
+    public let versions: [ImportReport.ImportedVersion]
 }
 
 extension DocumentStore {
@@ -51,7 +43,7 @@ extension DocumentStore {
             try contents.filter { key, content in try !Self.currentVersion(of: key, holds: content, in: repository) }
         }
         let ids = try saveBatch(changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) })
-        let versions = zip(changed, ids).map { ImportedVersion(key: $0.0.key, version: $0.1) }
+        let versions = zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
         return ImportReport(
             documents: contents.count, newVersions: changed.count, unchanged: contents.count - changed.count,
             refused: refused, skipped: source.skipped, versions: versions.sorted { $0.key < $1.key })
@@ -59,7 +51,7 @@ extension DocumentStore {
 
     /// The bytes of every entry that can be read, in key order; the others are refused by path.
     private static func read(
-        _ source: ImportSource, refusing refused: inout [PathIssue],
+        _ source: ImportSource, refusing refused: inout [ImportReport.PathIssue],
         progress: ((Int, Int) -> Void)?
     ) throws(TruceError) -> [(key: DocumentKey, content: Data)] {
         var root: Int32 = -1
@@ -81,7 +73,7 @@ extension DocumentStore {
                 do {
                     contents.append((entry.key, try FileTree.read(components, below: root)))
                 } catch {
-                    refused.append(PathIssue(path: entry.path, reason: "cannot read it: \(error.reason)"))
+                    refused.append(ImportReport.PathIssue(path: entry.path, reason: "cannot read it: \(error.reason)"))
                 }
             }
         }
@@ -95,5 +87,15 @@ extension DocumentStore {
         let tree = try repository.readCommit(current.id.objectID).tree
         guard let entry = try repository.entry(at: key.rawValue, inTree: tree), !entry.isTree else { return false }
         return entry.id == ObjectID.blobHash(of: content)
+    }
+}
+
+extension ImportReport {
+    /// A document an import wrote a version of.
+    public struct ImportedVersion: Sendable, Codable, Equatable {
+        /// The document.
+        public let key: DocumentKey
+        /// Its new version.
+        public let version: VersionID
     }
 }

@@ -119,7 +119,7 @@ public enum HunkAnswer: Sendable, Equatable {
 extension ConflictPoint {
     /// A range of lines, numbered from 1 as editors and `git diff` number them.
     public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {
-        /// The first line, counted from 0.
+        /// The first line, counted from 1.
         public let start: Int
         /// The number of lines; 0 is an insertion before `start`.
         public let count: Int

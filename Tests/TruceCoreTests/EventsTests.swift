@@ -65,6 +65,17 @@ struct EventsTests {
         }
     }
 
+    /// The watcher reads the journal, then the heads: a save that landed in between must not change the state the
+    /// earlier entry reports (this made the test above fail now and then).
+    @Test func anEntryReadBeforeALaterSaveLandedKeepsItsOwnState() throws {
+        let test = try TestStore()
+        let first = try test.store.save(.text("x\n"), to: "b.txt", device: "tablet")
+        let firstChange = Change(kind: .save, key: "b.txt", version: first.id, author: "tablet", date: first.modificationDate)
+        let second = try test.store.save(.text("y\n"), to: "b.txt", device: "tablet")
+        let events = try test.store.withRepository { try DocumentStore.stateChanges(for: [firstChange], in: $0) }
+        #expect(events.map { "\($0.previous)→\($0.current)" } == ["absent→settled"], "the heads already held \(second.id.short)")
+    }
+
     @Test func manyChangesReadAtOnceEachGetTheStateTheyMadeThen() async throws {
         let test = try TestStore()
         let original = try test.store.save(.text("0\n"), to: "a.txt", device: "laptop")

@@ -92,6 +92,19 @@ extension DocumentStore {
         var events = [DocumentStateChange?](repeating: nil, count: changes.count)
         for (key, indices) in indicesByKey {
             var heads = Set(try headReferences(of: key, in: repository).map(\.target))
+            // The heads are read after the journal: a later save built on one of these versions may have landed since,
+            // its entry not read yet. Such a head is rewound to its parents first, so the replay starts where the batch ended.
+            let batch = Set(indices.map { changes[$0].version.objectID })
+            var rewinding = true
+            while rewinding {
+                rewinding = false
+                for head in heads where !batch.contains(head) {
+                    guard try batch.contains(where: { try repository.isDescendant(head, of: $0) }) else { continue }
+                    heads.remove(head)
+                    heads.formUnion(try repository.readCommit(head).parents)
+                    rewinding = true
+                }
+            }
             var after = try documentVersions(of: key, amongCandidates: Array(heads), in: repository).state
             for index in indices.reversed() {
                 let change = changes[index]

@@ -74,14 +74,15 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
         /// Why it failed, in the words libgit2 or the system gave.
         public let message: String
 
-        /// A failure of `operation` because of `message`.
+        /// A failure of `operation` because of `message`, with any URL's password removed from both: the fields
+        /// are public, so an app that shows them shows no password either.
         package init(operation: String, message: String) {
-            self.operation = operation
-            self.message = message
+            self.operation = RemoteURL.redactingPasswords(in: operation)
+            self.message = RemoteURL.redactingPasswords(in: message)
         }
 
-        /// What failed and why, with any URL's password removed.
-        public var description: String { RemoteURL.redactingPasswords(in: "\(operation): \(message)") }
+        /// What failed and why.
+        public var description: String { "\(operation): \(message)" }
     }
 
     /// A `storeFailure` carrying what a libgit2 call (or a system call beneath the git layer) said.

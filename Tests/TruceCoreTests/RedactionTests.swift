@@ -25,4 +25,16 @@ struct RedactionTests {
         let error = GitError(operation: "fetch from https://ada:pw-1@host/x", code: -1, errorClass: 0, message: "https://ada:pw-1@host/x: refused")
         #expect("\(error)" == "fetch from https://ada@host/x: https://ada@host/x: refused")
     }
+
+    @Test func aStoreFailuresPublicFieldsHoldNoPassword() {
+        let failure = TruceError.storeFailure(
+            GitError(operation: "fetch from https://ada:pw-1@host/x", code: -1, errorClass: 0, message: "https://ada:pw-1@host/x: refused"))
+        guard case .storeFailure(let parts) = failure else {
+            Issue.record("not a store failure: \(failure)")
+            return
+        }
+        #expect(parts.operation == "fetch from https://ada@host/x")
+        #expect(parts.message == "https://ada@host/x: refused")
+        #expect(!"\(failure)".contains("pw-1"))
+    }
 }

@@ -23,9 +23,11 @@ package enum PackConsolidation {
     package static let smallPackBytes = 1 << 20
 
     /// Folds the store's small packs into one when they are more than `smallPackLimit`; returns how many were folded.
+    ///
+    /// Every write calls it, so it reads `objects/pack` alone, never the loose objects.
     @discardableResult
     package static func consolidateIfNeeded(in repository: Repository) throws(GitError) -> Int {
-        let small = repository.objectFiles().packs.filter { $0.size <= smallPackBytes }
+        let small = repository.packFiles().packs.filter { $0.size <= smallPackBytes }
         guard small.count > smallPackLimit else { return 0 }
         var objects = Set<ObjectID>()
         var folded: [String] = []

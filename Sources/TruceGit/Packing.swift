@@ -10,6 +10,16 @@ package struct ObjectFile {
     package let size: Int
 }
 
+extension ObjectFile {
+    /// The file at `path` as it is now; nil when it is gone.
+    init?(path: String, id: ObjectID? = nil) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        self.init(
+            path: path, id: id, modified: attributes[.modificationDate] as? Date ?? .distantPast,
+            size: (attributes[.size] as? NSNumber)?.intValue ?? 0)
+    }
+}
+
 extension Repository {
     /// Every object reachable from `tips`: commits, their trees and blobs; other objects are taken as they are.
     package func reachableObjects(from tips: [ObjectID]) throws(GitError) -> Set<ObjectID> {
@@ -48,13 +58,8 @@ extension Repository {
     package func objectFiles() -> (loose: [ObjectFile], packs: [ObjectFile], temporary: [ObjectFile]) {
         let manager = FileManager.default
         let objects = gitDirectory + "objects/"
-        var loose: [ObjectFile] = [], packs: [ObjectFile] = [], temporary: [ObjectFile] = []
-        func file(_ path: String, id: ObjectID? = nil) -> ObjectFile? {
-            guard let attributes = try? manager.attributesOfItem(atPath: path) else { return nil }
-            return ObjectFile(
-                path: path, id: id, modified: attributes[.modificationDate] as? Date ?? .distantPast,
-                size: (attributes[.size] as? NSNumber)?.intValue ?? 0)
-        }
+        var loose: [ObjectFile] = [], temporary: [ObjectFile] = []
+        func file(_ path: String, id: ObjectID? = nil) -> ObjectFile? { ObjectFile(path: path, id: id) }
         for directory in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where directory.count == 2 {
             for name in (try? manager.contentsOfDirectory(atPath: objects + directory)) ?? [] {
                 let path = objects + directory + "/" + name
@@ -69,15 +74,19 @@ extension Repository {
         for name in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where name.hasPrefix("tmp_") {
             file(objects + name).map { temporary.append($0) }
         }
-        for name in (try? manager.contentsOfDirectory(atPath: objects + "pack")) ?? [] {
-            let path = objects + "pack/" + name
-            if name.hasPrefix("pack-") && name.hasSuffix(".pack") {
-                file(path).map { packs.append($0) }
-            } else if !name.hasPrefix("pack-") {
-                file(path).map { temporary.append($0) }
-            }
+        let (packs, leftovers) = packFiles()
+        return (loose, packs, temporary + leftovers)
+    }
+
+    /// The packs in `objects/pack`, and the files there that are no pack's (a killed indexer's): one directory read.
+    package func packFiles() -> (packs: [ObjectFile], temporary: [ObjectFile]) {
+        let directory = gitDirectory + "objects/pack/"
+        var packs: [ObjectFile] = [], temporary: [ObjectFile] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            guard name.hasPrefix("pack-") ? name.hasSuffix(".pack") : true, let file = ObjectFile(path: directory + name) else { continue }
+            if name.hasPrefix("pack-") { packs.append(file) } else { temporary.append(file) }
         }
-        return (loose, packs, temporary)
+        return (packs, temporary)
     }
 
     /// The ids a pack's index lists (`pack-<hash>.idx` beside `pack`), nil when it is missing or not version 2.

@@ -24,7 +24,7 @@ struct Bench {
         let scale = Scale(quick: quick)
         let sections: [(String, (Scale) async throws -> [Row])] = [
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple),
-            ("saves", { try await StoreRows.saves($0) + DurableSaveRows.peer($0) }),
+            ("saves", StoreRows.saves), ("durable", DurableSaveRows.peer),
             ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
             ("prune", StoreRows.prune), ("import", ImportRows.folder), ("memory", MergeRows.memory), ("convergence", ConvergenceRows.replicas),
             ("structured", StructuredRows.correctness), ("structured-large", StructuredRows.largeDocument), ("sync", SyncRows.atScale),

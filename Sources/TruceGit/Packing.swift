@@ -13,10 +13,8 @@ package struct ObjectFile {
 extension ObjectFile {
     /// The file at `path` as it is now; nil when it is gone.
     init?(path: String, id: ObjectID? = nil) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-        self.init(
-            path: path, id: id, modified: attributes[.modificationDate] as? Date ?? .distantPast,
-            size: (attributes[.size] as? NSNumber)?.intValue ?? 0)
+        guard let status = DurableFiles.status(path) else { return nil }
+        self.init(path: path, id: id, modified: status.modified, size: status.size)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 #if canImport(Glibc)
     import Glibc
@@ -37,8 +38,7 @@ struct PruneLock {
     func release() { unlink(path) }
 
     private static func isStale(_ path: String) -> Bool {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        if let modified = attributes?[.modificationDate] as? Date, Date().timeIntervalSince(modified) > staleAge { return true }
+        if let modified = DurableFiles.status(path)?.modified, Date().timeIntervalSince(modified) > staleAge { return true }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
         else { return true }

@@ -73,10 +73,6 @@ extension DocumentStore {
 
     /// A file's inode number and modification date, nil when it does not exist.
     static func fileIdentity(_ path: String) -> (number: UInt64, modified: Date)? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let number = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
-            let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        return (number, modified)
+        DurableFiles.status(path).map { ($0.number, $0.modified) }
     }
 }

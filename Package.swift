@@ -19,8 +19,9 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
-        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call, and the loose-object
-        // guard: an object database backend that inflates with zlib itself, so it is written in C.
+        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call, the loose-object
+        // guard: an object database backend that inflates with zlib itself, so it is written in C, and zlib's
+        // compress2, with which the pack writer deflates a save's objects.
         .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim", linkerSettings: [.linkedLibrary("z")]),
         // The git layer: the only Swift module that calls libgit2, all of it `package` access, so apps never see it.
         .target(name: "TruceGit", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceGit"),

@@ -28,15 +28,8 @@ package final class BulkWriter {
     @discardableResult
     package func flush() throws(GitError) -> Int {
         guard !written.isEmpty else { return 0 }
-        var builder: OpaquePointer?
-        try check(git_packbuilder_new(&builder, repository.handle), "start pack")
-        defer { git_packbuilder_free(builder) }
-        git_packbuilder_set_threads(builder, 0)  // one delta-search thread per core
-        for id in written {
-            var oid = id.raw
-            try check(git_packbuilder_insert(builder, &oid, nil), "add \(id) to pack")
-        }
-        try check(git_packbuilder_write(builder, nil, 0, nil, nil), "write pack")
+        // Not libgit2's pack builder: it reads every reference in the store on each write (see `PackWriter`).
+        try PackWriter(repository: repository).write(written)
         let count = written.count
         written.removeAll()
         try check(git_mempack_reset(backend), "empty in-memory object store")

@@ -2,8 +2,10 @@
 #define TRUCE_CGITSHIM_H
 
 #include <git2/types.h>
+#include <stddef.h>
 
-/* Fixed-arity wrappers for git_libgit2_opts, which is variadic and so not callable from Swift, and the loose-object guard. */
+/* Fixed-arity wrappers for git_libgit2_opts, which is variadic and so not callable from Swift, the loose-object guard,
+ * and zlib's compress2 for the packs a save writes (zlib is linked for the guard already). */
 
 /** Makes libgit2 fsync object files, refs and reflogs it writes (GIT_OPT_ENABLE_FSYNC_GITDIR). */
 int truce_git_enable_fsync_gitdir(int enabled);
@@ -25,5 +27,14 @@ int truce_git_search_no_outside_config(void);
 
 /** Makes libgit2 trust the CA certificates in `file` (PEM) for https, in place of the system bundle (GIT_OPT_SET_SSL_CERT_LOCATIONS). */
 int truce_git_set_ssl_cert_file(const char *file);
+
+/** The most bytes `truce_deflate` can produce from `length` bytes (zlib's compressBound). */
+size_t truce_deflate_bound(size_t length);
+
+/**
+ * Compresses `length` bytes at `in` into one zlib stream at `out` at zlib's default level, as libgit2 deflates the
+ * objects it packs; `*out_length` is the room at `out` and becomes the stream's length. Returns zlib's status (Z_OK is 0).
+ */
+int truce_deflate(unsigned char *out, size_t *out_length, const unsigned char *in, size_t length);
 
 #endif

@@ -1,0 +1,119 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceGit
+
+/// A pack `PackWriter` writes is one git accepts, holds exactly the objects given, and is written without reading refs.
+struct PackWriterTests {
+    /// A bare repository in a temporary directory, with git run on it as the oracle.
+    final class Fixture {
+        let directory = TemporaryDirectory("truce-pack")
+        var path: String { directory.file("repo.git") }
+
+        init() throws { _ = try Repository.createBare(at: directory.file("repo.git")) }
+
+        func git(_ arguments: String...) throws -> ProcessResult {
+            let result = try TestSupport.git(["-C", path] + arguments)
+            try #require(result.status == 0, "git \(arguments.joined(separator: " ")) failed: \(result.errorOutput)")
+            return result
+        }
+
+        /// What `git fsck --strict` finds, past its notices that a repository with no refs has no refs.
+        func fsckFindings() throws -> [String] {
+            let result = try git("fsck", "--strict", "--no-dangling")
+            return (result.output + result.errorOutput).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("notice: ") }
+        }
+
+        func packs() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack").filter { $0.hasSuffix(".pack") }.sorted()
+        }
+    }
+
+    static func randomBytes(_ count: Int, seed: UInt64) -> Data {
+        var random = SeededRandom(seed: seed)
+        return Data((0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+    }
+
+    static let signature = Signature(name: "Ada", email: "ada@example.com", time: 1_796_000_000, offsetMinutes: 60)
+
+    /// Blobs empty, small, over one 64 KiB block and over 1 MiB (random, so deflate cannot shrink them under those
+    /// sizes, and one compressible), a tree naming them and a commit of it: written to memory, then packed.
+    @Test func aPackHoldsExactlyTheGivenObjectsAndGitAcceptsIt() throws {
+        let fixture = try Fixture()
+        let bulk = try BulkWriter(path: fixture.path)
+        let contents: [String: Data] = [
+            "empty": Data(), "small": .text("one line\n"), "over-64k": Self.randomBytes(70_000, seed: 1),
+            "over-1m": Self.randomBytes(1_500_000, seed: 2), "compressible": Data(repeating: 0x61, count: 3 << 20),
+        ]
+        var blobs: [String: ObjectID] = [:]
+        for (name, bytes) in contents.sorted(by: { $0.key < $1.key }) {
+            blobs[name] = try bulk.repository.writeBlob(bytes)
+            bulk.record(blobs[name]!)
+        }
+        let tree = try bulk.repository.writeTree(blobs.map { TreeEntry(name: $0.key, id: $0.value, isTree: false) })
+        bulk.record(tree)
+        let commit = try bulk.repository.writeCommit(tree: tree, parents: [], author: Self.signature, committer: Self.signature, message: "m\n")
+        bulk.record(commit)
+        bulk.record(blobs["small"]!)  // recorded twice, packed once
+        #expect(try fixture.packs().isEmpty)
+        #expect(try bulk.flush() == contents.count + 3)
+
+        let packs = try fixture.packs()
+        try #require(packs.count == 1, "packs: \(packs)")
+        let verified = try fixture.git("verify-pack", "-v", "objects/pack/" + packs[0]).output
+        var listed: [ObjectID: String] = [:]
+        for line in verified.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 2, let id = ObjectID(hex: String(fields[0])) { listed[id] = String(fields[1]) }
+        }
+        var expected = Dictionary(uniqueKeysWithValues: blobs.values.map { ($0, "blob") })
+        expected[tree] = "tree"
+        expected[commit] = "commit"
+        #expect(listed == expected, "verify-pack -v:\n\(verified)")
+        #expect(verified.contains(": ok"))
+        #expect(try fixture.git("count-objects", "-v").output.contains("count: 0\n"), "objects were written loose")
+        #expect(try fixture.fsckFindings().isEmpty)
+        #expect(try fixture.git("cat-file", "-p", tree.hex).output.split(separator: "\n").count == contents.count)
+        #expect(try fixture.git("cat-file", "-p", commit.hex).output.hasPrefix("tree \(tree.hex)\n"))
+        for (name, id) in blobs {
+            #expect(try fixture.git("cat-file", "blob", id.hex).stdout == contents[name], "blob \(name) reads back otherwise")
+            // The memory store is empty now: the handle reads the blob from the new pack.
+            #expect(try bulk.repository.readBlob(id) == contents[name])
+        }
+        #expect(try PackWriter(repository: bulk.repository).write([]) == nil)
+        #expect(try fixture.packs().count == 1, "an empty write made a pack")
+    }
+
+    /// The name returned is the pack's, and a second pack of objects already packed is one git accepts beside the first.
+    @Test func theNameReturnedIsThePacksAndObjectsCanBePackedAgain() throws {
+        let fixture = try Fixture()
+        let bulk = try BulkWriter(path: fixture.path)
+        let blob = try bulk.repository.writeBlob(.text("again\n"))
+        let writer = PackWriter(repository: bulk.repository)
+        let first = try #require(try writer.write([blob]))
+        #expect(try fixture.packs() == [first + ".pack"])
+        let tree = try bulk.repository.writeTree([TreeEntry(name: "a", id: blob, isTree: false)])
+        let second = try #require(try writer.write([tree, blob]))
+        #expect(try fixture.packs() == [first, second].sorted().map { $0 + ".pack" })
+        #expect(Set(bulk.repository.objectIDs(inPack: fixture.path + "/objects/pack/" + second + ".pack") ?? []) == [tree, blob])
+        #expect(try fixture.fsckFindings().isEmpty)
+    }
+
+    /// libgit2's pack builder lists every reference on each write and fails on a tag it cannot resolve; the pack
+    /// writer reads no reference, so the same write succeeds.
+    @Test func writingAPackReadsNoReference() throws {
+        let fixture = try Fixture()
+        let tags = fixture.path + "/refs/tags"
+        try FileManager.default.createDirectory(atPath: tags, withIntermediateDirectories: true)
+        try Data("ref: refs/heads/nowhere\n".utf8).write(to: URL(fileURLWithPath: tags + "/dangling"))
+        let bulk = try BulkWriter(path: fixture.path)
+        let blob = try bulk.repository.writeBlob(.text("packed without reading refs\n"))
+        // The control: the pack builder trips over the reference, so the test can tell the two apart.
+        #expect(throws: GitError.self) { try bulk.repository.writePack(of: [blob], progress: { _, _ in }) }
+        bulk.record(blob)
+        #expect(try bulk.flush() == 1)
+        #expect(try fixture.packs().count == 1)
+        #expect(try fixture.git("cat-file", "blob", blob.hex).output == "packed without reading refs\n")
+    }
+}

@@ -69,7 +69,7 @@ extension TextMerge {
     }
 
     /// Bytes `start..<end` of the file open at `descriptor`.
-    private static func readRange(_ descriptor: Int32, from start: Int, to end: Int) throws(TruceError) -> Data {
+    fileprivate static func readRange(_ descriptor: Int32, from start: Int, to end: Int) throws(TruceError) -> Data {
         var data = Data(count: end - start)
         let failure: Int32? = data.withUnsafeMutableBytes { buffer in
             var done = 0
@@ -100,21 +100,23 @@ struct RegionSplitting: Sendable {
 
 /// Where to cut three files so that merging the pieces gives the bytes of merging them whole.
 ///
-/// xdiff's merge is local around a line S that it aligns in both diffs and that the
-/// merge cannot look across:
-/// - S occurs exactly once in each file, so xdl_cleanup_records keeps it (its count is
-///   below any limit) and no change group can slide over it in xdl_change_compact
-///   (sliding past a line needs an equal line at the group's other end).
-/// - The 4 lines before S and the 4 after are identical in all three files, and every
-///   line found once in every file appears in the same order in all three, so no move
-///   crosses S: the diffs align S with S and its neighbours with theirs.
-/// - S holds a letter or digit and its 4 lines before are kept, so conflicts on either
-///   side are more than 3 lines apart with a letter or digit between: neither
-///   XDL_MERGE_ZEALOUS nor its alnum folding joins them; changes on opposite sides of an
-///   unchanged line never conflict.
-/// - A region starts with S and ends with 4 unchanged lines, so a conflict's marker
-///   CRLF choice reads the same lines as in the whole file, except the pre-image's first
-///   line: S ends in CRLF exactly when the base's first line does.
+/// xdiff's merge is local around a line S that both diffs align and that the merge
+/// cannot look across:
+/// - The lines found once in every file come in the same order in all three, and the
+///   lines between them pass `Gaps`' checks, so every shortest alignment of the base with
+///   each side matches all of them, whatever stretch of the files xdiff is given. (xdiff
+///   returns a shortest alignment except where its cost heuristics cut in on a box with
+///   hundreds of changes; the tests against git cover that case, the argument does not.)
+/// - S is one of those lines: no change group can slide over it in xdl_change_compact
+///   (sliding past a line needs an equal line at the group's other end), and its count of 1
+///   is below xdl_cleanup_records' limit in any piece.
+/// - The 4 lines before S and the 4 after are identical in all three files, and S holds a
+///   letter or digit, so conflicts on either side are more than 3 lines apart with a letter
+///   or digit between: neither XDL_MERGE_ZEALOUS nor its alnum folding joins them, and
+///   changes on opposite sides of an unchanged line never conflict.
+/// - A region starts with S and ends with 4 unchanged lines, so a conflict's marker CRLF
+///   choice reads the same lines as in the whole file, except the pre-image's first line:
+///   S ends in CRLF exactly when the base's first line does.
 /// - Only the last region reaches the end of the files, where a missing final newline matters.
 /// Inputs holding a NUL byte, near xdiff's size limit, merged with patience, or without
 /// anchors are not split.
@@ -150,18 +152,21 @@ enum RegionPlan {
 
         // Pass 2: the lines unique in all three files, walked in step; they must agree in order and bytes.
         let readers = descriptors.enumerated().map { LineReader($1, size: sizes[$0]) }
+        var gaps = Gaps()
         var cuts: [[Int]] = [[0, 0, 0]]
         var target = splitting.regionBytes
         while true {
             var lines: [UnsafeRawBufferPointer] = []
-            for reader in readers {
+            for (file, reader) in readers.enumerated() {
                 while let line = try reader.next() {
                     if counts.isUniqueInAll(LineCounts.hash(line)) {
                         lines.append(line)
                         break
                     }
+                    guard gaps.add(line, file: file) else { return nil }
                 }
             }
+            guard gaps.close(counts) else { return nil }
             if lines.isEmpty { break }
             // One file ran out first, or the unique lines differ or come in another order: leave it to xdiff whole.
             guard lines.count == 3, lines[1].elementsEqual(lines[0]), lines[2].elementsEqual(lines[0]) else { return nil }
@@ -191,7 +196,7 @@ enum RegionPlan {
         for file in 0..<3 {
             let start = max(0, offsets[file] - window)
             let end = min(sizes[file], offsets[file] + window)
-            let bytes = try readBytes(descriptors[file], from: start, to: end)
+            let bytes = [UInt8](try TextMerge.readRange(descriptors[file], from: start, to: end))
             let split = offsets[file] - start
             let before = bytes[..<split].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
             // Each piece of `before` is a line without its newline; the first may be cut by the window.
@@ -203,18 +208,130 @@ enum RegionPlan {
         }
         return (1..<3).allSatisfy { around[$0].before.elementsEqual(around[0].before) && around[$0].after.elementsEqual(around[0].after) }
     }
+}
 
-    /// Bytes `start..<end` of the file open at `descriptor`, as an array.
-    private static func readBytes(_ descriptor: Int32, from start: Int, to end: Int) throws(TruceError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: end - start)
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(start + done)) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { throw .storeFailure(.init(operation: "read file", message: String(cString: strerror(count < 0 ? errno : EIO)))) }
-            done += count
+/// The lines between consecutive unique lines (gaps), checked so that xdiff must align every unique line.
+///
+/// Between two unique lines a side's diff keeps the lines the base and the side share at
+/// the gap's start and end; the rest (the gap's *middles*) is changed. When a gap's two
+/// middles share no line, any other alignment of the gap as short only slides a change
+/// over equal lines, which xdl_change_compact undoes the same way everywhere; when they
+/// share one, the gap must have a single longest alignment. An alignment that
+/// crosses unique lines instead (pairs a base line of one gap with an equal side line of
+/// another, t unique lines away) loses those t lines and gains at most as many lines as
+/// the base middles, and as the side middles, between the two gaps hold that the other
+/// file has anywhere: when either count is below t for every such pair, it is strictly longer. So every shortest
+/// alignment matches the unique lines, whatever stretch of the files xdiff is given.
+struct Gaps {
+    /// Larger gaps (a rewrite) are left to the whole-file merge.
+    static let maximumLines = 4096
+    /// Gaps looked back over for crossing pairs; a span longer than this with enough changes to matter is not split.
+    static let lookBack = 64
+
+    /// One side's view of a finished gap: its lines' hashes and its middles' sizes.
+    private struct Gap {
+        var base: Set<UInt64>
+        var side: Set<UInt64>
+        var baseMiddle: Int
+        var sideMiddle: Int
+    }
+
+    private var lines: [[Data]] = [[], [], []]
+    /// The last `lookBack` gaps for ours, then theirs.
+    private var recent: [[Gap]] = [[], []]
+    /// Per side: changed base lines minus gaps, and changed side lines minus gaps, so far; and their least values
+    /// more than `lookBack` gaps back (a span from there is dangerous when both have not fallen since).
+    private var baseExcess = [0, 0], sideExcess = [0, 0]
+    private var history: [[(base: Int, side: Int)]] = [[(0, 0)], [(0, 0)]]
+    private var oldestBase = [Int.max, Int.max], oldestSide = [Int.max, Int.max]
+
+    /// Adds a line of `file`'s current gap; false when the gap is too large.
+    mutating func add(_ line: UnsafeRawBufferPointer, file: Int) -> Bool {
+        guard lines[file].count < Self.maximumLines else { return false }
+        lines[file].append(Data(line))
+        return true
+    }
+
+    /// Checks the gaps that just ended and starts new ones; false when xdiff might align them otherwise.
+    mutating func close(_ counts: LineCounts) -> Bool {
+        defer { lines = [[], [], []] }
+        for side in 0..<2 {
+            let base = lines[0], other = lines[side + 1]
+            var prefix = 0
+            while prefix < min(base.count, other.count) && base[prefix] == other[prefix] { prefix += 1 }
+            var suffix = 0
+            while suffix < min(base.count, other.count) - prefix && base[base.count - 1 - suffix] == other[other.count - 1 - suffix] {
+                suffix += 1
+            }
+            let baseMiddle = base[prefix..<base.count - suffix], otherMiddle = other[prefix..<other.count - suffix]
+            if !baseMiddle.isEmpty && !otherMiddle.isEmpty && !Set(baseMiddle).isDisjoint(with: otherMiddle)
+                && !Self.hasOneLongestAlignment(base, other)
+            {
+                return false
+            }
+            // Only a changed line the other file holds somewhere can be matched by another alignment.
+            let gap = Gap(
+                base: Set(base.map { $0.withUnsafeBytes(LineCounts.hash) }), side: Set(other.map { $0.withUnsafeBytes(LineCounts.hash) }),
+                baseMiddle: baseMiddle.count { counts.occurs($0.withUnsafeBytes(LineCounts.hash), in: side + 1) },
+                sideMiddle: otherMiddle.count { counts.occurs($0.withUnsafeBytes(LineCounts.hash), in: 0) })
+            guard admit(gap, side: side) else { return false }
         }
-        return bytes
+        return true
+    }
+
+    /// True when exactly one set of line pairs is a longest common subsequence of `a` and `b` (both at most 256 lines).
+    ///
+    /// A pair (i, j) of equal lines is on some longest one when the longest before it, 1,
+    /// and the longest after it add up to the whole; there is one longest exactly when
+    /// each position in it has one such pair.
+    static func hasOneLongestAlignment(_ a: [Data], _ b: [Data]) -> Bool {
+        let (n, m) = (a.count, b.count)
+        guard n <= 256 && m <= 256 else { return false }
+        var forward = [Int](repeating: 0, count: (n + 1) * (m + 1)), backward = forward
+        func at(_ i: Int, _ j: Int) -> Int { i * (m + 1) + j }
+        for i in 0..<n {
+            for j in 0..<m {
+                forward[at(i + 1, j + 1)] = a[i] == b[j] ? forward[at(i, j)] + 1 : max(forward[at(i, j + 1)], forward[at(i + 1, j)])
+            }
+        }
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            for j in stride(from: m - 1, through: 0, by: -1) {
+                backward[at(i, j)] = a[i] == b[j] ? backward[at(i + 1, j + 1)] + 1 : max(backward[at(i + 1, j)], backward[at(i, j + 1)])
+            }
+        }
+        let longest = forward[at(n, m)]
+        var pairsAtPosition = [Int](repeating: 0, count: longest + 1)
+        for i in 0..<n {
+            for j in 0..<m where a[i] == b[j] && forward[at(i, j)] + 1 + backward[at(i + 1, j + 1)] == longest {
+                pairsAtPosition[forward[at(i, j)] + 1] += 1
+            }
+        }
+        return pairsAtPosition.dropFirst().allSatisfy { $0 == 1 }
+    }
+
+    /// Looks for a crossing pair between `gap` and the recent gaps close enough to matter, then remembers it.
+    private mutating func admit(_ gap: Gap, side: Int) -> Bool {
+        var changedBase = gap.baseMiddle, changedSide = gap.sideMiddle
+        for (distance, earlier) in recent[side].reversed().enumerated() {
+            let span = distance + 1
+            changedBase += earlier.baseMiddle
+            changedSide += earlier.sideMiddle
+            if min(changedBase, changedSide) >= span && (!earlier.base.isDisjoint(with: gap.side) || !earlier.side.isDisjoint(with: gap.base)) {
+                return false
+            }
+        }
+        recent[side].append(gap)
+        if recent[side].count > Self.lookBack { recent[side].removeFirst() }
+        // Longer spans: the changes since some gap more than `lookBack` back reach the span's length on both sides.
+        baseExcess[side] += gap.baseMiddle - 1
+        sideExcess[side] += gap.sideMiddle - 1
+        history[side].append((baseExcess[side], sideExcess[side]))
+        if history[side].count > Self.lookBack + 1 {
+            let old = history[side].removeFirst()
+            oldestBase[side] = min(oldestBase[side], old.base)
+            oldestSide[side] = min(oldestSide[side], old.side)
+        }
+        return baseExcess[side] + 1 < oldestBase[side] || sideExcess[side] + 1 < oldestSide[side]
     }
 }
 
@@ -330,6 +447,12 @@ struct LineCounts {
         let shift = UInt8(file * 2)
         let current = (counts[slot] >> shift) & 3
         if current < 2 { counts[slot] += 1 << shift }
+    }
+
+    /// False when no line with `hash` is in `file` (exact: a line that is there always counts).
+    func occurs(_ hash: UInt64, in file: Int) -> Bool {
+        let slot = find(hash)
+        return keys[slot] == hash && (counts[slot] >> UInt8(file * 2)) & 3 != 0
     }
 
     /// True when the line occurs exactly once in each of the three files (as far as its hash tells).

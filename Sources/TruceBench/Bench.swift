@@ -16,6 +16,7 @@ struct Row: Encodable {
 @main
 struct Bench {
     static func main() async throws {
+        if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "--peak-of" { peakOf(Array(CommandLine.arguments.dropFirst(2))) }
         let arguments = Set(CommandLine.arguments.dropFirst())
         let quick = arguments.contains("--quick")
         let only = CommandLine.arguments.firstIndex(of: "--only").flatMap {

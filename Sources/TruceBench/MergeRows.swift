@@ -85,8 +85,9 @@ enum MergeRows {
         writeFile(directory + "/ours", triple.ours)
         writeFile(directory + "/theirs", triple.theirs)
         let labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
-        let truce = runChild(truceExecutable(), ["merge-file"] + labels + [directory + "/ours", directory + "/base", directory + "/theirs"])
-        let git = runChild("git", ["-C", directory, "merge-file", "-p"] + labels + ["ours", "base", "theirs"])
+        let truce = runChildMeasuringPeak(
+            truceExecutable(), ["merge-file"] + labels + [directory + "/ours", directory + "/base", directory + "/theirs"])
+        let git = runChildMeasuringPeak("git", ["-C", directory, "merge-file", "-p"] + labels + ["ours", "base", "theirs"])
         let ratio = Double(truce.peakBytes) / Double(triple.base.count)
         // A truce that did not run (not built next to the bench) or merged other bytes than git measures nothing.
         let merged = truce.status >= 0 && truce.status == git.status && truce.output == git.output && truce.peakBytes > 0

@@ -9,6 +9,17 @@ func readFile(_ path: String) throws -> Data { try readFile(bytes: Array(path.ut
 /// hold a name that is not UTF-8.
 func readFile(bytes path: [UInt8]) throws -> Data {
     let shown = String(decoding: path, as: UTF8.self)
+    let handle = try openFile(bytes: path)
+    do {
+        return try handle.readToEnd() ?? Data()
+    } catch {
+        throw InputError("cannot read '\(shown)': permission denied or unreadable")
+    }
+}
+
+/// Opens a file named by the bytes the system passed for reading; a directory or a missing file is bad input.
+func openFile(bytes path: [UInt8]) throws -> FileHandle {
+    let shown = String(decoding: path, as: UTF8.self)
     func failure(_ reason: String) -> InputError { InputError("cannot read '\(shown)': \(reason)") }
     guard !path.contains(0) else { throw failure("no such file") }
     let descriptor = (path + [0]).withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_RDONLY) }
@@ -23,9 +34,5 @@ func readFile(bytes path: [UInt8]) throws -> Data {
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { throw failure("permission denied or unreadable") }
     if status.st_mode & S_IFMT == S_IFDIR { throw failure("it is a directory") }
-    do {
-        return try handle.readToEnd() ?? Data()
-    } catch {
-        throw failure("permission denied or unreadable")
-    }
+    return handle
 }

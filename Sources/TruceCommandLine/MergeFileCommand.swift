@@ -39,16 +39,19 @@ struct MergeFileCommand: Command {
         }
 
         // Unlike `save`, '-' is a file name here, as in `git merge-file`.
-        let contents = try (0..<3).map { try readFile(bytes: invocation.arguments.path(at: $0)!) }
-        for (path, content) in zip(paths, contents) where TextMerge.isBinary(content) {
+        let handles = try (0..<3).map { try openFile(bytes: invocation.arguments.path(at: $0)!) }
+        for (path, handle) in zip(paths, handles) where try TextMerge.isBinary(file: handle) {
             throw InputError("cannot merge '\(path)': it is a binary file")
         }
-        guard let result = try TextMerge.merge(base: contents[1], ours: contents[0], theirs: contents[2], options: options) else {
+        // Region by region for large files: the merged bytes go out as they are made, never all held at once.
+        let output = invocation.output
+        guard
+            let conflicts = try TextMerge.mergeFiles(base: handles[1], ours: handles[0], theirs: handles[2], options: options, write: output.raw)
+        else {
             throw InputError("cannot merge binary files")
         }
-        invocation.output.raw(result.content)
         // git's exit status is the number of conflicts, capped at 127.
-        return ExitCode(rawValue: Int32(min(result.conflictCount, 127)))
+        return ExitCode(rawValue: Int32(min(conflicts, 127)))
     }
 
     /// The one option of `choices` given, nil when none; two of them is a usage error.

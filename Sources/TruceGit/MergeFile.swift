@@ -169,7 +169,7 @@ package enum MergeFile {
     }
 
     /// xdiff's size limit (`MAX_XDIFF_SIZE` in git, `GIT_XDIFF_MAX_SIZE` in libgit2): 1023 MiB.
-    private static let maximumTextSize = 1023 * 1024 * 1024
+    package static let maximumTextSize = 1023 * 1024 * 1024
 
     /// The longest run of '<' that starts a line of `data`.
     private static func longestLeadingRun(_ data: Data) -> Int {

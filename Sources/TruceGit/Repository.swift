@@ -29,23 +29,6 @@ package final class Repository {
     /// memory (a first sync of 100,000 versions keeps about 25 MB).
     package var keptCommitLimit = 256 << 20
     private(set) var keptCommitBytes = 0
-    /// A bulk writer a finished write left empty, for the next write to take (`takeBulkWriter`).
-    private var spareBulkWriter: BulkWriter?
-
-    /// An empty bulk writer on this repository: the one the last write handed back, else a new one.
-    ///
-    /// Opening one is a second repository handle (config, pack directory,
-    /// object database): a save paid for that every time.
-    package func takeBulkWriter() throws(GitError) -> BulkWriter {
-        if let spare = spareBulkWriter {
-            spareBulkWriter = nil
-            return spare
-        }
-        return try BulkWriter(path: path)
-    }
-
-    /// Keeps `writer`, flushed and empty, for the next `takeBulkWriter`; nil drops the kept one.
-    package func keepBulkWriter(_ writer: BulkWriter?) { spareBulkWriter = writer }
 
     /// Keeps `raw` as the bytes of commit `id` when `keptCommits` is on and its limit allows.
     package func keep(_ raw: [UInt8], ofCommit id: ObjectID) {

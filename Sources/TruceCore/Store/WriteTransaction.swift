@@ -54,7 +54,7 @@ struct WriteTransaction {
     init(in repository: Repository, objects kind: Objects) throws {
         self.repository = repository
         self.kind = kind
-        pack = kind == .packed ? try repository.takeBulkWriter() : nil
+        pack = kind == .packed ? try BulkWriter(path: repository.path) : nil
         objects = pack?.repository ?? repository
     }
 
@@ -128,9 +128,7 @@ struct WriteTransaction {
             try? ChangeJournal.append(changes, via: via, in: repository)
         }
         // Only tidying: every object is safe in its pack whether or not the small packs get folded.
-        let folded = packed > 0 ? (try? PackConsolidation.consolidateIfNeeded(in: repository)) ?? 0 : 0
-        // Emptied by the flush; after a fold its handle still maps the packs just removed, so it goes.
-        if packed > 0 { repository.keepBulkWriter(folded > 0 ? nil : pack) }
+        if packed > 0 { try? PackConsolidation.consolidateIfNeeded(in: repository) }
         return Committed(repository: repository, read: read)
     }
 }

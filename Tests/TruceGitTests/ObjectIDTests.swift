@@ -21,7 +21,9 @@ struct ObjectIDTests {
             var oid = id.raw
             var printed = [CChar](repeating: 0, count: 41)
             git_oid_tostr(&printed, 41, &oid)
-            #expect(String(cString: printed) == digits, "libgit2 prints another id than the bytes")
+            #expect(
+                String(decoding: printed.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == digits,
+                "libgit2 prints another id than the bytes")
         }
         #expect(ObjectID(hex: String(repeating: "g", count: 40)) == nil)
         #expect(ObjectID(hex: String(repeating: "a", count: 39)) == nil)

@@ -59,7 +59,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .executableTarget(name: "TruceBench", dependencies: ["Truce", "CBenchLimit", "CSQLite", "TestSupport"], path: "Sources/TruceBench"),
+        .executableTarget(
+            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "TestSupport"], path: "Sources/TruceBench"),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.

@@ -17,6 +17,8 @@ struct Row: Encodable {
 struct Bench {
     static func main() async throws {
         if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "--peak-of" { peakOf(Array(CommandLine.arguments.dropFirst(2))) }
+        // Not a benchmark: the child process the save log's crash test kills (`SaveLogRows.child`).
+        if CommandLine.arguments.dropFirst().first == "--save-log-child" { try SaveLogRows.child(Array(CommandLine.arguments.dropFirst(2))) }
         let arguments = Set(CommandLine.arguments.dropFirst())
         let quick = arguments.contains("--quick")
         let only = CommandLine.arguments.firstIndex(of: "--only").flatMap {
@@ -25,7 +27,7 @@ struct Bench {
         let scale = Scale(quick: quick)
         let sections: [(String, (Scale) async throws -> [Row])] = [
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple),
-            ("saves", StoreRows.saves), ("durable", DurableSaveRows.peer),
+            ("saves", StoreRows.saves), ("durable", DurableSaveRows.peer), ("save-log", SaveLogRows.appends),
             ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
             ("prune", StoreRows.prune), ("import", ImportRows.folder), ("memory", MergeRows.memory), ("convergence", ConvergenceRows.replicas),
             ("structured", StructuredRows.correctness), ("structured-large", StructuredRows.largeDocument), ("sync", SyncRows.atScale),

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 import TruceCore
+import TruceGit
 
 /// The durability work of a save, counted as the real fsync and fdatasync calls the process makes on the store's files.
 ///
@@ -68,5 +69,27 @@ struct FsyncCountTests {
         #expect(ids.count == Self.batchVersions)
         #expect(batch >= 1, "no fsync seen for a batch: the interposition misses the store's calls")
         #expect(batch <= Self.promisedFsyncsPerBatch, "one saveBatch of \(Self.batchVersions) versions fsyncs \(batch) times")
+    }
+
+    /// The save log's group commit: 8 threads × 200 appends share fdatasyncs, and still every append lands once.
+    @Test func saveLogAppendsShareSyncs() throws {
+        let directory = TemporaryDirectory("truce-savelog")
+        let log = try SaveLog(path: directory.path + "/save.log")
+        let threads = 8, perThread = 200
+        var result: (appended: [UInt64: [UInt8]], problems: [String]) = ([:], [])
+        let syncs = try Self.fsyncs(under: directory.path) {
+            result = appendOnThreads(threads, perThread: perThread) { thread, index in
+                let payload = saveLogCrashPayload(round: 0, thread: thread, index: index)
+                return (try log.append([payload])[0], payload)
+            }
+        }
+        print("save log: \(syncs) fdatasyncs for \(threads * perThread) appends on \(threads) threads")
+        #expect(result.problems.isEmpty, "\(result.problems)")
+        #expect(Set(result.appended.keys) == Set(1...UInt64(threads * perThread)))
+        let read = try log.records()
+        #expect(read.count == threads * perThread)
+        #expect(read.allSatisfy { result.appended[$0.sequence] == $0.payload }, "a payload read back is not the one appended")
+        #expect(syncs >= 1, "no sync seen: the counter misses the log's calls")
+        #expect(syncs <= threads * perThread, "more syncs than appends")
     }
 }

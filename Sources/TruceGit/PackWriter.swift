@@ -1,15 +1,25 @@
 internal import CGitShim
 internal import CLibgit2
+import Foundation
 
-/// Writes a pack holding exactly the objects it is given, through libgit2's indexer, without its pack builder.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes a pack holding exactly the objects it is given, and its index, without libgit2's pack builder or indexer.
 ///
 /// libgit2 1.5's `git_packbuilder_write` lists every tag, and so reads every
 /// reference in the store (a directory per document), and starts delta-search
-/// threads: on every save, for three to six small objects. A save's pack needs
-/// neither: its objects are deflated whole, one after another, as version 2
-/// pack entries, and the indexer checks the stream, writes `.pack` and `.idx`
-/// into `objects/pack` and fsyncs both and the directory when fsync is on.
-/// Deltas are left to `PackConsolidation`, which folds small packs later.
+/// threads: on every save, for three to six small objects. Its indexer then
+/// maps and re-reads each entry it is handed (two writes and a map per
+/// object: a fifth of a millisecond per version in a checkpoint of the save
+/// log). A pack of whole objects needs neither: each is deflated as a
+/// version 2 pack entry, and the index is written from what was written
+/// (ids, offsets, CRCs). Both are fsynced under temporary names, renamed into
+/// `objects/pack` (the index last) and the directory fsynced. Deltas are left
+/// to `PackConsolidation`, which folds small packs later.
 package struct PackWriter {
     private let repository: Repository
 
@@ -25,12 +35,17 @@ package struct PackWriter {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
-        var pack: UnsafeMutablePointer<git_odb_writepack>?
-        try check(git_odb_write_pack(&pack, odb, nil, nil), "start pack")
-        defer { pack?.pointee.free(pack) }
-        var stream = PackStream(pack: pack!)
+        let directory = repository.gitDirectory + "objects/pack/"
+        var pack = try PackFileWriter(in: directory)
+        defer { pack.removeTemporary() }
+        guard let deflater = truce_deflater_new() else {
+            throw GitError(operation: "compress objects", code: -1, errorClass: 0, message: "out of memory")
+        }
+        defer { truce_deflater_free(deflater) }
         // "PACK", version 2, the object count: each big-endian.
-        try stream.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
+        try pack.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
+        var entries: [PackIndex.Entry] = []
+        entries.reserveCapacity(objects.count)
         for id in objects {
             var oid = id.raw
             var object: OpaquePointer?
@@ -38,14 +53,15 @@ package struct PackWriter {
             defer { git_odb_object_free(object) }
             let size = git_odb_object_size(object)
             let data = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: size)
-            try stream.append(Self.entryHeader(type: git_odb_object_type(object), size: size))
-            try stream.append(try Self.deflate(data, id: id))
+            let header = Self.entryHeader(type: git_odb_object_type(object), size: size), body = try Self.deflate(data, id: id, with: deflater)
+            entries.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
+            try pack.append(header)
+            try pack.append(body)
         }
-        let stats = try stream.finish()
-        guard stats.indexed_objects == UInt32(objects.count) else {
-            throw GitError(operation: "write pack", code: -1, errorClass: 0, message: "indexed \(stats.indexed_objects) of \(objects.count) objects")
-        }
-        return "pack-" + ObjectID(bytes: stream.trailer[...]).hex
+        let checksum = try pack.finish()
+        let name = "pack-" + ObjectID(bytes: checksum[...]).hex
+        try pack.install(as: name, index: PackIndex.bytes(of: entries, packChecksum: checksum))
+        return name
     }
 
     /// An entry's header: the type in bits 4–6 of the first byte, the size in its low 4 bits and then 7 bits a byte,
@@ -62,13 +78,13 @@ package struct PackWriter {
     }
 
     /// `data` as one zlib stream, deflated at zlib's default level as libgit2 deflates what it packs.
-    private static func deflate(_ data: UnsafeRawBufferPointer, id: ObjectID) throws(GitError) -> [UInt8] {
+    private static func deflate(_ data: UnsafeRawBufferPointer, id: ObjectID, with deflater: OpaquePointer) throws(GitError) -> [UInt8] {
         var status: Int32 = 0
         // Uninitialized: the bound is more than deflate writes, and pages never written are never resident (a 50 MB
         // document would otherwise cost 50 MB more at its peak than libgit2's pack builder did).
         let out = [UInt8](unsafeUninitializedCapacity: truce_deflate_bound(data.count)) { buffer, count in
             var length = buffer.count
-            status = truce_deflate(buffer.baseAddress, &length, data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
+            status = truce_deflater_deflate(deflater, buffer.baseAddress, &length, data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
             count = status == 0 ? length : 0
         }
         guard status == 0 else { throw GitError(operation: "compress object \(id)", code: -1, errorClass: 0, message: "zlib status \(status)") }
@@ -78,31 +94,124 @@ package struct PackWriter {
     private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) } }
 }
 
-/// The bytes of a pack as they go to the indexer, hashed on the way for the trailer that ends them.
-private struct PackStream {
-    let pack: UnsafeMutablePointer<git_odb_writepack>
+/// A pack being written under a temporary name in `objects/pack`, hashed on the way for its trailer.
+private struct PackFileWriter {
+    let directory: String
+    private let temporary: String
+    private let descriptor: Int32
     private var sha = SHA1()
-    private(set) var trailer: [UInt8] = []
-    private var stats = git_indexer_progress()
+    private var buffer: [UInt8] = []
+    private var installed = false
+    /// The bytes appended so far: the next entry's offset.
+    private(set) var written: UInt64 = 0
 
-    init(pack: UnsafeMutablePointer<git_odb_writepack>) { self.pack = pack }
+    init(in directory: String) throws(GitError) {
+        self.directory = directory
+        // Not "pack-…": a killed write leaves a file prune knows for a temporary one.
+        temporary = directory + "tmp_pack_truce_\(getpid())_\(UInt64.random(in: 0...UInt64.max))"
+        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
+        guard descriptor >= 0 else { throw DurableFiles.failure("create \(temporary)") }
+    }
 
     mutating func append(_ bytes: [UInt8]) throws(GitError) {
         sha.update(bytes)
-        try send(bytes)
+        written += UInt64(bytes.count)
+        if bytes.count >= 1 << 20 {
+            try flush()
+            try DurableFiles.writeAll(bytes, to: descriptor, path: temporary)
+        } else {
+            buffer += bytes
+            if buffer.count >= 1 << 20 { try flush() }
+        }
     }
 
-    /// Appends the SHA-1 of everything appended so far, which ends a pack, and has the indexer write it; returns
-    /// the indexer's count, which it keeps across the appends and checks the commit against.
-    mutating func finish() throws(GitError) -> git_indexer_progress {
-        trailer = sha.finalize()
-        try send(trailer)
-        try check(pack.pointee.commit(pack, &stats), "write pack")
-        return stats
+    /// Appends the SHA-1 of everything so far, which ends a pack, writes it all and fsyncs it; returns the SHA-1.
+    mutating func finish() throws(GitError) -> [UInt8] {
+        let checksum = sha.finalize()
+        buffer += checksum
+        try flush()
+        guard fsync(descriptor) == 0 else { throw DurableFiles.failure("fsync \(temporary)") }
+        return checksum
     }
 
-    private mutating func send(_ bytes: [UInt8]) throws(GitError) {
-        let status = bytes.withUnsafeBytes { pack.pointee.append(pack, $0.baseAddress, $0.count, &stats) }
-        try check(status, "write pack")
+    /// Writes `index` and fsyncs it, then renames the pack into place and the index after it, and fsyncs the directory.
+    ///
+    /// The index last, as git does: a pack is used only once its index is
+    /// there, and by then both files are whole on disk. A crash between the
+    /// renames leaves a pack without an index, which no reader opens.
+    mutating func install(as name: String, index: [UInt8]) throws(GitError) {
+        let indexTemporary = temporary + ".idx"
+        let indexDescriptor = open(indexTemporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
+        guard indexDescriptor >= 0 else { throw DurableFiles.failure("create \(indexTemporary)") }
+        defer { unlink(indexTemporary) }
+        do {
+            defer { close(indexDescriptor) }
+            try DurableFiles.writeAll(index, to: indexDescriptor, path: indexTemporary)
+            guard fsync(indexDescriptor) == 0 else { throw DurableFiles.failure("fsync \(indexTemporary)") }
+        }
+        guard rename(temporary, directory + name + ".pack") == 0 else { throw DurableFiles.failure("rename \(temporary)") }
+        installed = true
+        guard rename(indexTemporary, directory + name + ".idx") == 0 else { throw DurableFiles.failure("rename \(indexTemporary)") }
+        DurableFiles.syncDirectory(directory)
     }
+
+    /// Closes the file, and removes it unless it was installed.
+    func removeTemporary() {
+        close(descriptor)
+        if !installed { unlink(temporary) }
+    }
+
+    private mutating func flush() throws(GitError) {
+        guard !buffer.isEmpty else { return }
+        try DurableFiles.writeAll(buffer, to: descriptor, path: temporary)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writing a version 2 pack index (`.idx`), as `git index-pack` writes it for a pack without deltas.
+extension PackIndex {
+    struct Entry {
+        let id: ObjectID
+        let offset: UInt64
+        /// The CRC-32 of the entry's bytes in the pack, header included.
+        let crc: UInt32
+    }
+
+    /// The index's bytes: magic and version, the fan-out table, the sorted ids, their CRCs and offsets (those past
+    /// 2 GiB in a table of 64-bit ones), the pack's checksum and the index's own.
+    static func bytes(of entries: [Entry], packChecksum: [UInt8]) -> [UInt8] {
+        // Ids compare as their bytes do.
+        let sorted = entries.sorted { $0.id < $1.id }
+        let ids = sorted.map(\.id.bytes)
+        var bytes: [UInt8] = [0xFF, 0x74, 0x4F, 0x63] + bigEndian(UInt32(2))
+        var fanOut = [UInt32](repeating: 0, count: 256)
+        for id in ids { fanOut[Int(id[0])] += 1 }
+        var total: UInt32 = 0
+        for count in fanOut {
+            total += count
+            bytes += bigEndian(total)
+        }
+        for id in ids { bytes += id }
+        for entry in sorted { bytes += bigEndian(entry.crc) }
+        var large: [UInt64] = []
+        for entry in sorted {
+            if entry.offset < 1 << 31 {
+                bytes += bigEndian(UInt32(entry.offset))
+            } else {
+                bytes += bigEndian(UInt32(1 << 31) | UInt32(large.count))
+                large.append(entry.offset)
+            }
+        }
+        for offset in large { bytes += bigEndian(UInt32(offset >> 32)) + bigEndian(UInt32(truncatingIfNeeded: offset)) }
+        bytes += packChecksum
+        var sha = SHA1()
+        sha.update(bytes)
+        return bytes + sha.finalize()
+    }
+
+    static func crc32(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
+        bytes.withUnsafeBufferPointer { UInt32(truce_crc32(crc, $0.baseAddress, $0.count)) }
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) } }
 }

@@ -37,4 +37,19 @@ size_t truce_deflate_bound(size_t length);
  */
 int truce_deflate(unsigned char *out, size_t *out_length, const unsigned char *in, size_t length);
 
+/** A zlib deflate stream kept across objects: `compress2` sets up and clears about 256 KiB of state for each. */
+typedef struct truce_deflater truce_deflater;
+
+/** A new deflater at zlib's default level, or NULL when out of memory. */
+truce_deflater *truce_deflater_new(void);
+
+/** As `truce_deflate`, on `deflater`'s stream, reset first. */
+int truce_deflater_deflate(truce_deflater *deflater, unsigned char *out, size_t *out_length, const unsigned char *in, size_t length);
+
+/** Frees `deflater` (NULL is allowed). */
+void truce_deflater_free(truce_deflater *deflater);
+
+/** zlib's CRC-32 of `length` bytes, continuing `crc` (0 to start): the checksum a pack index keeps per entry. */
+unsigned int truce_crc32(unsigned int crc, const unsigned char *bytes, size_t length);
+
 #endif

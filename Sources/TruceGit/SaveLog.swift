@@ -64,11 +64,18 @@ package final class SaveLog: @unchecked Sendable {
     private var leading = false
     /// Where this process last knew the log ended; read and written only by the leader.
     private var tail = Tail(Header(generation: 0, firstSequence: 1))
+    /// The error of a write that failed: later writes fail with it until `reset` or `drain` starts a new generation.
+    private var failure: (any Error)?
+    /// The file's size as last seen: records below it overwrite zeros or old records in place (see `extend`).
+    private var allocated: Int64 = 0
+    /// How much the file grows at a time.
+    package static let growth: Int64 = 1 << 20
 
     /// One caller's payloads, waiting for the leader that writes them.
-    private final class Ticket {
+    package final class Ticket: @unchecked Sendable {
         let payloads: [[UInt8]]
-        var result: Result<[UInt64], any Error>?
+        /// Set by the leader under `condition`.
+        fileprivate var result: Result<[UInt64], any Error>?
         init(_ payloads: [[UInt8]]) { self.payloads = payloads }
     }
 
@@ -115,13 +122,35 @@ package final class SaveLog: @unchecked Sendable {
     /// payload with one `pwrite` and syncs once for all. An I/O error is thrown
     /// to every caller whose records that write or sync covered.
     package func append(_ payloads: [[UInt8]]) throws -> [UInt64] {
-        if payloads.isEmpty { return [] }
+        try wait(for: enqueue(payloads))
+    }
+
+    /// Queues `payloads` to be written after everything queued before, and returns at once; `wait(for:)` returns
+    /// once they are durable.
+    ///
+    /// Records are written in the order they were queued: a caller that
+    /// queues under a lock of its own orders its records by that lock, and
+    /// waits for their sync after releasing it, so that its next holder's
+    /// records can share the sync.
+    package func enqueue(_ payloads: [[UInt8]]) throws -> Ticket {
         if let large = payloads.first(where: { $0.count > Int(UInt32.max) - Self.recordOverhead }) {
             throw GitError(operation: "append to \(path)", code: -1, errorClass: 0, message: "a record of \(large.count) bytes is too large")
         }
         let ticket = Ticket(payloads)
+        if payloads.isEmpty {
+            ticket.result = .success([])
+            return ticket
+        }
         condition.lock()
         queue.append(ticket)
+        condition.unlock()
+        return ticket
+    }
+
+    /// Waits until `ticket`'s records are durable and returns their sequence numbers, writing them (and whatever
+    /// queued with them) when no other caller is.
+    package func wait(for ticket: Ticket) throws -> [UInt64] {
+        condition.lock()
         while ticket.result == nil && leading { condition.wait() }
         if let result = ticket.result {
             condition.unlock()
@@ -155,6 +184,8 @@ package final class SaveLog: @unchecked Sendable {
 
     /// Writes `payloads` as records at the log's end and syncs them, under the exclusive lock; only the leader calls it.
     private func write(_ payloads: [[UInt8]]) throws -> [UInt64] {
+        // Records queued after a lost one may name it (a save based on a save that failed): none is written until a reset.
+        if let failure { throw failure }
         try lock(descriptor, LOCK_EX)
         defer { _ = flock(descriptor, LOCK_UN) }
         try findEnd()
@@ -170,6 +201,7 @@ package final class SaveLog: @unchecked Sendable {
         }
         next.offset += Int64(buffer.count)
         do {
+            try extend(to: next.offset)
             try Self.writeAll(buffer, to: descriptor, at: tail.offset, path: path)
             try Self.sync(descriptor, path: path)
         } catch {
@@ -177,10 +209,29 @@ package final class SaveLog: @unchecked Sendable {
             // If this write fails too the records' fate is unknown, as the thrown error says it is.
             let zeros = [UInt8](repeating: 0, count: Self.recordHeadSize)
             _ = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(tail.offset)) }
+            failure = error
             throw error
         }
         tail = next
         return sequences
+    }
+
+    /// Grows the file with zeros, a `growth` at a time, until it holds `size` bytes; the caller holds the exclusive lock.
+    ///
+    /// Records then overwrite blocks the file has already: their sync writes
+    /// data alone. An append that grew the file would sync its size too, a
+    /// journal commit of the file system each time (about half again the cost).
+    private func extend(to size: Int64) throws {
+        if size <= allocated {
+            return
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw DurableFiles.failure("stat \(path)") }
+        allocated = Int64(status.st_size)
+        guard size > allocated else { return }
+        let target = (size + Self.growth - 1) / Self.growth * Self.growth
+        try Self.writeAll([UInt8](repeating: 0, count: Int(target - allocated)), to: descriptor, at: allocated, path: path)
+        allocated = target
     }
 
     /// Brings `tail` to the log's current end, under the lock: past what other processes appended, or to a new generation.
@@ -210,6 +261,65 @@ package final class SaveLog: @unchecked Sendable {
         return found
     }
 
+    /// Where a reader of the log stands: after which record of which generation (see `records(from:)`).
+    package struct Cursor: Sendable {
+        fileprivate var tail: Tail?
+        /// A cursor before the first record of whatever generation is current.
+        package init() {}
+    }
+
+    /// The valid records after `cursor`, which moves past them; `restarted` when the log started a new generation since.
+    ///
+    /// A reader that follows the log with one cursor reads each record once,
+    /// whatever the log's length: the scan starts where the last one ended.
+    package func records(from cursor: inout Cursor) throws -> (restarted: Bool, records: [(sequence: UInt64, payload: [UInt8])]) {
+        let reader = open(path, O_RDONLY | O_CLOEXEC)
+        guard reader >= 0 else { throw DurableFiles.failure("open \(path)") }
+        defer { close(reader) }
+        try lock(reader, LOCK_SH)
+        let header = try Self.readHeader(reader, path: path)
+        var restarted = false
+        var position = cursor.tail ?? Tail(header)
+        if position.generation != header.generation {
+            (position, restarted) = (Tail(header), cursor.tail != nil)
+        }
+        var found: [(sequence: UInt64, payload: [UInt8])] = []
+        try Self.scan(reader, path: path, from: &position, chunk: Self.appendScanChunk) { number, payload in
+            found.append((number, Array(payload)))
+        }
+        cursor.tail = position
+        return (restarted, found)
+    }
+
+    /// True when the current generation may hold records: a cheap check (two small reads, no lock) before `drain`.
+    package func mayHaveRecords() throws -> Bool {
+        var position = Tail(try Self.readHeader(descriptor, path: path))
+        var found = false
+        try Self.scan(descriptor, path: path, from: &position, chunk: Self.recordHeadSize) { _, _ in found = true }
+        return found
+    }
+
+    /// Hands every record of the current generation to `apply` and then starts a new generation, all under the
+    /// exclusive lock: no record is appended between the reading and the reset, so none is dropped unapplied.
+    ///
+    /// When `apply` throws, the log stays as it was. Nothing is reset when there were no records. Either way a failed
+    /// write's refusal of appends ends: the caller has dropped what it queued after it.
+    package func drain(_ apply: ([(sequence: UInt64, payload: [UInt8])]) throws -> Void) throws {
+        try leadExclusively {
+            var found: [(sequence: UInt64, payload: [UInt8])] = []
+            try Self.scan(descriptor, path: path, from: &tail, chunk: Self.readScanChunk) { number, payload in
+                found.append((number, Array(payload)))
+            }
+            guard !found.isEmpty else {
+                // Nothing to land: a write that failed before left nothing after it, and appends may go on.
+                failure = nil
+                return
+            }
+            try apply(found)
+            try startGeneration()
+        }
+    }
+
     /// Starts a new generation: every record so far becomes invisible and appends restart right after the header.
     ///
     /// The new generation's header slot is written and synced under the
@@ -218,6 +328,12 @@ package final class SaveLog: @unchecked Sendable {
     /// no file-system metadata. Sequence numbers go on from the last record's.
     /// A crash before `reset` returns may leave the old generation current.
     package func reset() throws {
+        try leadExclusively { try startGeneration() }
+    }
+
+    /// Runs `body` as the leader (no append of this process writes meanwhile) under the exclusive lock, with `tail` at
+    /// the log's end.
+    private func leadExclusively(_ body: () throws -> Void) throws {
         condition.lock()
         while leading { condition.wait() }
         leading = true
@@ -230,12 +346,21 @@ package final class SaveLog: @unchecked Sendable {
         }
         try lock(descriptor, LOCK_EX)
         defer { _ = flock(descriptor, LOCK_UN) }
-        try findEnd()
+        let header = try Self.readHeader(descriptor, path: path)
+        // From the header, not from `tail`: the records of this generation are all read, whoever wrote them.
+        tail = Tail(header)
+        try body()
+    }
+
+    /// Writes and syncs the next generation's header slot; the caller leads and holds the exclusive lock.
+    private func startGeneration() throws {
+        try Self.scan(descriptor, path: path, from: &tail, chunk: Self.appendScanChunk) { _, _ in }
         let header = Header(generation: tail.generation + 1, firstSequence: tail.nextSequence)
         let slot = Self.slotOffsets[Int(header.generation % 2)]
         try Self.writeAll(Self.encodeSlot(header), to: descriptor, at: Int64(slot), path: path)
         try Self.sync(descriptor, path: path)
         tail = Tail(header)
+        failure = nil
     }
 
     // MARK: - The file
@@ -258,7 +383,8 @@ package final class SaveLog: @unchecked Sendable {
         do {
             defer { close(descriptor) }
             let first = Header(generation: 1, firstSequence: 1)
-            var block = [UInt8](repeating: 0, count: headerSize)
+            // The header, then zeros for the first records to overwrite (see `extend`).
+            var block = [UInt8](repeating: 0, count: Int(growth))
             block.replaceSubrange(slotOffsets[1]..<slotOffsets[1] + slotSize, with: encodeSlot(first))
             try writeAll(block, to: descriptor, at: 0, path: temporary)
             try sync(descriptor, path: temporary)

@@ -1,4 +1,5 @@
 internal import CLibgit2
+import Foundation
 
 /// A second handle on a repository whose new objects go to memory, then all at once into one pack.
 ///
@@ -23,6 +24,94 @@ package final class BulkWriter {
 
     /// Notes that `id` was written through `repository` and must go into the pack.
     package func record(_ id: ObjectID) { written.append(id) }
+
+    /// An object as the object database stores it: its type (git's number: 1 commit, 2 tree, 3 blob) and its bytes.
+    package struct RawObject: Sendable {
+        package let type: UInt8
+        package let bytes: [UInt8]
+        package init(type: UInt8, bytes: [UInt8]) { (self.type, self.bytes) = (type, bytes) }
+    }
+
+    /// Hands over the objects recorded since the last call (as a save log record holds them) and forgets them.
+    package func takeRecorded() throws(GitError) -> [RawObject] {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repository.handle), "open object database")
+        defer { git_odb_free(odb) }
+        var seen = Set<ObjectID>()
+        let objects = try written.filter { seen.insert($0).inserted }.map { id throws(GitError) in
+            var oid = id.raw
+            var object: OpaquePointer?
+            try check(git_odb_read(&object, odb, &oid), "read object \(id)")
+            defer { git_odb_object_free(object) }
+            let bytes = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object))
+            return RawObject(type: UInt8(truncatingIfNeeded: git_odb_object_type(object).rawValue), bytes: Array(bytes))
+        }
+        written.removeAll()
+        return objects
+    }
+
+    /// Writes `object` into memory and records it, as if written through `repository`; returns its id.
+    @discardableResult
+    package func insert(_ object: RawObject) throws(GitError) -> ObjectID {
+        guard [GIT_OBJECT_COMMIT, GIT_OBJECT_TREE, GIT_OBJECT_BLOB].contains(where: { $0.rawValue == Int32(object.type) }) else {
+            throw GitError(operation: "write object", code: -1, errorClass: 0, message: "object type \(object.type) is not a commit, tree or blob")
+        }
+        return try writeDirectly(git_object_t(Int32(object.type)), object.bytes)
+    }
+
+    /// Writes a blob into memory (see `writeDirectly`) and records it.
+    package func writeBlob(_ content: Data) throws(GitError) -> ObjectID {
+        try writeDirectly(GIT_OBJECT_BLOB, content)
+    }
+
+    /// Writes a tree of `entries` into memory (see `writeDirectly`) and records it; the same bytes git's tree builder writes.
+    package func writeTree(_ entries: [TreeEntry]) throws(GitError) -> ObjectID {
+        // git orders entries by name, a tree's name as if it ended in "/".
+        let sorted = entries.map { (entry: $0, order: Array($0.name.utf8) + ($0.isTree ? [0x2F] : [])) }.sorted {
+            $0.order.lexicographicallyPrecedes($1.order)
+        }
+        var bytes: [UInt8] = []
+        for (entry, _) in sorted {
+            bytes += Array((entry.isTree ? "40000 " : "100644 ").utf8) + Array(entry.name.utf8) + [0] + entry.id.bytes
+        }
+        return try writeDirectly(GIT_OBJECT_TREE, bytes)
+    }
+
+    /// Writes a commit into memory (see `writeDirectly`) and records it: libgit2 formats it, as `Repository.writeCommit` does.
+    package func writeCommit(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError)
+        -> ObjectID
+    {
+        var buffer = try repository.commitBuffer(tree: tree, parents: parents, author: author, committer: committer, message: message)
+        defer { git_buf_dispose(&buffer) }
+        return try writeDirectly(GIT_OBJECT_COMMIT, UnsafeRawBufferPointer(start: buffer.ptr, count: buffer.size))
+    }
+
+    /// Writes an object into memory without asking the store whether it has it, and records it.
+    ///
+    /// libgit2's `git_odb_write` asks first, and each object the store lacks
+    /// (all of a new save's) costs a rescan of `objects/pack` and a failed
+    /// touch of the loose path: five system calls an object. An object the
+    /// store has already is then held twice, which a pack and git allow.
+    private func writeDirectly(_ type: git_object_t, _ bytes: some ContiguousBytes) throws(GitError) -> ObjectID {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(GitError) in try writeDirectly(type, buffer) } }.get()
+    }
+
+    private func writeDirectly(_ type: git_object_t, _ bytes: UnsafeRawBufferPointer) throws(GitError) -> ObjectID {
+        var oid = git_oid()
+        try check(git_odb_hash(&oid, bytes.baseAddress, bytes.count, type), "hash object")
+        if backend.pointee.exists(backend, &oid) != 1 {
+            try check(backend.pointee.write(backend, &oid, bytes.baseAddress, bytes.count, type), "write object to memory")
+        }
+        let id = ObjectID(oid)
+        record(id)
+        return id
+    }
+
+    /// Empties memory and forgets what was recorded: for objects that are durable elsewhere (a save log's, once applied).
+    package func discard() throws(GitError) {
+        written.removeAll()
+        try check(git_mempack_reset(backend), "empty in-memory object store")
+    }
 
     /// Writes every recorded object into one pack (fsynced) and empties memory; returns the number packed.
     @discardableResult

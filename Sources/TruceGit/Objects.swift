@@ -93,11 +93,34 @@ extension Repository {
     package func writeCommit(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError)
         -> ObjectID
     {
+        var oid = git_oid()
+        try withCommitParts(tree: tree, parents: parents, author: author, committer: committer) { tree, parents, author, committer in
+            git_commit_create(&oid, handle, nil, author, committer, nil, message, tree, parents.count, parents.baseAddress)
+        }
+        return ObjectID(oid)
+    }
+
+    /// The bytes of the commit `writeCommit` would write, not written; the caller disposes of the buffer.
+    func commitBuffer(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError) -> git_buf {
+        var buffer = git_buf()
+        try withCommitParts(tree: tree, parents: parents, author: author, committer: committer) { tree, parents, author, committer in
+            git_commit_create_buffer(&buffer, handle, author, committer, nil, message, tree, parents.count, parents.baseAddress)
+        }
+        return buffer
+    }
+
+    /// Looks up the tree and parents and makes the signatures a commit is made of, and calls `make` with them, which
+    /// returns libgit2's code.
+    private func withCommitParts(
+        tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature,
+        _ make: (
+            OpaquePointer?, UnsafeMutableBufferPointer<OpaquePointer?>, UnsafeMutablePointer<git_signature>?, UnsafeMutablePointer<git_signature>?
+        ) -> Int32
+    ) throws(GitError) {
         var treeID = tree.raw
         var treeHandle: OpaquePointer?
         try check(git_tree_lookup(&treeHandle, handle, &treeID), "read tree \(tree)")
         defer { git_tree_free(treeHandle) }
-
         var parentHandles: [OpaquePointer?] = []
         defer { for parent in parentHandles { git_commit_free(parent) } }
         for parent in parents {
@@ -110,15 +133,8 @@ extension Repository {
         defer { git_signature_free(authorSignature) }
         let committerSignature = try makeSignature(committer)
         defer { git_signature_free(committerSignature) }
-
-        var oid = git_oid()
-        let code = parentHandles.withUnsafeMutableBufferPointer { buffer in
-            git_commit_create(
-                &oid, handle, nil, authorSignature, committerSignature, nil, message, treeHandle,
-                buffer.count, buffer.baseAddress)
-        }
+        let code = parentHandles.withUnsafeMutableBufferPointer { make(treeHandle, $0, authorSignature, committerSignature) }
         try check(code, "write commit")
-        return ObjectID(oid)
     }
 
     /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.

@@ -76,7 +76,7 @@ package final class Quarantine {
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, repository.handle), "start pack")
         defer { git_packbuilder_free(builder) }
-        try repository.withWalker(from: tips, hiding: hidden) { walker throws(GitError) in
+        _ = try repository.withWalker(from: tips, hiding: hidden) { walker throws(GitError) in
             try check(git_packbuilder_insert_walk(builder, walker), "add checked versions to pack")
         }
         // Every tip may be one this store has already: then there is nothing to write, not an empty pack.

@@ -39,8 +39,9 @@ public final class TestStore: Sendable {
     public let store: DocumentStore
     public var path: String { store.path }
 
-    public init() throws {
-        store = try DocumentStore.create(at: directory.file("store"))
+    /// A fresh store; with `saveLog`, one whose saves go through its save log.
+    public init(saveLog: Bool = false) throws {
+        store = try DocumentStore.create(at: directory.file("store"), saveLog: saveLog)
     }
 
     /// Runs `git -C <store> …` and returns its stdout, failing the caller when git fails.

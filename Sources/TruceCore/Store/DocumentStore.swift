@@ -16,13 +16,17 @@ public final class DocumentStore: Sendable {
     ///
     /// nil when none was given: such calls then use `DocumentStore.fallbackDevice`.
     public let device: String?
-    private let repository: Mutex<Repository>
+    private let shared: Mutex<SharedHandle>
+    /// True when saves go through the store's save log (`truce.saveLog` in its config), read at open.
+    public let savesThroughLog: Bool
     let eventHub = EventHub()
     /// The synced routing as last read, with the routing documents' current versions it was read from.
     let routingCache = Mutex<(versions: [VersionID?], routing: Routing)?>(nil)
 
     /// The marker that tells a Truce store from any other bare repository.
     static let formatConfigName = "truce.version"
+    /// The config that makes saves go through the save log (lowercased, as git names it).
+    static let saveLogConfigName = "truce.savelog"
 
     /// The device of a call that names none on a store opened without one: `$TRUCE_DEVICE`, then the host name, as the CLI does.
     public static var fallbackDevice: String {
@@ -56,7 +60,9 @@ public final class DocumentStore: Sendable {
     /// Creates a store in a new or empty directory, with the config every store has (reflogs for all refs, fsynced objects, a replica id).
     ///
     /// Calls that name no device use `device` (validated here), else `fallbackDevice`.
-    public static func create(at path: String, device: String? = nil) throws(TruceError) -> DocumentStore {
+    /// With `saveLog`, saves go through the store's save log (see `savesThroughLog`): durable at one data sync, and in
+    /// git from the next checkpoint.
+    public static func create(at path: String, device: String? = nil, saveLog: Bool = false) throws(TruceError) -> DocumentStore {
         let device = try device.map { name throws(TruceError) in try authorName(name) }
         let manager = FileManager.default
         if let contents = try? manager.contentsOfDirectory(atPath: path), !contents.isEmpty { throw .storeExists(path) }
@@ -72,6 +78,7 @@ public final class DocumentStore: Sendable {
             try writeAttributesTemplate(in: repository.gitDirectory)
             // Now rather than at the first sync, so that a sync that adopts nothing leaves the store as it was.
             try SyncLock.prepare(in: repository)
+            if saveLog { try repository.setConfig("truce.saveLog", to: "true") }
             // Written last: a store whose creation was interrupted is not mistaken for a whole one.
             try repository.setConfig(formatConfigName, to: "1")
         } catch let error as GitError {
@@ -109,12 +116,84 @@ public final class DocumentStore: Sendable {
         }
         self.path = path
         self.device = device
-        self.repository = Mutex(repository)
+        savesThroughLog = entries.contains { $0.isLocal && $0.name == Self.saveLogConfigName && $0.value.lowercased() == "true" }
+        shared = Mutex(SharedHandle(repository: repository))
+    }
+
+    deinit {
+        // What this store left in the save log lands in git now rather than at the next open.
+        try? withRepository { _ in }
     }
 
     /// Runs `body` with exclusive use of the repository handle, turning libgit2 failures into `TruceError.storeFailure`.
+    ///
+    /// Saves waiting in the save log land in git first (a checkpoint), so that
+    /// every operation but a logged save reads and writes git alone.
     func withRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws(TruceError) -> Result {
-        try Self.asTruceErrors { try repository.withLock { repository throws -> Result in try body(repository) } }
+        var landed = false
+        let result = try Self.asTruceErrors {
+            try shared.withLock { shared throws -> Result in
+                landed = try shared.checkpointIfNeeded()
+                return try body(shared.repository)
+            }
+        }
+        // Outside the lock: delivering reads the journal through `withRepository`.
+        if landed { deliverEvents() }
+        return result
+    }
+
+    /// Runs `body` with the save log's pending saves, read up to date, under the shared handle's lock; nil when saves do
+    /// not go through the log. Schedules the checkpoint that lands them in git.
+    func withPendingSaves<Result: Sendable>(_ body: (PendingSaves) throws -> Result) throws(TruceError) -> Result? {
+        guard savesThroughLog else { return nil }
+        let (result, queued, log, schedule) = try Self.asTruceErrors {
+            try shared.withLock { shared throws -> (Result, [SaveLog.Ticket], SaveLog, Bool) in
+                let pending = try shared.pendingSaves(creatingLog: true)!
+                try pending.refresh()
+                if pending.isInvalid {
+                    // A queued record failed: land what the log holds and start again from git.
+                    try DocumentStore.checkpoint(pending.log, in: shared.repository)
+                    try pending.clear()
+                } else if pending.pendingRecords >= PendingSaves.checkpointRecords || pending.pendingBytes >= PendingSaves.checkpointBytes {
+                    _ = try shared.checkpointIfNeeded()
+                }
+                let result: Result
+                do { result = try body(pending) } catch {
+                    _ = pending.takeQueued()
+                    throw error
+                }
+                defer { shared.checkpointScheduled = true }
+                return (result, pending.takeQueued(), pending.log, !shared.checkpointScheduled)
+            }
+        }
+        if schedule { scheduleCheckpoint() }
+        // Outside the lock: the saves that queue meanwhile share this sync (group commit).
+        do {
+            for ticket in queued { _ = try log.wait(for: ticket) }
+        } catch {
+            try? shared.withLock { shared in try shared.pendingSaves(creatingLog: false)?.invalidate() }
+            if let error = error as? GitError { throw .storeFailure(error) }
+            throw .storeFailure(TruceError.StoreFailure(operation: "save to the save log", message: "\(error)"))
+        }
+        return result
+    }
+
+    /// Lands every save waiting in the save log in git now, and delivers their events.
+    ///
+    /// A store that saves through the log does this by itself a second after
+    /// a save, before any other operation, and when it is released; call it
+    /// before reading the store with plain `git` right after a save.
+    public func checkpoint() throws(TruceError) {
+        try withRepository { _ in }
+    }
+
+    /// A checkpoint a second from now: saves made meanwhile land with it.
+    private func scheduleCheckpoint() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + PendingSaves.checkpointDelay) { [weak self] in
+            guard let self else { return }
+            self.shared.withLock { $0.checkpointScheduled = false }
+            try? self.checkpoint()
+        }
     }
 
     /// Runs `body`, with libgit2's failures and any other error as `TruceError.storeFailure`.
@@ -139,6 +218,8 @@ public final class DocumentStore: Sendable {
     func withOwnRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws(TruceError) -> Result {
         let own: Repository
         do { own = try Repository.openBare(at: path) } catch { throw .storeFailure(error) }
+        // The own handle reads git alone: what the save log holds lands first.
+        try checkpoint()
         defer {
             let (listed, read, records) = (own.referencesListed, own.commitsRead, own.packedRecordsRead)
             try? withRepository { shared in
@@ -168,5 +249,33 @@ public final class DocumentStore: Sendable {
 
             """
         try Data(text.utf8).write(to: info.appendingPathComponent("attributes"), options: .atomic)
+    }
+}
+
+/// The store's shared repository handle, and what it knows of the save log.
+final class SharedHandle {
+    let repository: Repository
+    /// The save log's pending saves, once a log was found or made.
+    private var pending: PendingSaves?
+    /// True while a checkpoint waits on its timer.
+    var checkpointScheduled = false
+
+    init(repository: Repository) { self.repository = repository }
+
+    /// The save log's state; nil when there is no log and `creatingLog` is false.
+    func pendingSaves(creatingLog: Bool) throws -> PendingSaves? {
+        if let pending { return pending }
+        let gitDirectory = repository.gitDirectory
+        let log = creatingLog ? try SaveLog(path: gitDirectory + PendingSaves.fileName) : try PendingSaves.existingLog(in: gitDirectory)
+        pending = try log.map { try PendingSaves(gitDirectory: gitDirectory, log: $0) }
+        return pending
+    }
+
+    /// Lands what the save log holds in git, when it holds anything; returns whether a change landed.
+    func checkpointIfNeeded() throws -> Bool {
+        guard let pending = try pendingSaves(creatingLog: false), try pending.log.mayHaveRecords() else { return false }
+        let landed = try DocumentStore.checkpoint(pending.log, in: repository)
+        try pending.clear()
+        return landed
     }
 }

@@ -24,31 +24,48 @@ extension DocumentStore {
     private func write(_ content: Data?, to key: DocumentKey, device: String?, base: VersionID?, date: Date) throws(TruceError) -> Version {
         let author = try author(device)
         try Signature.checkRepresentable(date)
-        return try transacting(.packed) { transaction in
-            let repository = transaction.repository
-            let before = try Self.documentVersions(of: key, in: repository)
-            let parent: Version?
-            if let base {
-                guard try repository.containsCommit(base.objectID) else { throw TruceError.versionNotFound(base.hex) }
-                parent = try Self.readVersion(base, of: key, in: repository)
-            } else {
-                parent = before.current
-            }
-            if content == nil {
-                guard let parent else { throw TruceError.documentNotFound(key) }
-                if parent.isDeletion { throw TruceError.alreadyDeleted(key, version: parent.id) }
-            }
-            let kind: VersionMessage.Kind = content == nil ? .delete : .save
-            let message = VersionMessage(kind: kind, key: key.rawValue, device: author)
-            let tree = try transaction.writeTree(holding: content, at: key)
-            let signature = Signature(device: author, date: date)
-            let committer = Signature(device: author, date: Date())
-            let parents = try parent.map { try Self.parents(basedOn: $0, heads: before, in: repository) } ?? []
-            let id = try transaction.writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
-            transaction.publish(PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)"))
-            transaction.record(Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date))
-            return try transaction.commit().version(id, of: key)
+        let version = { (transaction: inout WriteTransaction) throws -> Version in
+            try Self.writeVersion(content, to: key, base: base, author: author, date: date, in: &transaction)
         }
+        // Small saves go through the save log when the store has it on: large ones would sit whole in its memory.
+        if (content?.count ?? 0) <= PendingSaves.largestLoggedContent,
+            let logged = try withPendingSaves({ pending in
+                var transaction = try WriteTransaction(in: pending.writer.repository, objects: .logged(pending))
+                return try version(&transaction)
+            })
+        {
+            return logged
+        }
+        return try transacting(.packed, version)
+    }
+
+    /// Stages and commits the version `write` makes, in `transaction`.
+    private static func writeVersion(
+        _ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date, in transaction: inout WriteTransaction
+    ) throws -> Version {
+        let repository = transaction.repository
+        let before = try transaction.versions(of: key)
+        let parent: Version?
+        if let base {
+            guard try repository.containsCommit(base.objectID) else { throw TruceError.versionNotFound(base.hex) }
+            parent = try Self.readVersion(base, of: key, in: repository)
+        } else {
+            parent = before.current
+        }
+        if content == nil {
+            guard let parent else { throw TruceError.documentNotFound(key) }
+            if parent.isDeletion { throw TruceError.alreadyDeleted(key, version: parent.id) }
+        }
+        let kind: VersionMessage.Kind = content == nil ? .delete : .save
+        let message = VersionMessage(kind: kind, key: key.rawValue, device: author)
+        let tree = try transaction.writeTree(holding: content, at: key)
+        let signature = Signature(device: author, date: date)
+        let committer = Signature(device: author, date: Date())
+        let parents = try parent.map { try Self.parents(basedOn: $0, heads: before, in: repository) } ?? []
+        let id = try transaction.writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
+        transaction.publish(PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)"))
+        transaction.record(Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date))
+        return try transaction.commit().version(id, of: key)
     }
 
     /// The parents of a version based on `base`: `base`, then every other head holding the same content.
@@ -68,20 +85,30 @@ extension DocumentStore {
     static func writeTree(holding content: Data?, at key: DocumentKey, in repository: Repository, recording bulk: BulkWriter? = nil) throws
         -> ObjectID
     {
-        guard let content else {
-            let empty = try repository.writeTree([])
-            bulk?.record(empty)
-            return empty
-        }
+        try writeTree(
+            holding: content, at: key,
+            blob: { content in
+                let id = try repository.writeBlob(content)
+                bulk?.record(id)
+                return id
+            },
+            tree: { entries in
+                let id = try repository.writeTree(entries)
+                bulk?.record(id)
+                return id
+            })
+    }
+
+    /// The chain of trees that holds `content` at `key` (an empty tree for a deletion), written by `blob` and `tree`.
+    static func writeTree(
+        holding content: Data?, at key: DocumentKey, blob: (Data) throws -> ObjectID, tree: ([TreeEntry]) throws -> ObjectID
+    ) throws -> ObjectID {
+        guard let content else { return try tree([]) }
         var segments = key.segments
         let leaf = String(segments.removeLast())
-        let blob = try repository.writeBlob(content)
-        bulk?.record(blob)
-        var id = try repository.writeTree([TreeEntry(name: leaf, id: blob, isTree: false)])
-        bulk?.record(id)
+        var id = try tree([TreeEntry(name: leaf, id: try blob(content), isTree: false)])
         for segment in segments.reversed() {
-            id = try repository.writeTree([TreeEntry(name: String(segment), id: id, isTree: true)])
-            bulk?.record(id)
+            id = try tree([TreeEntry(name: String(segment), id: id, isTree: true)])
         }
         return id
     }

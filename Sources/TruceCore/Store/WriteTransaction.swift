@@ -38,6 +38,8 @@ struct WriteTransaction {
         case packed
         /// Already in the store: a sync's download. Its journal entries are guarded by an intent (hold the `SyncLock`).
         case stored
+        /// Memory, then a record of the save log at `commit`; git gets them at the next checkpoint. One save at a time.
+        case logged(PendingSaves)
     }
 
     /// The store, for reading what is there.
@@ -52,19 +54,42 @@ struct WriteTransaction {
     var via: [VersionID: ObjectID] = [:]
 
     init(in repository: Repository, objects kind: Objects) throws {
-        self.repository = repository
         self.kind = kind
-        pack = kind == .packed ? try BulkWriter(path: repository.path) : nil
+        switch kind {
+        case .packed: pack = try BulkWriter(path: repository.path)
+        case .stored: pack = nil
+        case .logged(let pending): pack = pending.writer
+        }
         objects = pack?.repository ?? repository
+        // A logged save reads what the log holds too, which only its writer's memory has.
+        if case .logged = kind { self.repository = objects } else { self.repository = repository }
+    }
+
+    /// `key`'s heads as they stand for this write: with the save log's pending saves landed, when it writes to the log.
+    func versions(of key: DocumentKey) throws -> DocumentVersions {
+        if case .logged(let pending) = kind { return try pending.versions(of: key) }
+        return try DocumentStore.documentVersions(of: key, in: repository)
+    }
+
+    /// Adds an object written elsewhere (a save log record) to the objects `commit` packs.
+    func insert(_ object: BulkWriter.RawObject) throws {
+        try pack?.insert(object)
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
     func writeTree(holding content: Data?, at key: DocumentKey) throws -> ObjectID {
-        try DocumentStore.writeTree(holding: content, at: key, in: objects, recording: pack)
+        if case .logged(let pending) = kind {
+            return try DocumentStore.writeTree(holding: content, at: key, blob: pending.writer.writeBlob, tree: pending.writer.writeTree)
+        }
+        return try DocumentStore.writeTree(holding: content, at: key, in: objects, recording: pack)
     }
 
     /// Writes a version commit; nothing names it until `commit` publishes a head.
     func writeVersion(tree: ObjectID, parents: [VersionID], author: Signature, committer: Signature, message: String) throws -> VersionID {
+        if case .logged(let pending) = kind {
+            return VersionID(
+                try pending.writer.writeCommit(tree: tree, parents: parents.map(\.objectID), author: author, committer: committer, message: message))
+        }
         let id = try objects.writeVersion(tree: tree, parents: parents, author: author, committer: committer, message: message)
         pack?.record(id.objectID)
         return id
@@ -101,13 +126,14 @@ struct WriteTransaction {
     ///
     /// `cancellation` is checked one last time before anything leaves memory.
     func commit(cancellation: Cancellation? = nil) throws -> Committed {
+        if case .logged(let pending) = kind { return try commitToLog(pending) }
         // A packed journal entry goes into the same pack as the versions it records: one fsync for both.
         let packedJournal = try pack.flatMap { pack in
             try changes.isEmpty ? nil : ChangeJournal.prepare(changes, via: via, in: pack.repository, recording: pack)
         }
         try cancellation?.check()
         let packed = try pack?.flush() ?? 0
-        let intent = kind == .stored && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
+        let intent = pack == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
         let marking: Set<DocumentKey>
         do {
             marking = try DocumentStore.publishHeads(heads, in: repository)
@@ -128,8 +154,17 @@ struct WriteTransaction {
             try? ChangeJournal.append(changes, via: via, in: repository)
         }
         // Only tidying: every object is safe in its pack whether or not the small packs get folded.
-        if packed > 0 { try? PackConsolidation.consolidateIfNeeded(in: repository) }
+        if packed > 0 { _ = try? PackConsolidation.consolidateIfNeeded(in: repository) }
         return Committed(repository: repository, read: read)
+    }
+
+    /// The logged save's commit: its objects, head and change as one save log record, queued; the caller waits for it.
+    private func commitToLog(_ pending: PendingSaves) throws -> Committed {
+        guard let head = heads.first, let change = changes.first, heads.count == 1, changes.count == 1 else {
+            preconditionFailure("a logged write is one save: one head and one change")
+        }
+        try pending.enqueue(LoggedSave(origin: pending.origin, objects: try pack!.takeRecorded(), head: head, change: change))
+        return Committed(repository: repository, read: [head.key: try pending.versions(of: head.key)])
     }
 }
 

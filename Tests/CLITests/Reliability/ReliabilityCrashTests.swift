@@ -225,15 +225,22 @@ import Testing
     /// save succeeds within `nextWriterBound`. Rounds go on until
     /// `requiredKills` processes died of the kill: 40 normally, 500 with
     /// `HEAVY=1`.
-    @Test func concurrentSaversKilledLoseNothing() throws {
-        let seed = Reliability.seed(0x5A7E_C0DE, for: "concurrent crash")
+    ///
+    /// With the save log on, a killed save may leave its record in the log
+    /// alone: the checks run after another Truce process (`truce status`)
+    /// opened the store, which lands it, and the saves that landed only then
+    /// prove that kills fell between a record and its checkpoint.
+    @Test(arguments: [false, true]) func concurrentSaversKilledLoseNothing(saveLog: Bool) throws {
+        let seed = Reliability.seed(saveLog ? 0x5A7E_C0DF : 0x5A7E_C0DE, for: saveLog ? "concurrent crash, save log" : "concurrent crash")
         let requiredKills = Reliability.size(ci: 40, heavy: 500)
         let writers = Reliability.size(ci: 4, heavy: 6)
         let maximumRounds = requiredKills * 3 / writers + 10
         var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-crash-concurrent")
         let store = try Reliability.makeStore(in: directory, named: "store")
+        if saveLog { _ = try git(["-C", store, "config", "truce.saveLog", "true"]) }
         var acknowledged: [String: [String]] = [:]
+        var landedFromLog = 0
         let started = Date()
 
         var durations = Durations()
@@ -284,6 +291,12 @@ import Testing
             }
 
             let context = "after round \(round) (\(kills) kills so far, seed \(seed))"
+            if saveLog {
+                let before = try Reliability.reachableVersions(in: store)
+                let status = try truce(["status"], store: store)
+                if status.status != 0 { problems.append("\(context): truce status exited \(status.status): \(status.errorOutput)") }
+                landedFromLog += try Reliability.reachableVersions(in: store).subtracting(before).count
+            }
             let fsck = try Reliability.fsckProblems(store)
             if !fsck.isEmpty { problems.append("\(context): git fsck --strict: \(fsck.prefix(5).joined(separator: " | "))") }
             let lost = try Reliability.lostVersions(Set(acknowledged.values.joined()), in: store)
@@ -306,7 +319,11 @@ import Testing
         // Objects no head reaches are saves killed after they wrote something: proof that kills landed mid-save, not only at start-up.
         let dangling = try git(["-C", store, "fsck", "--dangling", "--no-progress", "--connectivity-only"]).output
             .split(separator: "\n").filter { $0.hasPrefix("dangling ") }.count
-        #expect(dangling > 0, "no kill landed after a save had written an object (seed \(seed))")
+        if saveLog {
+            #expect(landedFromLog > 0, "no kill landed between a save's record and its checkpoint (seed \(seed))")
+        } else {
+            #expect(dangling > 0, "no kill landed after a save had written an object (seed \(seed))")
+        }
         // Every acknowledged save is in the journal too, once a prune has repaired what a kill left half-written.
         let prune = try truce(["prune"], store: store)
         #expect(prune.status == 0, "prune after the loop: \(prune.errorOutput)")
@@ -316,7 +333,8 @@ import Testing
         let unjournaled = acknowledgedIDs.subtracting(try Reliability.journaledVersions(in: store))
         #expect(unjournaled.isEmpty, "truce changes lacks acknowledged versions \(unjournaled.sorted()) (seed \(seed))")
         print(
-            "reliability: concurrent crash \(round) rounds of \(writers) saves: \(kills) killed, \(finished) finished first, "
+            "reliability: concurrent crash\(saveLog ? " (save log)" : "") \(round) rounds of \(writers) saves: \(kills) killed, \(finished) finished first, "
+                + "\(landedFromLog) landed from the log, "
                 + "\(acknowledgedIDs.count) acknowledged, \(dangling) dangling objects, \(staleLockWaits) next saves waited for a stale lock, slowest \(String(format: "%.1f", slowestNextSave)) s, "
                 + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }

@@ -1,0 +1,169 @@
+import Foundation
+internal import TruceGit
+
+/// The saves a store's save log holds and git does not yet: what this process reads of them, and how it adds its own.
+///
+/// A save with the log on is durable once its record is synced in the log
+/// (one `fdatasync`, shared by the saves queued meanwhile). Its objects stay
+/// in the memory of `writer`, which reads the store and them alike; its head
+/// is one of `pendingHeads`. Saves of other processes are read from the log
+/// before each save, so a save that follows another's acknowledgement builds
+/// on it, as with heads in git. A checkpoint (`DocumentStore.checkpoint`)
+/// lands every record in git through one `WriteTransaction` and starts the
+/// log's next generation; this state is then dropped, here at once, and in
+/// other processes when their next save sees the new generation.
+final class PendingSaves {
+    /// The log's file in the store directory.
+    static let fileName = "truce-saves.log"
+    /// Content larger than this is saved straight into git: a log record holds it whole, in memory too, until the checkpoint.
+    static let largestLoggedContent = 1 << 20
+    /// A save checkpoints first when the log holds this many records or bytes, so that a checkpoint stays short.
+    static let checkpointRecords = 4096
+    static let checkpointBytes = 64 << 20
+    /// How long after a save its checkpoint waits: saves made meanwhile land with it, in one pack and one journal entry.
+    static let checkpointDelay = DispatchTimeInterval.seconds(1)
+
+    let log: SaveLog
+    /// Reads the store and the pending saves' objects; new objects stay in its memory, which the log makes durable.
+    let writer: BulkWriter
+    private var cursor = SaveLog.Cursor()
+    /// For each document with pending saves: its head candidates once they land (the store's heads, then each save's
+    /// new version added and the versions it replaces removed).
+    private var pendingHeads: [DocumentKey: [ObjectID]] = [:]
+    private(set) var pendingRecords = 0
+    private(set) var pendingBytes = 0
+    /// Names the records this reader queues: `refresh` reads past them, they were adopted when queued.
+    let origin = UInt64.random(in: 1...UInt64.max)
+    /// Records queued and not yet waited for (see `takeQueued`).
+    private var queued: [SaveLog.Ticket] = []
+    /// Set when a queued record failed: what this state adopted may be a save that is not in the log.
+    private(set) var isInvalid = false
+
+    init(gitDirectory: String, log: SaveLog) throws {
+        self.log = log
+        writer = try BulkWriter(path: gitDirectory)
+    }
+
+    /// The log at `gitDirectory`, when there is one.
+    static func existingLog(in gitDirectory: String) throws -> SaveLog? {
+        let path = gitDirectory + fileName
+        guard access(path, F_OK) == 0 else { return nil }
+        return try SaveLog(path: path)
+    }
+
+    /// Reads the records appended since the last call (by this process or another), or all of them after a checkpoint.
+    func refresh() throws {
+        let (restarted, records) = try log.records(from: &cursor)
+        // Another process's checkpoint landed what this state held. A record this process queued and had not yet
+        // written when the log restarted is no longer adopted: a save based on its document meanwhile lands beside
+        // it (a conflict, as between two processes), never without it.
+        if restarted { try clear() }
+        for record in records {
+            pendingRecords += 1
+            pendingBytes += record.payload.count
+            guard let save = LoggedSave(decoding: record.payload) else { throw Self.unreadable(record.sequence, in: log) }
+            if save.origin == origin && !restarted { continue }
+            try adopt(save)
+        }
+    }
+
+    /// Forgets every pending save: they landed in git (a checkpoint), and the store's heads now show them.
+    func clear() throws {
+        pendingHeads.removeAll()
+        isInvalid = false
+        (pendingRecords, pendingBytes) = (0, 0)
+        cursor = SaveLog.Cursor()
+        try writer.discard()
+    }
+
+    /// `key`'s versions with the pending saves landed.
+    func versions(of key: DocumentKey) throws -> DocumentVersions {
+        guard let candidates = pendingHeads[key] else { return try DocumentStore.documentVersions(of: key, in: writer.repository) }
+        return try DocumentStore.documentVersions(of: key, amongCandidates: candidates, in: writer.repository)
+    }
+
+    /// Queues `save` for the log and adopts it, so that the next save builds on it; `takeQueued` hands over what to
+    /// wait for before acknowledging it. Its objects are in `writer` already.
+    func enqueue(_ save: LoggedSave) throws {
+        queued.append(try log.enqueue([save.encoded]))
+        try adopt(save)
+    }
+
+    /// The records queued since the last call: their saves are durable once `SaveLog.wait(for:)` returns for each.
+    func takeQueued() -> [SaveLog.Ticket] {
+        defer { queued.removeAll() }
+        return queued
+    }
+
+    /// Notes that a queued record failed: the next save checkpoints first, and starts again from what the log holds.
+    func invalidate() { isInvalid = true }
+
+    /// Adds `save`'s objects to memory (when another process wrote them) and its head to the document's candidates.
+    private func adopt(_ save: LoggedSave) throws {
+        for object in save.objects { try writer.insert(object) }
+        _ = try writer.takeRecorded()
+        let key = save.head.key
+        var candidates = try pendingHeads[key] ?? DocumentStore.headReferences(of: key, in: writer.repository).map(\.target)
+        let replaced = Set(save.head.replacing.map(\.objectID))
+        candidates.removeAll { replaced.contains($0) || $0 == save.head.id.objectID }
+        candidates.append(save.head.id.objectID)
+        pendingHeads[key] = candidates
+    }
+
+    static func unreadable(_ sequence: UInt64, in log: SaveLog) -> TruceError {
+        .storeFailure(
+            TruceError.StoreFailure(
+                operation: "read \(log.path)", message: "record \(sequence) is not a save this version of Truce can read; the log is left as it is"))
+    }
+}
+
+extension DocumentStore {
+    /// Lands every save the log holds in git, as one write: one pack, the heads, one journal entry; then empties the log.
+    ///
+    /// Runs under the log's exclusive lock, so no save is appended between the
+    /// reading and the emptying. A crash before the log is emptied leaves its
+    /// records, which the next checkpoint applies again: a version whose head
+    /// already landed is skipped, so nothing is published or journaled twice.
+    /// Returns whether anything landed.
+    @discardableResult
+    static func checkpoint(_ log: SaveLog, in repository: Repository) throws -> Bool {
+        var landed = false
+        try log.drain { records in
+            let saves = try records.map { record in
+                guard let save = LoggedSave(decoding: record.payload) else { throw PendingSaves.unreadable(record.sequence, in: log) }
+                return save
+            }
+            var transaction = try WriteTransaction(in: repository, objects: .packed)
+            var heads: [DocumentKey: [PendingHead]] = [:]
+            for save in saves where try !hasLanded(save, in: repository) {
+                for object in save.objects { try transaction.insert(object) }
+                // A save whose base was a save that failed (an I/O error) was refused too: its parent is nowhere.
+                guard try save.head.replacing.allSatisfy({ try transaction.objects.containsCommit($0.objectID) }) else { continue }
+                var absorbed = save.head.replacing
+                // A later save of the same document replaces an earlier pending one: only the later becomes a head.
+                heads[save.head.key, default: []].removeAll { earlier in
+                    guard save.head.replacing.contains(earlier.id) else { return false }
+                    absorbed += earlier.replacing
+                    return true
+                }
+                let replacing = absorbed.filter { id in !saves.contains { $0.head.id == id } }
+                heads[save.head.key, default: []].append(
+                    PendingHead(key: save.head.key, id: save.head.id, replacing: Array(Set(replacing)).sorted(), message: save.head.message))
+                transaction.record(save.change)
+            }
+            for key in heads.keys.sorted() { for head in heads[key]! { transaction.publish(head) } }
+            _ = try transaction.commit()
+            landed = !transaction.changes.isEmpty
+        }
+        return landed
+    }
+
+    /// True when `save`'s version is in the store already and one of its document's heads reaches it: an earlier
+    /// checkpoint landed it and was killed before emptying the log.
+    private static func hasLanded(_ save: LoggedSave, in repository: Repository) throws -> Bool {
+        let id = save.head.id.objectID
+        // Without rescanning the packs for each save: a killed checkpoint's pack is known to a handle opened since.
+        guard try repository.containsObjectWithoutRescan(id) else { return false }
+        return try headReferences(of: save.head.key, in: repository).contains { try $0.target == id || repository.isDescendant($0.target, of: id) }
+    }
+}

@@ -269,4 +269,35 @@ import Testing
         // The manifest itself stays at the time it was written: newer than every part and head.
         #expect(try #require(commits[manifest]).time > 1_796_000_000)
     }
+
+    /// With git as the oracle: one new version in a store whose heads share one committer second, listed by two
+    /// levels of parts, sends that version and nothing the hub has, and the other replica receives just it.
+    @Test func oneChangeAmongHeadsOfOneSecondSendsWhatGitSaysTheHubLacks() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore(), phone = try TestStore()
+        // 65 parts of 64 heads, grouped in turn into two parts: the manifest's parts list parts.
+        let documents = 65 * ReplicaManifest.fanOut
+        try saveInOneSecond(documents, history: 4, into: laptop)
+        let reference = ReplicaManifest.reference(of: try replicaID(of: laptop))
+        let initial = try laptop.store.sync(with: hub)
+        let versionsOnHub = try git("-C", hubPath(hub), "rev-list", "--count", "--grep=^Document: ", "--all").output
+        #expect(initial.sent == documents + 4 && versionsOnHub == "\(documents + 4)\n", "\(initial.sent) \(versionsOnHub)")
+        let first = try hubReference(reference, in: hub)
+        #expect(try hubCommits(from: first, in: hub)[first]?.parents.count == 2)
+        #expect(try phone.store.sync(with: hub).received.count == documents + 4)
+
+        let hubHad = try git("-C", hubPath(hub), "for-each-ref", "--format=%(objectname)").output.split(separator: "\n").map(String.init)
+        #expect(hubHad.count == 2, "the laptop's manifest and the phone's: \(hubHad)")
+        let version = try laptop.store.save(.text("changed\n"), to: "d/0.md", device: "laptop")
+        let sent = try laptop.store.sync(with: hub)
+        let pushed = try hubReference(reference, in: hub)
+        let lacked = try git(["-C", hubPath(hub), "rev-list", "--grep=^Document: ", pushed, "--not"] + hubHad).output
+        #expect(lacked == version.id.hex + "\n")
+        #expect(sent.sent == 1)
+        // What the pack held is what git counts the hub lacked: the manifest, the version, its two trees and blob.
+        let objects = try git(["-C", hubPath(hub), "rev-list", "--objects", pushed, "--not"] + hubHad).output.split(separator: "\n")
+        #expect(sent.traffic.sentObjects == objects.count && objects.count == 5, "\(sent.traffic) \(objects)")
+        #expect(try phone.store.sync(with: hub).received.map(\.version) == [version.id])
+        try expectHubFsckClean(hub)
+    }
 }

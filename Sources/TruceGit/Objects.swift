@@ -137,6 +137,16 @@ extension Repository {
         try check(code, "write commit")
     }
 
+    /// A commit's committer time in seconds since 1970, the time libgit2's history walks order commits by.
+    package func committerTime(of id: ObjectID) throws(GitError) -> Int64 {
+        if let commit = keptCommits?[id]?.record { return commit.committer.time }
+        var oid = id.raw
+        var commit: OpaquePointer?
+        try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")
+        defer { git_commit_free(commit) }
+        return git_commit_time(commit)
+    }
+
     /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.
     package func readCommit(_ id: ObjectID) throws(GitError) -> CommitRecord {
         commitsRead += 1

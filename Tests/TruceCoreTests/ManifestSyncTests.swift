@@ -220,4 +220,84 @@ import Testing
         #expect(json == ["manifest": forged, "reference": forgedRef, "reason": refusal.reason])
         #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
+
+    /// Every commit `tip` reaches in the hub `url`: its parents and committer time, as git reads them.
+    private func hubCommits(from tip: String, in url: String) throws -> [String: (parents: [String], time: Int)] {
+        let log = try git("-C", hubPath(url), "log", "--format=%H %ct %P", tip)
+        #expect(log.status == 0, "\(log.errorOutput)")
+        var commits: [String: (parents: [String], time: Int)] = [:]
+        for line in log.output.split(separator: "\n") {
+            let fields = line.split(separator: " ").map(String.init)
+            commits[fields[0]] = (Array(fields.dropFirst(2)), Int(fields[1]) ?? -1)
+        }
+        return commits
+    }
+
+    private func hubReference(_ name: String, in url: String) throws -> String {
+        try git("-C", hubPath(url), "rev-parse", name).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `count` documents saved in one batch whose versions all share one committer second, as an import's nearly do,
+    /// and `history` more versions of `d/0.md`.
+    private func saveInOneSecond(_ count: Int, history: Int = 0, into store: TestStore) throws {
+        let second = Date(timeIntervalSince1970: 1_796_000_000)
+        let keys = try (0..<count).map { try DocumentKey("d/\($0).md") } + Array(repeating: DocumentKey("d/0.md"), count: history)
+        _ = try store.store.saveBatch(
+            keys.enumerated().map { index, key in
+                BatchSave(key: key, content: Data("\(index)\n".utf8), device: "laptop", date: second, committerDate: second)
+            })
+    }
+
+    /// libgit2's walks keep one list sorted by committer time and insert behind every commit as new or newer. Were
+    /// parts as new as their manifest, a walk would insert every head of one second before taking one out: minutes
+    /// at 100,000 heads in every push. A part older than what it lists gets its heads taken out as they come in.
+    @Test func aManifestPartIsASecondOlderThanTheOldestCommitItLists() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore()
+        try saveInOneSecond(200, into: laptop)
+        _ = try laptop.store.sync(with: hub)
+        let manifest = try hubReference(ReplicaManifest.reference(of: replicaID(of: laptop)), in: hub)
+        let commits = try hubCommits(from: manifest, in: hub)
+        let parts = try #require(commits[manifest]).parents
+        #expect(parts.count == 4, "200 heads, at most 64 a part: \(parts)")
+        #expect(Set(parts.flatMap { commits[$0]?.parents ?? [] }).count == 200)
+        for part in parts {
+            let listedTimes = (commits[part]?.parents ?? []).compactMap { commits[$0]?.time }
+            #expect(listedTimes.count == 64 || part == parts.last)
+            #expect(commits[part]?.time == (listedTimes.min() ?? 0) - 1, "part \(part)")
+        }
+        // The manifest itself stays at the time it was written: newer than every part and head.
+        #expect(try #require(commits[manifest]).time > 1_796_000_000)
+    }
+
+    /// With git as the oracle: one new version in a store whose heads share one committer second, listed by two
+    /// levels of parts, sends that version and nothing the hub has, and the other replica receives just it.
+    @Test func oneChangeAmongHeadsOfOneSecondSendsWhatGitSaysTheHubLacks() throws {
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore(), phone = try TestStore()
+        // 65 parts of 64 heads, grouped in turn into two parts: the manifest's parts list parts.
+        let documents = 65 * ReplicaManifest.fanOut
+        try saveInOneSecond(documents, history: 4, into: laptop)
+        let reference = ReplicaManifest.reference(of: try replicaID(of: laptop))
+        let initial = try laptop.store.sync(with: hub)
+        let versionsOnHub = try git("-C", hubPath(hub), "rev-list", "--count", "--grep=^Document: ", "--all").output
+        #expect(initial.sent == documents + 4 && versionsOnHub == "\(documents + 4)\n", "\(initial.sent) \(versionsOnHub)")
+        let first = try hubReference(reference, in: hub)
+        #expect(try hubCommits(from: first, in: hub)[first]?.parents.count == 2)
+        #expect(try phone.store.sync(with: hub).received.count == documents + 4)
+
+        let hubHad = try git("-C", hubPath(hub), "for-each-ref", "--format=%(objectname)").output.split(separator: "\n").map(String.init)
+        #expect(hubHad.count == 2, "the laptop's manifest and the phone's: \(hubHad)")
+        let version = try laptop.store.save(.text("changed\n"), to: "d/0.md", device: "laptop")
+        let sent = try laptop.store.sync(with: hub)
+        let pushed = try hubReference(reference, in: hub)
+        let lacked = try git(["-C", hubPath(hub), "rev-list", "--grep=^Document: ", pushed, "--not"] + hubHad).output
+        #expect(lacked == version.id.hex + "\n")
+        #expect(sent.sent == 1)
+        // What the pack held is what git counts the hub lacked: the manifest, the version, its two trees and blob.
+        let objects = try git(["-C", hubPath(hub), "rev-list", "--objects", pushed, "--not"] + hubHad).output.split(separator: "\n")
+        #expect(sent.traffic.sentObjects == objects.count && objects.count == 5, "\(sent.traffic) \(objects)")
+        #expect(try phone.store.sync(with: hub).received.map(\.version) == [version.id])
+        try expectHubFsckClean(hub)
+    }
 }

@@ -42,6 +42,30 @@ enum ReplicaManifest {
     /// fetch's negotiation, every push) time that grows with the square of that.
     static let fanOut = 64
 
+    /// The signature of a part that lists `listed` (heads and manifests): a second older than the oldest of them.
+    ///
+    /// libgit2's walks take commits newest first from one list kept sorted by
+    /// committer time, inserting each behind every commit as new or newer: a
+    /// linear scan. A part as new as its manifest is taken up before any head,
+    /// so a walk that reads the whole snapshot (the push of a new store's first
+    /// manifest, prune's repack) piled up every head in that list, and heads
+    /// saved in the same few seconds (an import) made each insert scan them
+    /// all: O(n²), minutes at 100,000 heads. A part older than what it lists is
+    /// taken up after them: its heads come in ahead of the remaining parts and
+    /// leave at once, and the list stays short. Hiding stays exact: the parts
+    /// above these (and a manifest) keep their own time, so reading them marks
+    /// every listed head hidden before the walk reaches the heads, as before;
+    /// a walk that hides a manifest then stops without taking up these parts.
+    /// Not epoch 0: a manifest's own new parts would be the oldest commits of
+    /// the walk that pushes them, which would then read all the history it
+    /// hides before it stops. The time comes from what is listed, so a part
+    /// has the same id wherever it is written.
+    static func partSignature(listing listed: [ObjectID], in repository: Repository) throws -> Signature {
+        let oldest = try listed.map { try repository.committerTime(of: $0) }.min() ?? 0
+        // git's dates start at 0: a part of versions dated 1970 can only be as old as they are.
+        return Signature(name: "truce", email: "manifest@truce", time: max(0, oldest - 1), offsetMinutes: 0)
+    }
+
     static func partMessage(of replica: String) -> String {
         "Manifest part\n\nReplica: \(replica)\nPart: yes\n"
     }
@@ -276,13 +300,16 @@ struct ManifestPlan {
         let fixed = next.header.isSnapshot ? [] : [next.parents[0]]
         var listed = Array(next.parents.dropFirst(fixed.count))
         // Grouped into parts until the manifest itself has at most `fanOut` parents; the same bytes give the same ids everywhere.
+        var listsHeads = true
         while fixed.count + listed.count > ReplicaManifest.fanOut {
             listed = try stride(from: 0, to: listed.count, by: ReplicaManifest.fanOut).map { start in
-                try repository.writeCommit(
-                    tree: tree, parents: Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)]),
-                    author: next.signature, committer: next.signature,
+                let group = Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)])
+                let signature = listsHeads ? try ReplicaManifest.partSignature(listing: group, in: repository) : next.signature
+                return try repository.writeCommit(
+                    tree: tree, parents: group, author: signature, committer: signature,
                     message: ReplicaManifest.partMessage(of: next.header.replica))
             }
+            listsHeads = false
         }
         return try repository.writeCommit(
             tree: tree, parents: fixed + listed, author: next.signature,

@@ -2,19 +2,6 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-size_t truce_deflate_bound(size_t length) {
-    return (size_t)compressBound((uLong)length);
-}
-
-int truce_deflate(unsigned char *out, size_t *out_length, const unsigned char *in, size_t length) {
-    /* zlib's sizes are uLong: on a platform where that is narrower than size_t, a huge object must fail, not wrap. */
-    if ((uLong)length != length || (uLong)*out_length != *out_length) return Z_BUF_ERROR;
-    uLong produced = (uLong)*out_length;
-    int status = compress2(out, &produced, in, (uLong)length, Z_DEFAULT_COMPRESSION);
-    *out_length = (size_t)produced;
-    return status;
-}
-
 unsigned int truce_crc32(unsigned int crc, const unsigned char *bytes, size_t length) {
     uLong value = crc;
     while (length > 0) {
@@ -30,10 +17,12 @@ struct truce_deflater {
     z_stream stream;
 };
 
-truce_deflater *truce_deflater_new(void) {
+truce_deflater *truce_deflater_new(int level, int small) {
     truce_deflater *deflater = calloc(1, sizeof(truce_deflater));
     if (deflater == NULL) return NULL;
-    if (deflateInit(&deflater->stream, Z_DEFAULT_COMPRESSION) != Z_OK) {
+    /* zlib clears its hash table at every reset: 64 KiB at the default memLevel 8, more than deflating a small object
+       costs; memLevel 1 keeps it at 512 bytes. */
+    if (deflateInit2(&deflater->stream, level, Z_DEFLATED, 15, small ? 1 : 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(deflater);
         return NULL;
     }
@@ -74,4 +63,10 @@ void truce_deflater_free(truce_deflater *deflater) {
     if (deflater == NULL) return;
     deflateEnd(&deflater->stream);
     free(deflater);
+}
+
+size_t truce_deflater_bound(truce_deflater *deflater, size_t length) {
+    /* deflateBound counts in uLong; past it, the streamed chunks add at most a few bytes each beyond compressBound's. */
+    if ((uLong)length != length) return length + length / 1000 + 4096;
+    return (size_t)deflateBound(&deflater->stream, (uLong)length) + 64;
 }

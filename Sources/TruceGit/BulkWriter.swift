@@ -12,6 +12,8 @@ package final class BulkWriter {
     package let repository: Repository
     private let backend: UnsafeMutablePointer<git_odb_backend>
     private var written: [ObjectID] = []
+    /// The bytes of the recorded objects written straight into memory: packed and handed over without reading them back.
+    private var writtenRaw: [ObjectID: RawObject] = [:]
 
     package init(path: String) throws(GitError) {
         repository = try Repository.openBare(at: path)
@@ -38,7 +40,9 @@ package final class BulkWriter {
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
         var seen = Set<ObjectID>()
+        defer { writtenRaw.removeAll() }
         let objects = try written.filter { seen.insert($0).inserted }.map { id throws(GitError) in
+            if let raw = writtenRaw[id] { return raw }
             var oid = id.raw
             var object: OpaquePointer?
             try check(git_odb_read(&object, odb, &oid), "read object \(id)")
@@ -66,12 +70,15 @@ package final class BulkWriter {
 
     /// Writes a tree of `entries` into memory (see `writeDirectly`) and records it; the same bytes git's tree builder writes.
     package func writeTree(_ entries: [TreeEntry]) throws(GitError) -> ObjectID {
-        // git orders entries by name, a tree's name as if it ended in "/".
-        let sorted = entries.map { (entry: $0, order: Array($0.name.utf8) + ($0.isTree ? [0x2F] : [])) }.sorted {
-            $0.order.lexicographicallyPrecedes($1.order)
-        }
+        // git orders entries by name, a tree's name as if it ended in "/" (a save's trees have one entry each).
+        let sorted =
+            entries.count < 2
+            ? entries
+            : entries.map { (entry: $0, order: Array($0.name.utf8) + ($0.isTree ? [0x2F] : [])) }.sorted {
+                $0.order.lexicographicallyPrecedes($1.order)
+            }.map(\.entry)
         var bytes: [UInt8] = []
-        for (entry, _) in sorted {
+        for entry in sorted {
             bytes += Array((entry.isTree ? "40000 " : "100644 ").utf8) + Array(entry.name.utf8) + [0] + entry.id.bytes
         }
         return try writeDirectly(GIT_OBJECT_TREE, bytes)
@@ -104,23 +111,28 @@ package final class BulkWriter {
         }
         let id = ObjectID(oid)
         record(id)
+        writtenRaw[id] = RawObject(type: UInt8(truncatingIfNeeded: type.rawValue), bytes: Array(bytes))
         return id
     }
 
     /// Empties memory and forgets what was recorded: for objects that are durable elsewhere (a save log's, once applied).
     package func discard() throws(GitError) {
         written.removeAll()
+        writtenRaw.removeAll()
         try check(git_mempack_reset(backend), "empty in-memory object store")
     }
 
     /// Writes every recorded object into one pack (fsynced) and empties memory; returns the number packed.
+    ///
+    /// Without `compressed`, objects are stored uncompressed (see `PackWriter.write`).
     @discardableResult
-    package func flush() throws(GitError) -> Int {
+    package func flush(compressed: Bool = true) throws(GitError) -> Int {
         guard !written.isEmpty else { return 0 }
         // Not libgit2's pack builder: it reads every reference in the store on each write (see `PackWriter`).
-        try PackWriter(repository: repository).write(written)
+        try PackWriter(repository: repository).write(written, known: writtenRaw, compressed: compressed)
         let count = written.count
         written.removeAll()
+        writtenRaw.removeAll()
         try check(git_mempack_reset(backend), "empty in-memory object store")
         return count
     }

@@ -25,10 +25,14 @@ package struct PackWriter {
 
     package init(repository: Repository) { self.repository = repository }
 
-    /// Packs `ids` (each once, in the order first given) as the repository's object database reads them; returns the
-    /// pack's name (`pack-<hash>`), nil when `ids` is empty.
+    /// Packs `ids` (each once, in the order first given) as the repository's object database reads them, or as
+    /// `known` holds them; returns the pack's name (`pack-<hash>`), nil when `ids` is empty.
+    ///
+    /// Without `compressed`, objects are stored in zlib streams uncompressed: deflating a small object costs
+    /// several microseconds of fixed work (zlib builds its trees either way), a save log checkpoint's main cost, and
+    /// the small packs it writes are folded (and deflated) later.
     @discardableResult
-    package func write(_ ids: [ObjectID]) throws(GitError) -> String? {
+    package func write(_ ids: [ObjectID], known: [ObjectID: BulkWriter.RawObject] = [:], compressed: Bool = true) throws(GitError) -> String? {
         var seen = Set<ObjectID>()
         let objects = ids.filter { seen.insert($0).inserted }
         guard !objects.isEmpty else { return nil }
@@ -38,25 +42,27 @@ package struct PackWriter {
         let directory = repository.gitDirectory + "objects/pack/"
         var pack = try PackFileWriter(in: directory)
         defer { pack.removeTemporary() }
-        guard let deflater = truce_deflater_new() else {
-            throw GitError(operation: "compress objects", code: -1, errorClass: 0, message: "out of memory")
-        }
-        defer { truce_deflater_free(deflater) }
+        var deflaters = try Deflaters(level: compressed ? -1 : 0)
         // "PACK", version 2, the object count: each big-endian.
         try pack.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
         var entries: [PackIndex.Entry] = []
         entries.reserveCapacity(objects.count)
         for id in objects {
+            func add(type: git_object_t, _ data: UnsafeRawBufferPointer) throws(GitError) {
+                let header = Self.entryHeader(type: type, size: data.count), body = try Self.deflate(data, id: id, with: deflaters.for(data.count))
+                entries.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
+                try pack.append(header)
+                try pack.append(body)
+            }
+            if let raw = known[id] {
+                try raw.bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try add(type: git_object_t(Int32(raw.type)), bytes) } }.get()
+                continue
+            }
             var oid = id.raw
             var object: OpaquePointer?
             try check(git_odb_read(&object, odb, &oid), "read object \(id) to pack")
             defer { git_odb_object_free(object) }
-            let size = git_odb_object_size(object)
-            let data = UnsafeRawBufferPointer(start: git_odb_object_data(object), count: size)
-            let header = Self.entryHeader(type: git_odb_object_type(object), size: size), body = try Self.deflate(data, id: id, with: deflater)
-            entries.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
-            try pack.append(header)
-            try pack.append(body)
+            try add(type: git_odb_object_type(object), UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
         }
         let checksum = try pack.finish()
         let name = "pack-" + ObjectID(bytes: checksum[...]).hex
@@ -82,7 +88,7 @@ package struct PackWriter {
         var status: Int32 = 0
         // Uninitialized: the bound is more than deflate writes, and pages never written are never resident (a 50 MB
         // document would otherwise cost 50 MB more at its peak than libgit2's pack builder did).
-        let out = [UInt8](unsafeUninitializedCapacity: truce_deflate_bound(data.count)) { buffer, count in
+        let out = [UInt8](unsafeUninitializedCapacity: truce_deflater_bound(deflater, data.count)) { buffer, count in
             var length = buffer.count
             status = truce_deflater_deflate(deflater, buffer.baseAddress, &length, data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
             count = status == 0 ? length : 0
@@ -92,6 +98,36 @@ package struct PackWriter {
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) } }
+}
+
+/// The zlib streams a pack's objects are deflated with, kept across objects: one for small objects, one for the others.
+private struct Deflaters: ~Copyable {
+    private let level: Int32
+    private let small: OpaquePointer
+    private var large: OpaquePointer?
+    static let smallLimit = 64 << 10
+
+    /// Streams at zlib `level`: -1 for its default (as git deflates), 0 to store.
+    init(level: Int32) throws(GitError) {
+        guard let small = truce_deflater_new(level, 1) else { throw Self.outOfMemory }
+        (self.level, self.small) = (level, small)
+    }
+
+    deinit {
+        truce_deflater_free(small)
+        truce_deflater_free(large)
+    }
+
+    /// The stream for an object of `size` bytes.
+    mutating func `for`(_ size: Int) throws(GitError) -> OpaquePointer {
+        if size < Self.smallLimit { return small }
+        if let large { return large }
+        guard let made = truce_deflater_new(level, 0) else { throw Self.outOfMemory }
+        large = made
+        return made
+    }
+
+    private static var outOfMemory: GitError { GitError(operation: "compress objects", code: -1, errorClass: 0, message: "out of memory") }
 }
 
 /// A pack being written under a temporary name in `objects/pack`, hashed on the way for its trailer.

@@ -38,12 +38,14 @@ struct PackWriterTests {
     static let signature = Signature(name: "Ada", email: "ada@example.com", time: 1_796_000_000, offsetMinutes: 60)
 
     /// Blobs empty, small, over one 64 KiB block and over 1 MiB (random, so deflate cannot shrink them under those
-    /// sizes, and one compressible), a tree naming them and a commit of it: written to memory, then packed.
-    @Test func aPackHoldsExactlyTheGivenObjectsAndGitAcceptsIt() throws {
+    /// sizes, and one compressible), a tree naming them and a commit of it: written to memory, then packed, deflated
+    /// or stored as a save log checkpoint stores them.
+    @Test(arguments: [true, false]) func aPackHoldsExactlyTheGivenObjectsAndGitAcceptsIt(compressed: Bool) throws {
         let fixture = try Fixture()
         let bulk = try BulkWriter(path: fixture.path)
         let contents: [String: Data] = [
-            "empty": Data(), "small": .text("one line\n"), "over-64k": Self.randomBytes(70_000, seed: 1),
+            "empty": Data(), "small": .text("one line\n"), "small-random": Self.randomBytes(3000, seed: 3),
+            "over-64k": Self.randomBytes(70_000, seed: 1),
             "over-1m": Self.randomBytes(1_500_000, seed: 2), "compressible": Data(repeating: 0x61, count: 3 << 20),
         ]
         var blobs: [String: ObjectID] = [:]
@@ -57,7 +59,7 @@ struct PackWriterTests {
         bulk.record(commit)
         bulk.record(blobs["small"]!)  // recorded twice, packed once
         #expect(try fixture.packs().isEmpty)
-        #expect(try bulk.flush() == contents.count + 3)
+        #expect(try bulk.flush(compressed: compressed) == contents.count + 3)
 
         let packs = try fixture.packs()
         try #require(packs.count == 1, "packs: \(packs)")
@@ -83,6 +85,39 @@ struct PackWriterTests {
         }
         #expect(try PackWriter(repository: bulk.repository).write([]) == nil)
         #expect(try fixture.packs().count == 1, "an empty write made a pack")
+    }
+
+    /// Objects written straight into memory (a logged save's) are the bytes libgit2 writes: the same ids, and a pack
+    /// of them that git verifies.
+    @Test func objectsWrittenStraightIntoMemoryAreTheOnesLibgit2Writes() throws {
+        let fixture = try Fixture(), oracle = try Fixture()
+        let bulk = try BulkWriter(path: fixture.path)
+        let reference = try Repository.openBare(at: oracle.path)
+        let content = Data("a document\nwith two lines\n".utf8)
+        let blob = try bulk.writeBlob(content)
+        #expect(blob == (try reference.writeBlob(content)))
+        // Entries out of git's order, and a tree beside a blob of a name it prefixes: git sorts a tree as "name/".
+        let subtree = try bulk.writeTree([TreeEntry(name: "leaf.txt", id: blob, isTree: false)])
+        #expect(subtree == (try reference.writeTree([TreeEntry(name: "leaf.txt", id: blob, isTree: false)])))
+        let entries = [
+            TreeEntry(name: "b", id: blob, isTree: false), TreeEntry(name: "a", id: subtree, isTree: true),
+            TreeEntry(name: "a.txt", id: blob, isTree: false), TreeEntry(name: "a-b", id: subtree, isTree: true),
+        ]
+        let tree = try bulk.writeTree(entries)
+        #expect(tree == (try reference.writeTree(entries)))
+        let other = Signature(name: "Bob", email: "bob@example.com", time: 1_796_000_100, offsetMinutes: -330)
+        let root = try bulk.writeCommit(tree: tree, parents: [], author: Self.signature, committer: other, message: "one\n\nbody\n")
+        #expect(root == (try reference.writeCommit(tree: tree, parents: [], author: Self.signature, committer: other, message: "one\n\nbody\n")))
+        let child = try bulk.writeCommit(tree: subtree, parents: [root], author: other, committer: other, message: "two")
+        #expect(child == (try reference.writeCommit(tree: subtree, parents: [root], author: other, committer: other, message: "two")))
+        #expect(try bulk.takeRecorded().count == 5)
+        for id in [blob, subtree, tree, root, child] { bulk.record(id) }
+        #expect(try bulk.flush(compressed: false) == 5)
+        let packs = try fixture.packs()
+        try #require(packs.count == 1)
+        #expect(try fixture.git("verify-pack", "objects/pack/" + packs[0]).status == 0)
+        #expect(try fixture.git("rev-list", "--objects", child.hex).output.split(separator: "\n").count == 5)
+        #expect(try fixture.fsckFindings().isEmpty)
     }
 
     /// The name returned is the pack's, and a second pack of objects already packed is one git accepts beside the first.

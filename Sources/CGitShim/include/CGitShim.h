@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /* Fixed-arity wrappers for git_libgit2_opts, which is variadic and so not callable from Swift, the loose-object guard,
- * and zlib's compress2 for the packs a save writes (zlib is linked for the guard already). */
+ * and zlib's deflate for the packs a save writes (zlib is linked for the guard already). */
 
 /** Makes libgit2 fsync object files, refs and reflogs it writes (GIT_OPT_ENABLE_FSYNC_GITDIR). */
 int truce_git_enable_fsync_gitdir(int enabled);
@@ -28,23 +28,19 @@ int truce_git_search_no_outside_config(void);
 /** Makes libgit2 trust the CA certificates in `file` (PEM) for https, in place of the system bundle (GIT_OPT_SET_SSL_CERT_LOCATIONS). */
 int truce_git_set_ssl_cert_file(const char *file);
 
-/** The most bytes `truce_deflate` can produce from `length` bytes (zlib's compressBound). */
-size_t truce_deflate_bound(size_t length);
-
-/**
- * Compresses `length` bytes at `in` into one zlib stream at `out` at zlib's default level, as libgit2 deflates the
- * objects it packs; `*out_length` is the room at `out` and becomes the stream's length. Returns zlib's status (Z_OK is 0).
- */
-int truce_deflate(unsigned char *out, size_t *out_length, const unsigned char *in, size_t length);
-
 /** A zlib deflate stream kept across objects: `compress2` sets up and clears about 256 KiB of state for each. */
 typedef struct truce_deflater truce_deflater;
 
-/** A new deflater at zlib's default level, or NULL when out of memory. */
-truce_deflater *truce_deflater_new(void);
+/** A new deflater at zlib `level` (-1 for zlib's default, 0 to store), or NULL when out of memory; `small`
+ *  (non-zero) for small objects: a hash table of 256 entries instead of 32,768, which zlib clears at every reset. */
+truce_deflater *truce_deflater_new(int level, int small);
 
 /** As `truce_deflate`, on `deflater`'s stream, reset first. */
 int truce_deflater_deflate(truce_deflater *deflater, unsigned char *out, size_t *out_length, const unsigned char *in, size_t length);
+
+/** The most bytes `truce_deflater_deflate` can produce from `length` bytes with `deflater`'s settings (zlib's
+ *  deflateBound: a small memLevel makes more, smaller blocks than compressBound allows for). */
+size_t truce_deflater_bound(truce_deflater *deflater, size_t length);
 
 /** Frees `deflater` (NULL is allowed). */
 void truce_deflater_free(truce_deflater *deflater);

@@ -52,6 +52,8 @@ struct WriteTransaction {
     private(set) var changes: [Change] = []
     /// For a version a sync received, the replica manifest that listed it (the journal's `Via:`).
     var via: [VersionID: ObjectID] = [:]
+    /// False for a save log checkpoint: its pack is stored uncompressed (see `PackWriter.write`), to be folded later.
+    var compressesObjects = true
 
     init(in repository: Repository, objects kind: Objects) throws {
         self.kind = kind
@@ -132,7 +134,7 @@ struct WriteTransaction {
             try changes.isEmpty ? nil : ChangeJournal.prepare(changes, via: via, in: pack.repository, recording: pack)
         }
         try cancellation?.check()
-        let packed = try pack?.flush() ?? 0
+        let packed = try pack?.flush(compressed: compressesObjects) ?? 0
         let intent = pack == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
         let marking: Set<DocumentKey>
         do {

@@ -56,6 +56,8 @@ package final class SaveLog: @unchecked Sendable {
 
     package let path: String
     private let descriptor: Int32
+    /// A read-only descriptor for `records(from:)`, which a save calls each time: kept open.
+    private let follower: (descriptor: Int32, lock: NSLock)
 
     /// Guards `queue` and `leading`: the group commit's state.
     private let condition = NSCondition()
@@ -103,15 +105,22 @@ package final class SaveLog: @unchecked Sendable {
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { throw DurableFiles.failure("open \(path)") }
         self.descriptor = descriptor
+        let follower = open(path, O_RDONLY | O_CLOEXEC)
+        self.follower = (follower, NSLock())
         do {
+            guard follower >= 0 else { throw DurableFiles.failure("open \(path)") }
             _ = try Self.readHeader(descriptor, path: path)
         } catch {
             close(descriptor)
+            if follower >= 0 { close(follower) }
             throw error
         }
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        close(follower.descriptor)
+    }
 
     // MARK: - Appending
 
@@ -273,10 +282,12 @@ package final class SaveLog: @unchecked Sendable {
     /// A reader that follows the log with one cursor reads each record once,
     /// whatever the log's length: the scan starts where the last one ended.
     package func records(from cursor: inout Cursor) throws -> (restarted: Bool, records: [(sequence: UInt64, payload: [UInt8])]) {
-        let reader = open(path, O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else { throw DurableFiles.failure("open \(path)") }
-        defer { close(reader) }
-        try lock(reader, LOCK_SH)
+        follower.lock.lock()
+        defer { follower.lock.unlock() }
+        // No `flock`: a record or header slot caught mid-write fails its checksum and is read next time, and a
+        // record is read only once whole, which is enough for a save to build on it (its writer's sync, or the
+        // reader's own later one, covers the whole file).
+        let reader = follower.descriptor
         let header = try Self.readHeader(reader, path: path)
         var restarted = false
         var position = cursor.tail ?? Tail(header)

@@ -41,6 +41,13 @@ struct LoggedSave {
         (self.origin, self.objects, self.head, self.change) = (origin, objects, head, change)
     }
 
+    /// The origin of an encoded record, read without decoding the rest; nil when it is not one of this format.
+    static func origin(of bytes: [UInt8]) -> UInt64? {
+        var reader = FieldReader(bytes: bytes.prefix(9))
+        guard reader.byte() == format else { return nil }
+        return reader.field(UInt64.self)
+    }
+
     /// Decodes a record `encoded` wrote; nil when the bytes are not one (another format, or damage the log's
     /// checksums missed).
     init?(decoding bytes: [UInt8]) {

@@ -30,6 +30,12 @@ final class PendingSaves {
     /// For each document with pending saves: its head candidates once they land (the store's heads, then each save's
     /// new version added and the versions it replaces removed).
     private var pendingHeads: [DocumentKey: [ObjectID]] = [:]
+    /// The versions `versions(of:)` read from `pendingHeads`, until a save changes them. Only documents with pending
+    /// saves: any other writer lands the log first, so their heads change only here.
+    private var pendingVersions: [DocumentKey: DocumentVersions] = [:]
+    /// The heads `versions(of:)` last read from git for a document without pending saves, for the save that follows
+    /// under the same lock: its `adopt` starts from them rather than reading the directory again.
+    private var lastRead: (key: DocumentKey, heads: [ObjectID])?
     private(set) var pendingRecords = 0
     private(set) var pendingBytes = 0
     /// Names the records this reader queues: `refresh` reads past them, they were adopted when queued.
@@ -57,12 +63,17 @@ final class PendingSaves {
         // Another process's checkpoint landed what this state held. A record this process queued and had not yet
         // written when the log restarted is no longer adopted: a save based on its document meanwhile lands beside
         // it (a conflict, as between two processes), never without it.
-        if restarted { try clear() }
+        if restarted {
+            let read = cursor
+            try clear()
+            cursor = read
+        }
+        lastRead = nil
         for record in records {
             pendingRecords += 1
             pendingBytes += record.payload.count
+            if !restarted && LoggedSave.origin(of: record.payload) == origin { continue }
             guard let save = LoggedSave(decoding: record.payload) else { throw Self.unreadable(record.sequence, in: log) }
-            if save.origin == origin && !restarted { continue }
             try adopt(save)
         }
     }
@@ -70,6 +81,8 @@ final class PendingSaves {
     /// Forgets every pending save: they landed in git (a checkpoint), and the store's heads now show them.
     func clear() throws {
         pendingHeads.removeAll()
+        pendingVersions.removeAll()
+        lastRead = nil
         isInvalid = false
         (pendingRecords, pendingBytes) = (0, 0)
         cursor = SaveLog.Cursor()
@@ -78,8 +91,15 @@ final class PendingSaves {
 
     /// `key`'s versions with the pending saves landed.
     func versions(of key: DocumentKey) throws -> DocumentVersions {
-        guard let candidates = pendingHeads[key] else { return try DocumentStore.documentVersions(of: key, in: writer.repository) }
-        return try DocumentStore.documentVersions(of: key, amongCandidates: candidates, in: writer.repository)
+        guard let candidates = pendingHeads[key] else {
+            let heads = try DocumentStore.headReferences(of: key, in: writer.repository).map(\.target)
+            lastRead = (key, heads)
+            return try DocumentStore.documentVersions(of: key, amongCandidates: heads, in: writer.repository)
+        }
+        if let known = pendingVersions[key] { return known }
+        let versions = try DocumentStore.documentVersions(of: key, amongCandidates: candidates, in: writer.repository)
+        pendingVersions[key] = versions
+        return versions
     }
 
     /// Queues `save` for the log and adopts it, so that the next save builds on it; `takeQueued` hands over what to
@@ -100,14 +120,21 @@ final class PendingSaves {
 
     /// Adds `save`'s objects to memory (when another process wrote them) and its head to the document's candidates.
     private func adopt(_ save: LoggedSave) throws {
-        for object in save.objects { try writer.insert(object) }
-        _ = try writer.takeRecorded()
+        // This process's own saves wrote their objects into `writer` already.
+        if save.origin != origin {
+            for object in save.objects { try writer.insert(object) }
+            _ = try writer.takeRecorded()
+        }
         let key = save.head.key
-        var candidates = try pendingHeads[key] ?? DocumentStore.headReferences(of: key, in: writer.repository).map(\.target)
+        var candidates =
+            try pendingHeads[key] ?? lastRead.flatMap { $0.key == key ? $0.heads : nil }
+            ?? DocumentStore.headReferences(of: key, in: writer.repository).map(\.target)
+        lastRead = nil
         let replaced = Set(save.head.replacing.map(\.objectID))
         candidates.removeAll { replaced.contains($0) || $0 == save.head.id.objectID }
         candidates.append(save.head.id.objectID)
         pendingHeads[key] = candidates
+        pendingVersions[key] = nil
     }
 
     static func unreadable(_ sequence: UInt64, in log: SaveLog) -> TruceError {
@@ -134,6 +161,7 @@ extension DocumentStore {
                 return save
             }
             var transaction = try WriteTransaction(in: repository, objects: .packed)
+            transaction.compressesObjects = false
             var heads: [DocumentKey: [PendingHead]] = [:]
             for save in saves where try !hasLanded(save, in: repository) {
                 for object in save.objects { try transaction.insert(object) }

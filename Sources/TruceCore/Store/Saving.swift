@@ -115,7 +115,9 @@ extension DocumentStore {
 
     /// A device name git accepts as an author name, or a clear error.
     static func authorName(_ device: String) throws(TruceError) -> String {
-        let trimmed = device.trimmingCharacters(in: .whitespaces)
+        // Foundation's trimming costs more than the rest of a logged save's checks: only when there is something to trim.
+        let outer = [device.unicodeScalars.first, device.unicodeScalars.last].compactMap { $0 }
+        let trimmed = outer.contains(where: CharacterSet.whitespaces.contains) ? device.trimmingCharacters(in: .whitespaces) : device
         if trimmed.isEmpty { throw .invalidDeviceName(device, reason: "it is empty") }
         if trimmed.utf8.count > 256 { throw .invalidDeviceName(device, reason: "it is longer than 256 bytes") }
         if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -143,7 +145,12 @@ extension Signature {
 
     /// The author line of a device: its name, a made-up address git requires (`laptop@truce`), the date to the second in UTC.
     init(device: String, date: Date) {
-        let slug = device.lowercased().unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
-        self.init(name: device, email: slug + "@truce", time: Int64(date.timeIntervalSince1970.rounded(.down)), offsetMinutes: 0)
+        var slug = String.UnicodeScalarView()
+        for scalar in device.lowercased().unicodeScalars {
+            // ASCII first: CharacterSet's lookup is most of a logged save's cost of making its signature.
+            let kept = scalar.isASCII ? (("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)) : CharacterSet.alphanumerics.contains(scalar)
+            slug.append(kept ? scalar : "-")
+        }
+        self.init(name: device, email: String(slug) + "@truce", time: Int64(date.timeIntervalSince1970.rounded(.down)), offsetMinutes: 0)
     }
 }

@@ -122,3 +122,8 @@ func runChild(_ executable: String, _ arguments: [String], inputFile: String? = 
 func shell(_ script: String, directory: String) -> Int32 {
     runChild("/bin/sh", ["-c", "cd \"$BENCH_DIRECTORY\" && " + script], environment: ["BENCH_DIRECTORY": directory]).status
 }
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -55,6 +55,12 @@ final class SQLitePeer: @unchecked Sendable {
         sqlite3_close_v2(database)
     }
 
+    /// Moves every committed transaction from the WAL into the database file and empties the WAL
+    /// (`wal_checkpoint(TRUNCATE)`): the counterpart of a Truce checkpoint into git.
+    func checkpoint() throws {
+        try Self.execute(database, "PRAGMA wal_checkpoint(TRUNCATE);")
+    }
+
     /// One durable save: the version, the head and the history row in one transaction, committed (WAL fsynced) on return.
     func save(_ document: String, content: Data, device: String, date: Date) throws {
         try step(begin)

@@ -20,7 +20,7 @@ struct truce_deflater {
 truce_deflater *truce_deflater_new(int level, int small) {
     truce_deflater *deflater = calloc(1, sizeof(truce_deflater));
     if (deflater == NULL) return NULL;
-    /* zlib clears its hash table at every reset: 64 KiB at the default memLevel 8, more than deflating a small object
+    /* zlib clears its hash table at every reset: 64 KiB at the default memLevel 8, more than storing a small object
        costs; memLevel 1 keeps it at 512 bytes. */
     if (deflateInit2(&deflater->stream, level, Z_DEFLATED, 15, small ? 1 : 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(deflater);

@@ -42,14 +42,14 @@ package struct PackWriter {
         let directory = repository.gitDirectory + "objects/pack/"
         var pack = try PackFileWriter(in: directory)
         defer { pack.removeTemporary() }
-        var deflaters = try Deflaters(level: compressed ? -1 : 0)
+        let deflater = try Deflater(level: compressed ? -1 : 0)
         // "PACK", version 2, the object count: each big-endian.
         try pack.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
         var entries: [PackIndex.Entry] = []
         entries.reserveCapacity(objects.count)
         for id in objects {
             func add(type: git_object_t, _ data: UnsafeRawBufferPointer) throws(GitError) {
-                let header = Self.entryHeader(type: type, size: data.count), body = try Self.deflate(data, id: id, with: deflaters.for(data.count))
+                let header = Self.entryHeader(type: type, size: data.count), body = try Self.deflate(data, id: id, with: deflater.stream)
                 entries.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
                 try pack.append(header)
                 try pack.append(body)
@@ -100,34 +100,21 @@ package struct PackWriter {
     private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) } }
 }
 
-/// The zlib streams a pack's objects are deflated with, kept across objects: one for small objects, one for the others.
-private struct Deflaters: ~Copyable {
-    private let level: Int32
-    private let small: OpaquePointer
-    private var large: OpaquePointer?
-    static let smallLimit = 64 << 10
+/// The zlib stream a pack's objects are deflated with, kept across objects (`compress2` set up and cleared 256 KiB of
+/// zlib state for each).
+private struct Deflater: ~Copyable {
+    let stream: OpaquePointer
 
-    /// Streams at zlib `level`: -1 for its default (as git deflates), 0 to store.
+    /// A stream at zlib `level`: -1 for its default (as git deflates), 0 to store. A stored stream keeps a small hash
+    /// table, which zlib clears at every reset and storing never reads.
     init(level: Int32) throws(GitError) {
-        guard let small = truce_deflater_new(level, 1) else { throw Self.outOfMemory }
-        (self.level, self.small) = (level, small)
+        guard let stream = truce_deflater_new(level, level == 0 ? 1 : 0) else {
+            throw GitError(operation: "compress objects", code: -1, errorClass: 0, message: "out of memory")
+        }
+        self.stream = stream
     }
 
-    deinit {
-        truce_deflater_free(small)
-        truce_deflater_free(large)
-    }
-
-    /// The stream for an object of `size` bytes.
-    mutating func `for`(_ size: Int) throws(GitError) -> OpaquePointer {
-        if size < Self.smallLimit { return small }
-        if let large { return large }
-        guard let made = truce_deflater_new(level, 0) else { throw Self.outOfMemory }
-        large = made
-        return made
-    }
-
-    private static var outOfMemory: GitError { GitError(operation: "compress objects", code: -1, errorClass: 0, message: "out of memory") }
+    deinit { truce_deflater_free(stream) }
 }
 
 /// A pack being written under a temporary name in `objects/pack`, hashed on the way for its trailer.

@@ -32,7 +32,8 @@ int truce_git_set_ssl_cert_file(const char *file);
 typedef struct truce_deflater truce_deflater;
 
 /** A new deflater at zlib `level` (-1 for zlib's default, 0 to store), or NULL when out of memory; `small`
- *  (non-zero) for small objects: a hash table of 256 entries instead of 32,768, which zlib clears at every reset. */
+ *  (non-zero) keeps a hash table of 256 entries instead of 32,768, which zlib clears at every reset: for storing,
+ *  which never reads it (a small table would also compress worse). */
 truce_deflater *truce_deflater_new(int level, int small);
 
 /** As `truce_deflate`, on `deflater`'s stream, reset first. */

@@ -95,8 +95,9 @@ import Testing
         }
     }
 
-    @Test func randomOperationsMatchAModelOfHeads() throws {
-        let seed = Reliability.seed(0x5707_E30D, for: "store model")
+    /// With `saveLog`, both stores save through their save logs: every command but `save` lands them in git first.
+    @Test(arguments: [false, true]) func randomOperationsMatchAModelOfHeads(saveLog: Bool) throws {
+        let seed = Reliability.seed(saveLog ? 0x5707_E30E : 0x5707_E30D, for: saveLog ? "store model, save log" : "store model")
         let steps = Reliability.size(ci: 200, heavy: 2000)
         var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-model")
@@ -104,6 +105,9 @@ import Testing
             ModelStore(path: try Reliability.makeStore(in: directory, named: "a")),
             ModelStore(path: try Reliability.makeStore(in: directory, named: "b")),
         ])
+        if saveLog {
+            for store in model.stores { _ = try git(["-C", store.path, "config", "truce.saveLog", "true"]) }
+        }
         var problems: [String] = []
         var counts: [String: Int] = [:]
         let started = Date()
@@ -275,7 +279,7 @@ import Testing
             #expect(counts[operation, default: 0] > 0, "no \(operation) ran (seed \(seed))")
         }
         print(
-            "reliability: store model \(steps) steps: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), "
+            "reliability: store model\(saveLog ? " (save log)" : "") \(steps) steps: \(counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), "
                 + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }
 

@@ -55,7 +55,10 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
     public static func == (lhs: DocumentKey, rhs: DocumentKey) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
 
     public func hash(into hasher: inout Hasher) {
-        for byte in rawValue.utf8 { hasher.combine(byte) }
+        // The bytes in one call where the string holds them contiguously (native strings do): a sync of 100,000
+        // documents hashes keys a million times, and one `combine` per byte was a tenth of its time.
+        let hashed: Void? = rawValue.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { for byte in rawValue.utf8 { hasher.combine(byte) } }
     }
 
     /// True when `text`'s UTF-8 bytes are this key's.

@@ -98,9 +98,11 @@ struct FsyncCountTests {
         for index in 20..<saves { #expect(try test.store.contents(of: DocumentKey("docs/\(index % 20).txt")) == .text("v\(index)\n")) }
     }
 
-    /// Eight threads saving through one store's log share its syncs (group commit), and every save lands as its
-    /// document's current version, with no conflict.
-    @Test func loggedSavesOfEightThreadsShareSyncs() throws {
+    /// Eight threads saving through one store's log sync at most once a save (they share a sync when one thread's
+    /// save is queued while another's syncs, which `saveLogAppendsShareSyncs` shows of the log itself: how often
+    /// that happens here depends on how a save's work compares with a sync on this file system), and every save
+    /// lands as its document's current version, with no conflict.
+    @Test func loggedSavesOfEightThreadsSyncAtMostOnceEachAndAllLand() throws {
         let test = try TestStore(saveLog: true)
         try test.store.save(.text("warm-up\n"), to: "warm-up.txt", device: "laptop")
         let threads = 8, savesEach = 25
@@ -118,8 +120,8 @@ struct FsyncCountTests {
         }
         print("fsyncs: \(syncs) for \(threads * savesEach) logged saves on \(threads) threads")
         #expect(syncs >= 1)
-        // One sync per save would be \(threads * savesEach); a checkpoint may land meanwhile and add a batch's.
-        #expect(syncs < threads * savesEach, "eight threads' saves did not share a single sync")
+        // A checkpoint may land meanwhile and add a batch's, and the log's header.
+        #expect(syncs <= threads * savesEach + Self.promisedFsyncsPerBatch + 1, "logged saves synced more than once each")
         for thread in 0..<threads {
             for document in 0..<5 {
                 let key = try DocumentKey("t\(thread)/\(document).txt")
@@ -129,8 +131,27 @@ struct FsyncCountTests {
         }
     }
 
-    /// The save log's group commit: 8 threads × 200 appends share fdatasyncs, and still every append lands once.
-    @Test func saveLogAppendsShareSyncs() throws {
+    /// The save log's group commit, made certain: records queued before anyone waits are written by the first
+    /// waiter with one write and one sync, and each waiter gets its own sequence numbers back.
+    @Test func recordsQueuedTogetherShareOneSync() throws {
+        let directory = TemporaryDirectory("truce-savelog")
+        let log = try SaveLog(path: directory.path + "/save.log")
+        _ = try log.append([[1]])
+        var sequences: [[UInt64]] = []
+        let syncs = try Self.fsyncs(under: directory.path) {
+            let tickets = try (0..<5).map { index in try log.enqueue([[UInt8(index)], [UInt8(index), 9]]) }
+            sequences = try tickets.reversed().map { try log.wait(for: $0) }.reversed()
+        }
+        #expect(syncs == 1, "five queued tickets took \(syncs) syncs")
+        let expectedSequences: [[UInt64]] = (0..<5).map { (index: Int) -> [UInt64] in [UInt64(2 + 2 * index), UInt64(3 + 2 * index)] }
+        #expect(sequences == expectedSequences)
+        let queuedPayloads: [[UInt8]] = (0..<5).flatMap { (index: Int) -> [[UInt8]] in [[UInt8(index)], [UInt8(index), 9]] }
+        #expect(try log.records().map(\.payload) == [[1]] + queuedPayloads)
+    }
+
+    /// 8 threads × 200 appends at once: every append lands once, with at most one sync each (how many share one
+    /// depends on timing; `recordsQueuedTogetherShareOneSync` shows the sharing itself).
+    @Test func saveLogAppendsOnThreadsLandOnceAndSyncAtMostOnceEach() throws {
         let directory = TemporaryDirectory("truce-savelog")
         let log = try SaveLog(path: directory.path + "/save.log")
         let threads = 8, perThread = 200

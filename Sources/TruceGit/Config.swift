@@ -7,6 +7,12 @@ package struct ConfigEntry: Sendable, Equatable {
     package let value: String
     /// True when it comes from the repository's own `config` file, not a global or system one.
     package let isLocal: Bool
+
+    /// The value as git reads a boolean (`true`, `yes`, `on`, `1` and their opposites, any case); nil when it is none.
+    package var boolValue: Bool? {
+        var result: Int32 = 0
+        return git_config_parse_bool(&result, value) == 0 ? result != 0 : nil
+    }
 }
 
 extension Repository {

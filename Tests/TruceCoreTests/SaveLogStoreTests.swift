@@ -100,6 +100,24 @@ import TruceCore
         #expect(try Self.gitCommits(test) == [version.id.hex])
     }
 
+    /// `truce.saveLog` reads as git reads a boolean; a value that is none is one clear error, and the store stays as it was.
+    @Test func theSettingReadsAsAGitBooleanAndRefusesAnythingElse() throws {
+        let test = try TestStore()
+        for (value, expected) in [("yes", true), ("On", true), ("1", true), ("false", false), ("no", false)] {
+            _ = try test.git("config", "truce.saveLog", value)
+            #expect(try DocumentStore.open(at: test.path).savesThroughLog == expected, "truce.saveLog = \(value)")
+        }
+        _ = try test.git("config", "truce.saveLog", "sometimes")
+        let before = snapshot(ofStore: test.path)
+        #expect {
+            _ = try DocumentStore.open(at: test.path)
+        } throws: { error in
+            guard case .invalidConfiguration(let what) = error as? TruceError else { return false }
+            return what.contains("truce.saveLog") && what.contains("sometimes")
+        }
+        #expect(snapshot(ofStore: test.path) == before)
+    }
+
     @Test func aStoreWithoutTheOptionSavesStraightIntoGit() throws {
         let test = try TestStore()
         #expect(!test.store.savesThroughLog)

@@ -114,9 +114,14 @@ public final class DocumentStore: Sendable {
         guard entries.contains(where: { $0.isLocal && $0.name == Self.formatConfigName }) else {
             throw .notAStore(path, reason: "it is a git repository without '\(Self.formatConfigName)' in its config")
         }
+        // The last one wins, as in git; a value git would not read as a boolean is refused, not taken for false.
+        let saveLog = entries.last { $0.isLocal && $0.name == Self.saveLogConfigName }
+        if let saveLog, saveLog.boolValue == nil {
+            throw .invalidConfiguration("truce.saveLog is '\(saveLog.value)', which is not a boolean (true or false)")
+        }
         self.path = path
         self.device = device
-        savesThroughLog = entries.contains { $0.isLocal && $0.name == Self.saveLogConfigName && $0.value.lowercased() == "true" }
+        savesThroughLog = saveLog?.boolValue ?? false
         shared = Mutex(SharedHandle(repository: repository))
     }
 

@@ -138,7 +138,7 @@ public final class DocumentStore: Sendable {
         var landed = false
         let result = try Self.asTruceErrors {
             try shared.withLock { shared throws -> Result in
-                landed = try shared.checkpointIfNeeded()
+                landed = try shared.checkpoint()
                 return try body(shared.repository)
             }
         }
@@ -155,20 +155,21 @@ public final class DocumentStore: Sendable {
             try shared.withLock { shared throws -> (Result, [SaveLog.Ticket], SaveLog, Bool) in
                 let pending = try shared.pendingSaves(creatingLog: true)!
                 try pending.refresh()
-                if pending.isInvalid {
-                    // A queued record failed: land what the log holds and start again from git.
-                    try DocumentStore.checkpoint(pending.log, in: shared.repository)
-                    try pending.clear()
-                } else if pending.pendingRecords >= PendingSaves.checkpointRecords || pending.pendingBytes >= PendingSaves.checkpointBytes {
-                    _ = try shared.checkpointIfNeeded()
+                // After a queued record failed, land what the log holds and start again from git, even when it holds
+                // nothing: that ends the log's refusal of appends.
+                if pending.isInvalid || pending.pendingRecords >= PendingSaves.checkpointRecords
+                    || pending.pendingBytes >= PendingSaves.checkpointBytes
+                {
+                    _ = try shared.checkpoint(evenWhenEmpty: pending.isInvalid)
                 }
                 let result: Result
                 do { result = try body(pending) } catch {
                     _ = pending.takeQueued()
                     throw error
                 }
-                defer { shared.checkpointScheduled = true }
-                return (result, pending.takeQueued(), pending.log, !shared.checkpointScheduled)
+                let schedule = !shared.checkpointScheduled
+                shared.checkpointScheduled = true
+                return (result, pending.takeQueued(), pending.log, schedule)
             }
         }
         if schedule { scheduleCheckpoint() }
@@ -221,10 +222,10 @@ public final class DocumentStore: Sendable {
     /// for (compare-and-swap references, lock files), as two processes are.
     /// The work the handle counts is added to the shared handle's counters.
     func withOwnRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws(TruceError) -> Result {
-        let own: Repository
-        do { own = try Repository.openBare(at: path) } catch { throw .storeFailure(error) }
         // The own handle reads git alone: what the save log holds lands first.
         try checkpoint()
+        let own: Repository
+        do { own = try Repository.openBare(at: path) } catch { throw .storeFailure(error) }
         defer {
             let (listed, read, records) = (own.referencesListed, own.commitsRead, own.packedRecordsRead)
             try? withRepository { shared in
@@ -276,9 +277,10 @@ final class SharedHandle {
         return pending
     }
 
-    /// Lands what the save log holds in git, when it holds anything; returns whether a change landed.
-    func checkpointIfNeeded() throws -> Bool {
-        guard let pending = try pendingSaves(creatingLog: false), try pending.log.mayHaveRecords() else { return false }
+    /// Lands what the save log holds in git, when there is a log and (unless `evenWhenEmpty`) it holds anything, and
+    /// forgets the pending saves; returns whether a change landed.
+    func checkpoint(evenWhenEmpty: Bool = false) throws -> Bool {
+        guard let pending = try pendingSaves(creatingLog: false), try evenWhenEmpty || pending.log.mayHaveRecords() else { return false }
         let landed = try DocumentStore.checkpoint(pending.log, in: repository)
         try pending.clear()
         return landed

@@ -163,6 +163,7 @@ extension DocumentStore {
             var transaction = try WriteTransaction(in: repository, objects: .packed)
             transaction.compressesObjects = false
             var heads: [DocumentKey: [PendingHead]] = [:]
+            let pendingIDs = Set(saves.map(\.head.id))
             for save in saves where try !hasLanded(save, in: repository) {
                 for object in save.objects { try transaction.insert(object) }
                 // A save whose base was a save that failed (an I/O error) was refused too: its parent is nowhere.
@@ -174,7 +175,8 @@ extension DocumentStore {
                     absorbed += earlier.replacing
                     return true
                 }
-                let replacing = absorbed.filter { id in !saves.contains { $0.head.id == id } }
+                // Pending versions are no heads in git yet: there is nothing of theirs to replace.
+                let replacing = absorbed.filter { !pendingIDs.contains($0) }
                 heads[save.head.key, default: []].append(
                     PendingHead(key: save.head.key, id: save.head.id, replacing: Array(Set(replacing)).sorted(), message: save.head.message))
                 transaction.record(save.change)

@@ -7,8 +7,7 @@ import Foundation
 /// Seconds `body` takes on the monotonic clock.
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let clock = ContinuousClock()
-    let elapsed = try clock.measure(body)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return try clock.measure(body).seconds
 }
 
 /// Seconds `body` takes on the monotonic clock, for work that awaits.
@@ -16,8 +15,7 @@ func secondsAwaiting(_ body: () async throws -> Void) async rethrows -> Double {
     let clock = ContinuousClock()
     let start = clock.now
     try await body()
-    let elapsed = clock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (clock.now - start).seconds
 }
 
 /// The best of `runs` timings: the least disturbed by other work on a shared machine.

@@ -8,8 +8,8 @@ import Foundation
 
 /// The small packs single writes leave, folded into one when they grow many, as `git gc --auto` does.
 ///
-/// Each save writes its objects as one small pack: four fsyncs (the pack and
-/// its index, each followed by their directory) where loose objects cost two each. Every pack costs a lookup in its
+/// Each save writes its objects as one small pack: three fsyncs (the pack,
+/// its index, then their directory) where loose objects cost two each. Every pack costs a lookup in its
 /// index for an object it lacks, so once there are more than
 /// `smallPackLimit` of them, the writer that made the last one writes their
 /// objects into one new pack (fsynced before anything is deleted) and then

@@ -13,7 +13,7 @@ internal import TruceGit
 /// 1. **Objects before heads.** A transaction's new objects (the version's
 ///    blob, trees and commit, and the journal entry) wait in memory and are
 ///    written in `commit` as one pack, fsynced with its index and its
-///    directory: four fsyncs for a save (the directory after each file) where loose objects cost two each. A
+///    directory: three fsyncs for a save (the pack, its index, their directory) where loose objects cost two each. A
 ///    sync's download was moved in the same way before adopting. A head never
 ///    names a missing object. Objects no head reaches are garbage that prune
 ///    takes in time; the small packs saves leave are folded into one when they

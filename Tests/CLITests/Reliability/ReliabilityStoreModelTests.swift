@@ -274,6 +274,11 @@ import Testing
         }
 
         #expect(problems.isEmpty, "seed \(seed):\n\(problems.prefix(10).joined(separator: "\n"))")
+        // The saves went through the logs at all (a save log is made by the first logged save), or the variant proved nothing new.
+        for store in model.stores {
+            #expect(
+                FileManager.default.fileExists(atPath: store.path + "/truce-saves.log") == saveLog, "\(store.path): save log present ≠ \(saveLog)")
+        }
         // The sequence must have reached every kind of operation and real conflicts.
         for operation in ["save", "save --base", "delete", "resolve", "reopen", "sync", "prune --now", "prune"] {
             #expect(counts[operation, default: 0] > 0, "no \(operation) ran (seed \(seed))")

@@ -59,10 +59,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // What the tests and the benchmark run against: seeded workloads, and real git servers on 127.0.0.1 stopped by pid.
+        .target(name: "Testbed", path: "Sources/Testbed"),
         .executableTarget(
-            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "TestSupport"], path: "Sources/TruceBench"),
+            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "Testbed"], path: "Sources/TruceBench"),
 
-        .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Truce", "Testbed"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.
         .target(name: "CFsyncCounter", path: "Tests/CFsyncCounter"),
         .testTarget(name: "TruceGitTests", dependencies: ["TruceGit", "TestSupport"], path: "Tests/TruceGitTests"),

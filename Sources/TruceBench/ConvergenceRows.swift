@@ -1,4 +1,5 @@
 import Foundation
+import Testbed
 import Truce
 
 /// Many replicas, each resolving whatever it sees after every sync: how fast they settle, and how many commits it takes.

@@ -1,6 +1,6 @@
 import CBenchLimit
 import Foundation
-import TestSupport
+import Testbed
 import Truce
 
 enum MergeRows {

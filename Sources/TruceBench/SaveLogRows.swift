@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TestSupport
+import Testbed
 import TruceGit
 
 /// The save log's durable appends one at a time against SQLite's durable saves (`SQLitePeer`), both 1 KB each.

@@ -1,4 +1,5 @@
 import Foundation
+import Testbed
 import Truce
 
 enum StoreRows {

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import Testbed
 import Truce
 
 enum StructuredRows {
@@ -8,7 +8,7 @@ enum StructuredRows {
     /// Right means clean with the expected document (compared by meaning),
     /// or a conflict where both sides changed one place differently.
     static func correctness(_ scale: Scale) throws -> [Row] {
-        var random = TestSupport.SeededRandom(seed: 2014)
+        var random = SeededRandom(seed: 2014)
         let triples = (0..<scale.structuredTriples).map { _ in StructuredTriples.make(&random) }
         let directory = scratchDirectory("structured")
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import Testbed
 import Truce
 
 /// Sync at scale through a hub that is a plain bare repository (`git init --bare`) served by `git daemon` on

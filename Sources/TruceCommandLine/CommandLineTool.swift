@@ -29,7 +29,17 @@ struct Invocation {
         return ProcessInfo.processInfo.environment["TRUCE_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".truce"
     }
 
-    func openStore() throws -> DocumentStore { try DocumentStore.open(at: storePath()) }
+    /// The store, with the tool's resolvers, and its device from `--device` or `$TRUCE_DEVICE` when given.
+    ///
+    /// The command line is where the environment is read: a test may name a
+    /// fault point in `$TRUCE_TEST_PAUSE_AT`, where the process then pauses so
+    /// that the test can kill it exactly there.
+    func openStore() throws -> DocumentStore {
+        let environment = ProcessInfo.processInfo.environment
+        return try DocumentStore.open(
+            at: storePath(), device: arguments.value("--device") ?? environment["TRUCE_DEVICE"], resolvers: registry,
+            instrumentation: StoreInstrumentation(pausingAt: environment["TRUCE_TEST_PAUSE_AT"]))
+    }
 
     /// The one positional a command requires, named for the usage error.
     func positional(_ index: Int, _ name: String) throws -> String {
@@ -73,11 +83,17 @@ public enum CommandLineTool {
         ]
     }
 
-    /// Runs `truce` with `arguments` (without the program name) and returns its exit code; results go to stdout.
+    /// The release of Truce this tool is built on.
+    public static let version = "0.2.0"
+
+    /// Runs the tool with `arguments` (without the program name) and returns its exit code; results go to stdout.
     ///
-    /// `registry` holds the resolvers the store's config may name, the built-in ones unless told otherwise.
-    public static func run(arguments: [String], registry: ResolverRegistry = .standard) async -> Int32 {
-        await run(arguments, registry: registry).rawValue
+    /// `registry` holds the resolvers the store's config may name, the built-in ones unless told otherwise; `name` is
+    /// what the tool calls itself in errors, help and its version line.
+    public static func run(arguments: [String], name: String = "truce", registry: ResolverRegistry = .standard) async -> Int32 {
+        var output = Output.standard
+        output.toolName = name
+        return await run(arguments, registry: registry, output: output).rawValue
     }
 
     /// Runs `truce` with `words` (without the program name) and returns the exit code.
@@ -99,18 +115,18 @@ public enum CommandLineTool {
             }
         }
         guard let name = words.first.map(text) else {
-            output.out(HelpCommand.overview)
+            output.out(HelpCommand.overview(toolName: output.toolName))
             // Bad usage like any other: scripts reading stderr get the one line every error gives.
-            output.error("missing COMMAND; see 'truce help'")
+            output.error("missing COMMAND; see '\(output.toolName) help'")
             return .badInput
         }
         if name == "--help" || name == "-h" { return await run(bytes: [Array("help".utf8)] + words.dropFirst(), registry: registry, output: output) }
         if name == "--version" {
-            output.out("truce 0.1.0")
+            output.out(output.toolName == "truce" ? "truce \(version)" : "\(output.toolName) (Truce \(version))")
             return .success
         }
         guard let command = commands.first(where: { $0.name == name }) else {
-            output.error("unknown command '\(name)'; see 'truce help'")
+            output.error("unknown command '\(name)'; see '\(output.toolName) help'")
             return .badInput
         }
         do {
@@ -118,12 +134,12 @@ public enum CommandLineTool {
                 global + words.dropFirst(), options: command.options + [.store, .help],
                 pathPositionals: command.pathPositionals, command: name)
             if arguments.has("--help") {
-                output.out(HelpCommand.help(for: command))
+                output.out(HelpCommand.help(for: command, toolName: output.toolName))
                 return .success
             }
             return try await command.run(Invocation(arguments: arguments, output: output, registry: registry))
         } catch let error as UsageError {
-            output.error("\(name): \(error.message); see 'truce help \(name)'")
+            output.error("\(name): \(error.message); see '\(output.toolName) help \(name)'")
             return .badInput
         } catch let error as TruceError {
             output.error(error.errorDescription ?? "\(error)")

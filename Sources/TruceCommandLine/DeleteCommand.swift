@@ -12,8 +12,9 @@ struct DeleteCommand: Command {
         let (device, date) = try (invocation.device(), invocation.date())
         let store = try invocation.openStore()
         let base = try invocation.arguments.value("--base").map { try store.version($0, of: key).id }
-        let version = try store.delete(key, device: device, base: base, date: date)
-        try SaveCommand.report(version, state: store.state(of: key), invocation)
+        let result = try store.delete(key, device: device, base: base, date: date)
+        try store.checkpoint()
+        try SaveCommand.report(result, invocation)
         return .success
     }
 }

@@ -14,16 +14,16 @@ struct ExplainCommand: Command {
         // A config error is part of the explanation: print what is known, then the error.
         var configurationError: TruceError?
         var choice: ResolverChoice?
-        do { choice = try store.resolverChoice(for: key, registry: invocation.registry) } catch { configurationError = error }
+        do { choice = try store.resolverChoice(for: key) } catch { configurationError = error }
         // What the chain would do now, so a resolver that passes (bad input, say) says why. Not with an external
         // driver in the chain: explaining never runs a configured command.
         var outcome: (summary: String, passed: [String])?
         if let choice, explanation.versions.state == .inConflict, choice.chain.allSatisfy({ choice.resolvers[$0]?.definition == nil }) {
-            switch try await store.resolve(key, registry: invocation.registry, device: invocation.device(), dryRun: true) {
+            switch try await store.resolve(key, device: invocation.device(), dryRun: true) {
             case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
             case .needsPerson(let points, let resolver, let reasons):
                 outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)
-            case .resolved: break
+            case .resolved, .nothingToResolve: break
             }
         }
 

@@ -27,7 +27,7 @@ struct ImportCommand: Command {
         let store = try invocation.openStore()
         let output = invocation.output
         let showsProgress = isatty(STDERR_FILENO) == 1
-        let report = try store.importDocuments(
+        let report = try await store.importDocuments(
             from: source, device: device, date: date,
             progress: showsProgress
                 ? { read, total in

@@ -5,6 +5,8 @@ import Truce
 struct Output: Sendable {
     let writeOut: @Sendable (Data) -> Void
     let writeError: @Sendable (Data) -> Void
+    /// The tool's name as it calls itself in errors, help and version lines: `truce`, or an app's own.
+    var toolName = "truce"
 
     static let standard = Output(
         writeOut: { FileHandle.standardOutput.write($0) },
@@ -17,15 +19,15 @@ struct Output: Sendable {
     /// Writes bytes to stdout unchanged.
     func raw(_ data: Data) { writeOut(data) }
 
-    /// Prints `truce: <message>` as one line to stderr, control characters escaped.
+    /// Prints `<tool>: <message>` as one line to stderr, control characters escaped.
     func error(_ message: String) {
         let line = Self.escapingControls(message.replacingOccurrences(of: "\n", with: " "))
-        writeError(Data("truce: \(line)\n".utf8))
+        writeError(Data("\(toolName): \(line)\n".utf8))
     }
 
     /// Overwrites the progress line on stderr (a terminal's carriage return).
     func progress(_ message: String) {
-        writeError(Data("\rtruce: \(Self.escapingControls(message))\u{1B}[K".utf8))
+        writeError(Data("\r\(toolName): \(Self.escapingControls(message))\u{1B}[K".utf8))
     }
 
     /// `text` with every control character except newline and tab written as `\x1B` (C0 and DEL) or `\u{9B}` (C1).

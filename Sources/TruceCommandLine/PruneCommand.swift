@@ -18,7 +18,9 @@ struct PruneCommand: Command {
         var expire = Expiry.defaultGrace
         if arguments.has("--now") { expire = 0 }
         if let text = arguments.value("--expire") {
-            guard let parsed = Expiry.parse(text) else { throw TruceError.invalidExpiry(text) }
+            guard let parsed = ExpiryArgument.parse(text) else {
+                throw InputError("invalid expiry '\(text)': expected now, never, or a count and a unit such as 2.weeks or 3.days")
+            }
             expire = parsed
         }
         let store = try invocation.openStore()

@@ -35,14 +35,14 @@ struct ResolveCommand: Command {
             let duplicates = Dictionary(grouping: answers, by: \.0).filter { $0.value.count > 1 }.keys.sorted()
             if let hunk = duplicates.first { throw UsageError("conflict point \(hunk) is answered twice") }
             let result = try await store.resolve(
-                key, answers: Dictionary(uniqueKeysWithValues: answers), registry: invocation.registry, device: device)
+                key, answers: Dictionary(uniqueKeysWithValues: answers), device: device)
             return try report(result, key, store, invocation)
         }
         if content != nil || arguments.has("--delete") {
-            return try report(store.resolve(key, content: content, device: device), key, store, invocation)
+            return try report(await store.resolve(key, content: content, device: device), key, store, invocation)
         }
         let result = try await store.resolve(
-            key, registry: invocation.registry, resolverName: arguments.value("--resolver"), device: device,
+            key, resolverName: arguments.value("--resolver"), device: device,
             dryRun: arguments.has("--dry-run"))
         return try report(result, key, store, invocation)
     }
@@ -60,11 +60,11 @@ struct ResolveCommand: Command {
         if arguments.has("--dry-run") {
             for versions in try store.documentsInConflict() {
                 results[versions.key] = try await store.resolve(
-                    versions.key, registry: invocation.registry, resolverName: resolverName,
+                    versions.key, resolverName: resolverName,
                     device: invocation.device(), dryRun: true)
             }
         } else {
-            results = try await store.resolveAll(registry: invocation.registry, resolverName: resolverName, device: invocation.device())
+            results = try await store.resolveAll(resolverName: resolverName, device: invocation.device())
         }
         var needsPerson = false
         // A list, not an object keyed by document: JSON tools compare member names by canonical equivalence,
@@ -84,8 +84,11 @@ struct ResolveCommand: Command {
                 needsPerson = true
                 reports.append(ResolveReport(document: key, outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
                 if !invocation.wantsJSON {
-                    invocation.output.out("\(key): needs a person (\(points.count) conflict points); see 'truce conflicts \(key)'")
+                    invocation.output.out(
+                        "\(key): needs a person (\(points.count) conflict points); see '\(invocation.output.toolName) conflicts \(key)'")
                 }
+            case .nothingToResolve:
+                break  // `resolveAll` reports only what it settled or left to a person.
             }
         }
         if invocation.wantsJSON { try invocation.output.json(reports) } else if results.isEmpty { invocation.output.out("no documents in conflict") }
@@ -100,7 +103,9 @@ struct ResolveCommand: Command {
                 try output.json(ResolveReport(outcome: "resolved", resolver: resolver, version: version, state: state))
             } else {
                 output.out("resolved \(key) with \(resolver): \(version.id.hex)")
-                if state == .inConflict { output.error("note: a version saved meanwhile keeps \(key) in conflict; see 'truce versions \(key)'") }
+                if state == .inConflict {
+                    output.error("note: a version saved meanwhile keeps \(key) in conflict; see '\(output.toolName) versions \(key)'")
+                }
             }
             return .success
         case .wouldResolve(let content, let resolver):
@@ -123,10 +128,19 @@ struct ResolveCommand: Command {
                 var lines = reasons.map { "passed: \($0)" }
                 lines += ConflictsCommand.describe(points, of: try store.contestedConflictSet(of: key))
                 let place = points.contains { $0.path != nil } ? "PATH" : "HUNK"
-                lines += ["", "answer with: truce resolve \(key) --take \(place)=ours|theirs|base|both|VERSION|file:FILE ... or --content FILE"]
+                lines += [
+                    "", "answer with: \(output.toolName) resolve \(key) --take \(place)=ours|theirs|base|both|VERSION|file:FILE ... or --content FILE",
+                ]
                 output.out(lines.joined(separator: "\n"))
             }
             return .needsPerson
+        case .nothingToResolve(let state):
+            if invocation.wantsJSON {
+                try output.json(ResolveReport(outcome: "nothingToResolve", resolver: "", state: state))
+            } else {
+                output.out("nothing to resolve: \(key) is \(state)")
+            }
+            return .success
         }
     }
 

@@ -15,20 +15,22 @@ struct SaveCommand: Command {
         let (device, date) = try (invocation.device(), invocation.date())
         let store = try invocation.openStore()
         let base = try invocation.arguments.value("--base").map { try store.version($0, of: key).id }
-        let version = try store.save(content, to: key, device: device, base: base, date: date)
-        try report(version, state: store.state(of: key), invocation)
+        let result = try store.save(content, to: key, device: device, base: base, date: date)
+        // The command's promise: the version is in git when it exits, wherever the store keeps its saves meanwhile.
+        try store.checkpoint()
+        try report(result, invocation)
         return .success
     }
 
     /// Prints the new version's id, and says so on stderr when the write put the document into conflict.
-    static func report(_ version: Version, state: DocumentState, _ invocation: Invocation) throws {
+    static func report(_ result: SaveResult, _ invocation: Invocation) throws {
         if invocation.wantsJSON {
-            try invocation.output.json(SaveReport(version: version, state: state))
+            try invocation.output.json(SaveReport(version: result.version, state: result.state))
             return
         }
-        invocation.output.out(version.id.hex)
-        if state == .inConflict {
-            invocation.output.error("note: \(version.key) is now in conflict; see 'truce versions \(version.key)'")
+        invocation.output.out(result.id.hex)
+        if result.state == .inConflict {
+            invocation.output.error("note: \(result.key) is now in conflict; see '\(invocation.output.toolName) versions \(result.key)'")
         }
     }
 
@@ -51,9 +53,9 @@ extension Option {
 }
 
 extension Invocation {
-    /// `--device`, then the library's fallback: `$TRUCE_DEVICE`, then the host name.
+    /// `--device`, then `$TRUCE_DEVICE`, then the host name (the library's `defaultDevice`).
     func device() -> String {
-        arguments.value("--device") ?? DocumentStore.fallbackDevice
+        arguments.value("--device") ?? ProcessInfo.processInfo.environment["TRUCE_DEVICE"] ?? DocumentStore.defaultDevice
     }
 
     func date() throws -> Date { try date(option: "--date") ?? Date() }
@@ -61,7 +63,9 @@ extension Invocation {
     /// The ISO 8601 date given for `option`, nil when absent.
     func date(option: String) throws -> Date? {
         guard let text = arguments.value(option) else { return nil }
-        guard let date = ISO8601.parse(text) else { throw TruceError.invalidDate(text) }
+        guard let date = DateArgument.parse(text) else {
+            throw InputError("invalid date '\(text)': expected ISO 8601 such as 2026-11-30T20:15:00Z")
+        }
         return date
     }
 }

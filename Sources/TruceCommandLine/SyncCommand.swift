@@ -17,7 +17,7 @@ struct SyncCommand: Command {
         let progress = ProgressLine(output: invocation.output)
         // A progress line only on a terminal: scripts and pipes get the summary alone.
         let report = try await store.sync(
-            with: remote, resolving: resolving ? invocation.registry : nil, device: invocation.device(),
+            with: remote, resolving: resolving, device: invocation.device(),
             progress: progress.map { line in { @Sendable traffic in line.show(traffic) } })
         progress?.finish()
         // With --resolve, what still needs a person is exit 1, as for `resolve --all`.

@@ -15,8 +15,9 @@ package final class BulkWriter {
     /// The bytes of the recorded objects written straight into memory: packed and handed over without reading them back.
     private var writtenRaw: [ObjectID: RawObject] = [:]
 
-    package init(path: String) throws(GitError) {
-        repository = try Repository.openBare(at: path)
+    /// A writer on the repository at `path`; its reads count in `instrumentation` (the store's).
+    package init(path: String, instrumentation: Instrumentation = Instrumentation()) throws(GitError) {
+        repository = try Repository.openBare(at: path, instrumentation: instrumentation)
         var backend: UnsafeMutablePointer<git_odb_backend>?
         try check(git_mempack_new(&backend), "start in-memory object store")
         // Above the loose and pack backends, so every write lands here.

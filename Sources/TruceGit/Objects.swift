@@ -149,7 +149,7 @@ extension Repository {
 
     /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.
     package func readCommit(_ id: ObjectID) throws(GitError) -> CommitRecord {
-        commitsRead += 1
+        instrumentation.countCommitRead()
         if let commit = keptCommits?[id]?.record { return commit }
         var oid = id.raw
         var commit: OpaquePointer?

@@ -27,7 +27,7 @@ package final class Quarantine {
         storeObjects = store.gitDirectory + "objects"
         let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
         directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
-        repository = try Repository.createBare(at: directory)
+        repository = try Repository.createBare(at: directory, instrumentation: store.instrumentation)
         // The checks read each incoming commit several times (listing, head check, history check): read it once.
         repository.keptCommits = [:]
         var odb: OpaquePointer?
@@ -52,7 +52,7 @@ package final class Quarantine {
     /// store's objects in place lets every head be checked on its own, and
     /// `admit` copies only what the checked heads need.
     package func borrowObjects(of path: String, refsMatching pattern: String) throws(GitError) -> [(name: String, target: ObjectID)] {
-        let other = try Repository.openBare(at: path)
+        let other = try Repository.openBare(at: path, instrumentation: repository.instrumentation)
         let references = try other.references(matching: pattern)
         let objects = other.gitDirectory + "objects"
         var odb: OpaquePointer?

@@ -83,7 +83,7 @@ extension Repository {
                 found.append((String(cString: git_reference_name(ref)), ObjectID(target.pointee)))
             }
         }
-        referencesListed += found.count
+        instrumentation.countReferencesListed(found.count)
         try checkLooseReferences(matching: glob, listed: Set(found.map(\.0)))
         return found
     }
@@ -138,7 +138,7 @@ extension Repository {
             var names = Set<String>()
             var vanished = false
             let listed = Self.files(under: gitDirectory + directory)
-            afterListingLooseReferences?()
+            instrumentation.didListLooseReferences()
             // Lock files, and locks a stale-lock recovery is taking aside, are not references.
             for relative in listed where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
                 let name = directory + relative
@@ -158,8 +158,8 @@ extension Repository {
             for reference in try packedReferences().references(withPrefix: directory, probes: &probes) where !names.contains(reference.name) {
                 found.append(reference)
             }
-            packedRecordsRead += probes
-            referencesListed += found.count
+            instrumentation.countPackedRecordsRead(probes)
+            instrumentation.countReferencesListed(found.count)
             return found
         }
     }

@@ -9,19 +9,12 @@ package final class Repository {
     package let handle: OpaquePointer
     /// The repository directory as it was given.
     package let path: String
-    /// How many references listing calls have returned so far: the work tests count to show that a
-    /// lookup reads one document's references, not the whole store's.
-    package var referencesListed = 0
-    /// How many commits have been read so far: the work tests count to show a cost follows the changes.
-    package var commitsRead = 0
-    /// How many `packed-refs` records reference lookups have looked at: a lookup is a binary search, not a scan.
-    package var packedRecordsRead = 0
+    /// The counters and fault points tests watch (see `Instrumentation`), shared by every handle of one store.
+    package let instrumentation: Instrumentation
     /// The `packed-refs` file as last read, read again when its stamp changes.
     package var packedReferencesCache: PackedReferences?
     /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
     package var acceptedEntryNames = Set<String>()
-    /// Called between listing loose references and reading them: where a test plays the writer a reader races.
-    package var afterListingLooseReferences: (() -> Void)?
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
     /// several times (a quarantine's checks): nil keeps none.
     package var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?
@@ -37,30 +30,31 @@ package final class Repository {
         keptCommitBytes += raw.count
     }
 
-    private init(handle: OpaquePointer, path: String) {
+    private init(handle: OpaquePointer, path: String, instrumentation: Instrumentation) {
         self.handle = handle
         self.path = path
+        self.instrumentation = instrumentation
     }
 
     deinit { git_repository_free(handle) }
 
     /// Creates a bare repository at `path` (parents included) and opens it.
-    package static func createBare(at path: String) throws(GitError) -> Repository {
+    package static func createBare(at path: String, instrumentation: Instrumentation = Instrumentation()) throws(GitError) -> Repository {
         Libgit2.ensureInitialized()
         var options = git_repository_init_options()
         try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)), "prepare repository creation")
         options.flags = GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
         var handle: OpaquePointer?
         try check(git_repository_init_ext(&handle, path, &options), "create repository at \(path)")
-        return try Repository(handle: handle!, path: path).guardingLooseObjects()
+        return try Repository(handle: handle!, path: path, instrumentation: instrumentation).guardingLooseObjects()
     }
 
     /// Opens the bare repository at exactly `path`, without searching parent directories.
-    package static func openBare(at path: String) throws(GitError) -> Repository {
+    package static func openBare(at path: String, instrumentation: Instrumentation = Instrumentation()) throws(GitError) -> Repository {
         Libgit2.ensureInitialized()
         var handle: OpaquePointer?
         try check(git_repository_open_bare(&handle, path), "open repository at \(path)")
-        return try Repository(handle: handle!, path: path).guardingLooseObjects()
+        return try Repository(handle: handle!, path: path, instrumentation: instrumentation).guardingLooseObjects()
     }
 
     /// Puts the loose-object guard in front of libgit2's loose backend (see `loose_guard.c`), and returns self.

@@ -45,30 +45,31 @@ extension ConflictFixture {
     /// machine. Without a base each head is saved in a store of its own and
     /// synced in, as unrelated histories arrive. The store is an ordinary one:
     /// `git fsck --strict` is clean, and later writes (`route`, `resolve`) are
-    /// dated now, as anywhere.
-    public func makeStore(at path: String? = nil) throws -> FabricatedStore {
+    /// dated now, as anywhere. The store's resolvers are `resolvers` (the
+    /// fixture's resolver tests name them per call as well).
+    public func makeStore(at path: String? = nil, resolvers: ResolverRegistry = ResolverRegistry()) throws -> FabricatedStore {
         try checkShape()
         let temporary =
             path == nil
             ? FileManager.default.temporaryDirectory.appendingPathComponent("truce-fixture-\(UUID().uuidString)").path : nil
         do {
             let root = temporary ?? URL(fileURLWithPath: path!).deletingLastPathComponent().path
-            let store = try DocumentStore.create(at: path ?? temporary! + "/store")
+            let store = try DocumentStore.create(at: path ?? temporary! + "/store", resolvers: resolvers)
             let heads = [current] + conflicts
             func save(_ spec: FixtureVersion, base: VersionID?) -> BatchSave {
                 BatchSave(key: key, content: spec.content, device: spec.device, date: spec.date, base: base, committerDate: spec.date)
             }
             var baseID: VersionID?
             if let base {
-                baseID = try store.saveBatch([save(base, base: nil)])[0]
-                _ = try store.saveBatch(heads.map { save($0, base: baseID) })
+                baseID = try store.saveBatchOnCallingThread([save(base, base: nil)])[0]
+                _ = try store.saveBatchOnCallingThread(heads.map { save($0, base: baseID) })
             } else {
-                _ = try store.saveBatch([save(heads[0], base: nil)])
+                _ = try store.saveBatchOnCallingThread([save(heads[0], base: nil)])
                 for (index, head) in heads.dropFirst().enumerated() {
-                    let side = try DocumentStore.create(at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)")
+                    let side = try DocumentStore.create(at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)", resolvers: resolvers)
                     defer { try? FileManager.default.removeItem(atPath: side.path) }
-                    _ = try side.saveBatch([save(head, base: nil)])
-                    _ = try store.sync(with: side.path)
+                    _ = try side.saveBatchOnCallingThread([save(head, base: nil)])
+                    _ = try store.syncOnCallingThread(with: side.path)
                 }
             }
             let baseVersion = try baseID.map { id throws(TruceError) in try store.version(id.hex, of: key) }

@@ -134,7 +134,7 @@ struct Simulation {
             object[random.chance(30) ? "shared" : "r\(replica)"] = token
             content = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
-        saved.append(try store.save(content, to: key, device: "r\(replica)", date: clock))
+        saved.append(try store.save(content, to: key, device: "r\(replica)", date: clock).version)
     }
 
     /// `a` syncs with `b` and resolves what it sees (sending the resolutions back); then `b` resolves what it sees.

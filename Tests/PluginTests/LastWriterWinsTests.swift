@@ -11,7 +11,7 @@ struct LastWriterWinsTests {
     func conflict(_ test: TestStore, _ key: DocumentKey, base: Data, heads: [(String, Data, Double)]) throws -> [Version] {
         let baseVersion = try test.store.save(base, to: key, device: "origin", date: Self.start)
         return try heads.map { device, content, minutes in
-            try test.store.save(content, to: key, device: device, base: baseVersion.id, date: Self.start.addingTimeInterval(minutes * 60))
+            try test.store.save(content, to: key, device: device, base: baseVersion.id, date: Self.start.addingTimeInterval(minutes * 60)).version
         }
     }
 

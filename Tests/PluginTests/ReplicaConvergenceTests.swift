@@ -19,7 +19,7 @@ struct ReplicaConvergenceTests {
             a = try DocumentStore.create(at: directory.file("a"))
             b = try DocumentStore.create(at: directory.file("b"))
             let start = Date(timeIntervalSince1970: 1_796_000_000)
-            self.base = try a.save(Data(base.utf8), to: key, device: "laptop", date: start)
+            self.base = try a.save(Data(base.utf8), to: key, device: "laptop", date: start).version
             _ = try a.sync(with: b.path)
             if let onA { try a.save(Data(onA.utf8), to: key, device: "laptop", date: start.addingTimeInterval(60)) }
             if let onB { try b.save(Data(onB.utf8), to: key, device: "phone", date: start.addingTimeInterval(120)) }
@@ -50,17 +50,17 @@ struct ReplicaConvergenceTests {
 
     @Test func aPersonsAnswersGivenAlikeOnTwoReplicasAreOneCommit() async throws {
         let pair = try Pair(onA: "one\nTWO laptop\nthree\n", onB: "one\nTWO phone\nthree\n")
-        let answersA = try pair.a.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
-        let answersB = try pair.b.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
+        let answersA = try await pair.a.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
+        let answersB = try await pair.b.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
         #expect(!answersA.isEmpty)
-        let onA = try #require(pair.a.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersA), device: "laptop").version)
-        let onB = try #require(pair.b.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersB), device: "phone").version)
+        let onA = try await #require(pair.a.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersA), device: "laptop").version)
+        let onB = try await #require(pair.b.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersB), device: "phone").version)
         #expect(onA.id == onB.id)
         #expect(onA.resolvedBy == DocumentStore.personResolverName)
         // A whole edited file given alike on two devices is one commit too.
         let other = try Pair(onA: "one\nTWO laptop\nthree\n", onB: "one\nTWO phone\nthree\n")
         let edited = Data("one\nTWO by hand\nthree\n".utf8)
-        #expect(
+        await #expect(
             try other.a.resolve("notes/todo.md", content: edited, device: "laptop").version?.id
                 == other.b.resolve("notes/todo.md", content: edited, device: "phone").version?.id)
     }

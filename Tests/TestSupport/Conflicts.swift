@@ -14,14 +14,14 @@ extension TestStore {
     @discardableResult
     public func makeConflict(_ key: DocumentKey, base: Data, heads: [(String, Data?)]) throws -> MadeConflict {
         let start = Date(timeIntervalSince1970: 1_796_000_000)
-        let baseVersion = try store.save(base, to: key, device: "origin", date: start)
+        let baseVersion = try store.save(base, to: key, device: "origin", date: start).version
         var made: [Version] = []
         for (index, (device, content)) in heads.enumerated() {
             let date = start.addingTimeInterval(Double(index + 1) * 60)
             if let content {
-                made.append(try store.save(content, to: key, device: device, base: baseVersion.id, date: date))
+                made.append(try store.save(content, to: key, device: device, base: baseVersion.id, date: date).version)
             } else {
-                made.append(try store.delete(key, device: device, base: baseVersion.id, date: date))
+                made.append(try store.delete(key, device: device, base: baseVersion.id, date: date).version)
             }
         }
         return MadeConflict(base: baseVersion, heads: made)

@@ -8,7 +8,7 @@ public struct ResolverChoice: Sendable {
     /// Where the first one came from, for people: `info/attributes line 3: *.md merge=three-way`.
     public let source: String
     /// The `merge` attribute that decided: the synced `.truce/attributes` line's, else the one `git check-attr merge` reports.
-    let attribute: AttributeValue
+    let mergeAttribute: AttributeValue
     /// The options config gives each resolver of the chain.
     public let options: [String: ResolverOptions]
     /// Each resolver of the chain by name: a registered one, or one the registry's provider made from config.
@@ -24,54 +24,78 @@ public struct ResolverChoice: Sendable {
     public let deleteConflictSource: String
 }
 
-extension DocumentStore {
-    /// The resolver chain for `key`: `explicit` when given, else the `merge` attribute from `info/attributes`.
+/// What decides a key's resolver chain, read from the store: its `merge` attribute in `info/attributes`, the
+/// store's own config, and the synced routing.
+struct RoutingInputs {
+    let localAttribute: AttributeValue
+    let localConfig: [String: String]
+    let attributesPath: String
+    let routing: Routing
+}
+
+extension StoreEngine {
+    /// What decides `key`'s resolver chain, read at one moment.
+    func routingInputs(for key: DocumentKey) throws -> RoutingInputs {
+        RoutingInputs(
+            localAttribute: try repository.attribute("merge", for: key.rawValue), localConfig: try localConfig(),
+            attributesPath: gitDirectory + "info/attributes", routing: try routing())
+    }
+
+    /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
+    func routedConfig() throws -> [String: String] {
+        try localConfig().merging(routing().config) { $1 }
+    }
+
+    /// The store's own config file as name → last value (names as libgit2 gives them).
+    func localConfig() throws -> [String: String] {
+        do {
+            return Dictionary(try repository.configEntries().filter(\.isLocal).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        } catch {
+            throw TruceError.invalidConfiguration(error.message)
+        }
+    }
+}
+
+extension ResolverChoice {
+    /// The resolver chain for `key`: `explicit` when given, else the `merge` attribute from the synced routing, then
+    /// `info/attributes`.
     ///
     /// git's built-in values map to resolvers: `merge` set or `text` is
     /// `three-way`, unset or `binary` is `list-conflicts` (the current version
     /// stays until a person decides), `union` is `union`; unspecified is
     /// `merge.default` from config, else `three-way`, as in git. Every name in
     /// the chain must be registered (or made by the registry's provider from
-    /// the store's own config, as external drivers are) and every option valid.
-    public func resolverChoice(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChoice {
-        try resolverChoice(for: key, registry: registry, explicit: explicit, options: nil)
-    }
-
-    /// The chain as `resolverChoice(for:registry:explicit:)` makes it; `given`, when not nil, are the options of
-    /// `explicit` in place of config's. With `skippingUnavailable`, a fallback `registry` cannot supply is
-    /// `skipped` rather than a configuration error.
-    func resolverChoice(
-        for key: DocumentKey, registry: ResolverRegistry, explicit: String?,
+    /// the store's own config, as external drivers are) and every option
+    /// valid. `given`, when not nil, are the options of `explicit` in place of
+    /// config's. With `skippingUnavailable`, a fallback `registry` cannot
+    /// supply is `skipped` rather than a configuration error.
+    static func make(
+        for key: DocumentKey, inputs: RoutingInputs, registry: ResolverRegistry, explicit: String?,
         options given: ResolverOptions?, skippingUnavailable: Bool = false
     ) throws(TruceError) -> ResolverChoice {
-        let (localAttribute, localConfig, attributesPath, routing) = try withRepository { repository in
-            (
-                try repository.attribute("merge", for: key.rawValue), try Self.localConfig(repository),
-                repository.gitDirectory + "info/attributes", try self.routing(in: repository)
-            )
-        }
+        let (localAttribute, localConfig, attributesPath, routing) = (inputs.localAttribute, inputs.localConfig, inputs.attributesPath, inputs.routing)
         // The synced routing decides first, so every replica picks alike; the local files fill in what it leaves open.
         let config = localConfig.merging(routing.config) { $1 }
         func configSource(_ name: String) -> String { routing.config[name] != nil ? Routing.configKey.rawValue : "config" }
-        let attribute: AttributeValue
+        let decidingAttribute: AttributeValue
         let lineSource: String?
         var isSynced = false
         if let synced = routing.attributes, let line = synced.lastMergeLine(for: key), let value = line.merge {
-            (attribute, lineSource, isSynced) = (value, "\(synced.name) line \(line.number): \(line.text)", true)
+            (decidingAttribute, lineSource, isSynced) = (value, "\(synced.name) line \(line.number): \(line.text)", true)
         } else {
             let line = try AttributesFile(path: attributesPath).decidingLine(for: key, value: localAttribute)
-            (attribute, lineSource) = (localAttribute, line.map { "info/attributes line \($0.number): \($0.text)" })
+            (decidingAttribute, lineSource) = (localAttribute, line.map { "info/attributes line \($0.number): \($0.text)" })
         }
         let first: String
         let source: String
         if let explicit {
             (first, source, isSynced) = (explicit, "--resolver \(explicit)", false)
         } else {
-            switch attribute {
+            switch decidingAttribute {
             case .set, .value("text"):
-                (first, source) = ("three-way", lineSource ?? "merge attribute set")
+                (first, source) = ("three-way", lineSource ?? "merge decidingAttribute set")
             case .unset, .value("binary"):
-                (first, source) = ("list-conflicts", lineSource ?? "merge attribute unset")
+                (first, source) = ("list-conflicts", lineSource ?? "merge decidingAttribute unset")
             case .value(let name):
                 (first, source) = (name, lineSource ?? "merge=\(name) from an attributes file outside the store")
             case .unspecified:
@@ -99,7 +123,7 @@ extension DocumentStore {
                     throw .invalidConfiguration("resolver.\(name): \(error)")
                 }
                 options[name] = resolverOptions
-                timeouts[name] = try resolverOptions.number("timeout", default: resolver.defaultTimeout, in: Self.resolverTimeoutRange)
+                timeouts[name] = try resolverOptions.number("timeout", default: resolver.defaultTimeout, in: DocumentStore.resolverTimeoutRange)
             } else if skippingUnavailable && name != first {
                 skipped[name] = "skipped: not a resolver this call can use (named by \(nameSource))"
             } else {
@@ -119,28 +143,12 @@ extension DocumentStore {
         let deleteConflictSource =
             config["truce.deleteconflict"].map { "truce.deleteConflict = \($0) in \(configSource("truce.deleteconflict"))" } ?? "default"
         return ResolverChoice(
-            chain: chain, source: source, attribute: attribute, options: options, resolvers: resolvers, timeouts: timeouts,
+            chain: chain, source: source, mergeAttribute: decidingAttribute, options: options, resolvers: resolvers, timeouts: timeouts,
             skipped: skipped,
             deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
     }
 
-    /// The timeouts `resolver.<name>.timeout` may set, in seconds: from a tenth of a second to a day.
-    public static let resolverTimeoutRange = 0.1...86_400.0
-
-    /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
-    func routedConfig(_ repository: Repository) throws -> [String: String] {
-        try Self.localConfig(repository).merging(routing(in: repository).config) { $1 }
-    }
-
-    /// The store's own config file as name → last value (names as libgit2 gives them).
-    static func localConfig(_ repository: Repository) throws -> [String: String] {
-        do {
-            return Dictionary(try repository.configEntries().filter(\.isLocal).map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        } catch {
-            throw TruceError.invalidConfiguration(error.message)
-        }
-    }
-
+    /// The options config gives `resolver`: its `resolver.<name>.<option>` lines.
     static func options(for resolver: String, in config: [String: String]) -> ResolverOptions {
         let prefix = "resolver.\(resolver)."
         let values = config.filter { $0.key.hasPrefix(prefix) && !$0.key.dropFirst(prefix.count).contains(".") }

@@ -1,28 +1,7 @@
 import Foundation
 internal import TruceGit
 
-/// One change to a document: a save, a deletion or a resolution, made here or received by `sync`.
-public struct Change: Sendable, Equatable, Codable {
-    /// What happened: a save, a deletion, a resolution or a reopening.
-    public let kind: Change.Kind
-    /// The document it happened to.
-    public let key: DocumentKey
-    /// The version it wrote (or, for a received version, adopted).
-    public let version: VersionID
-    /// The device that made the version (the transaction author, in Core Data's words).
-    public let author: String
-    /// The version's author date.
-    public let date: Date
-}
-
-/// The changes after a token, oldest first, and the token to ask from next time.
-public struct ChangeHistory: Sendable, Codable {
-    /// The changes since the token asked with, oldest first.
-    public let changes: [Change]
-    /// The token to ask with next time: it stands after the last change listed.
-    public let token: ChangeHistory.Token
-}
-
+/// The store's history of changes: since a token, by whom, and as they happen.
 extension DocumentStore {
     /// Every change after `token`, oldest first, optionally without those made by `excludedAuthor`.
     ///
@@ -31,12 +10,13 @@ extension DocumentStore {
     public func changes(since token: ChangeHistory.Token = .beginning, excludingAuthor excludedAuthor: String? = nil) throws(TruceError)
         -> ChangeHistory
     {
-        try withRepository { repository in
+        try withEngine { engine in
+            let repository = engine.repository
             guard let tip = try repository.reference(ChangeJournal.reference) else {
                 guard token == .beginning else { throw TruceError.invalidToken(token.description, reason: "this store has no changes yet") }
                 return ChangeHistory(changes: [], token: .beginning)
             }
-            guard let changes = try ChangeJournal.changes(from: tip, after: token.entry, in: repository) else {
+            guard let changes = try ChangeJournal(repository: repository).changes(from: tip, after: token.entry) else {
                 throw TruceError.invalidToken(token.description, reason: "it is not a position in this store's change history")
             }
             // By bytes: a device named in NFD is not the one named in NFC, as git sees them.
@@ -44,9 +24,7 @@ extension DocumentStore {
             return ChangeHistory(changes: changes.filter { Array($0.author.utf8) != excluded }, token: ChangeHistory.Token(entry: tip))
         }
     }
-}
 
-extension DocumentStore {
     /// Who made each resolution of `versions` in this store, as the change journal recorded it.
     ///
     /// A resolution's commit names its resolver, not who ran it (so that
@@ -57,13 +35,15 @@ extension DocumentStore {
         let resolutions = versions.filter(\.isResolution)
         guard let oldest = resolutions.map(\.modificationDate).min() else { return [:] }
         var wanted = Set(resolutions.map(\.id))
-        return try withRepository { repository in
+        return try withEngine { engine in
+            let repository = engine.repository
+            let journal = ChangeJournal(repository: repository)
             var authors: [VersionID: String] = [:]
             var entry = try repository.reference(ChangeJournal.reference)
             while let current = entry, !wanted.isEmpty {
                 let commit = try repository.readCommit(current)
                 if commit.committer.time < Int64(oldest.timeIntervalSince1970) { break }
-                for change in try ChangeJournal.recorded(in: commit, of: repository)?.map(\.change) ?? []
+                for change in try journal.recorded(in: commit)?.map(\.change) ?? []
                 where change.kind == .resolution && wanted.remove(change.version) != nil {
                     authors[change.version] = change.author
                 }
@@ -72,286 +52,21 @@ extension DocumentStore {
             return authors
         }
     }
-}
 
-/// The change journal: a chain of commits on `refs/truce/journal`, one per change, that `git log` reads.
-///
-///     save notes/todo.md
-///
-///     Change: save
-///     Document: notes/todo.md
-///     Version: 5d2a2208fa4e7ac627d0125bd30c5d874001e666
-///     Device: laptop
-///
-/// Entries hold version ids as text, not as parents, so the journal keeps no
-/// version alive: prune decides that from the heads alone.
-///
-/// Many changes recorded at once (a sync, a batch, `resolve --all`) are one
-/// entry instead, titled `journal N changes`, whose tree holds a file
-/// `changes` with one line per change (`git show refs/truce/journal:changes`):
-/// kind, version, author date in seconds, the manifest it came through (or
-/// `-`), device and document, separated by tabs (neither keys nor device
-/// names may hold a tab or a newline). Ten thousand entries would cost ten
-/// thousand commits to write and pack; one costs one. When every change of
-/// the batch came through a manifest, a `Via:` trailer names those manifests.
-enum ChangeJournal {
-    static let reference = "refs/truce/journal"
-
-    /// Appends `changes` in order, retrying when another writer appended first.
+    /// Every save, deletion and resolution as it happens, from any writer, with the state it moved the document between.
     ///
-    /// `via` names, for a version a sync received, the replica manifest that listed it: this replica's next
-    /// manifest lists that manifest instead of the version's document.
-    static func append(_ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository) throws {
-        guard !changes.isEmpty else { return }
-        for _ in 0..<50 {
-            // Many entries go into one pack, one fsync, instead of one fsynced loose object each.
-            let prepared: Prepared
-            if changes.count > batchThreshold {
-                let bulk = try BulkWriter(path: repository.path)
-                prepared = try prepare(changes, via: via, in: bulk.repository, recording: bulk)
-                try bulk.flush()
-            } else {
-                prepared = try prepare(changes, via: via, in: repository)
-            }
-            if try publish(prepared, in: repository) { return }
-            // Another writer appended meanwhile: chain onto its entry.
-        }
-        throw TruceError.busy("the change journal kept moving while appending")
-    }
+    /// Each access starts a new sequence that sees the changes recorded in
+    /// the change journal after it. Writers are this object, another
+    /// `DocumentStore` on the same path, another process, or a `sync` that
+    /// brings versions in from either side: all of them record their changes
+    /// in the journal, and the sequence reads the journal from the last
+    /// position it delivered whenever the store's references move (inotify
+    /// on Linux, dispatch sources on macOS). So nothing is delivered twice,
+    /// and a change this object makes is delivered before the call that made
+    /// it returns. The watching stops when the last sequence ends or the
+    /// store is released, which also ends the sequences.
+    public var events: AsyncStream<DocumentStateChange> { eventHub.subscribe(to: self) }
 
-    /// Entries written but not yet in the journal: the chain's newest entry and the journal tip it was built on.
-    struct Prepared {
-        let entry: ObjectID
-        let onto: ObjectID?
-        let count: Int
-    }
-
-    /// Writes the entries for `changes` chained onto the journal's current tip, without moving the journal.
-    ///
-    /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
-    static func prepare(
-        _ changes: [Change], via: [VersionID: ObjectID] = [:], in repository: Repository,
-        recording bulk: BulkWriter? = nil
-    ) throws -> Prepared {
-        precondition(!changes.isEmpty, "a journal entry needs a change")
-        let tip = try repository.reference(reference)
-        if changes.count > batchThreshold {
-            let blob = try repository.writeBlob(batchLines(changes, via: via))
-            let tree = try repository.writeTree([TreeEntry(name: batchFile, id: blob, isTree: false)])
-            let author = changes[0].author, now = Date()
-            // When every change came through a manifest, the message names them: what a replica's first manifest asks of
-            // the journal, answered without reading the file.
-            let manifests = changes.allSatisfy { via[$0.version] != nil } ? Set(changes.compactMap { via[$0.version] }).sorted() : []
-            let through = manifests.isEmpty ? "" : "Via: \(manifests.map(\.hex).joined(separator: " "))\n"
-            let entry = try repository.writeCommit(
-                tree: tree, parents: tip.map { [$0] } ?? [], author: Signature(device: author, date: now),
-                committer: Signature(device: author, date: now),
-                message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n\(through)")
-            for object in [blob, tree, entry] { bulk?.record(object) }
-            return Prepared(entry: entry, onto: tip, count: changes.count)
-        }
-        let emptyTree = try repository.writeTree([])
-        bulk?.record(emptyTree)
-        var parent = tip
-        for change in changes {
-            parent = try repository.writeCommit(
-                tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
-                committer: Signature(device: change.author, date: Date()), message: message(for: change, via: via[change.version]))
-            bulk?.record(parent!)
-        }
-        return Prepared(entry: parent!, onto: tip, count: changes.count)
-    }
-
-    /// Moves the journal to `prepared` if it is still where `prepared` was built; false when another writer moved it.
-    static func publish(_ prepared: Prepared, in repository: Repository) throws -> Bool {
-        do {
-            try DocumentStore.withLockRetries(on: reference, in: repository) {
-                try repository.updateReference(
-                    reference, to: prepared.entry, expecting: prepared.onto,
-                    message: "truce: journal \(prepared.count) change(s)")
-            }
-            return true
-        } catch let error as GitError where error.isConcurrentModification {
-            return false
-        }
-    }
-
-    /// The changes recorded after `position` up to `tip`, oldest first; nil when `position` is not below `tip`.
-    ///
-    /// Walks back from `tip`, so the cost follows the number of entries after `position`.
-    static func changes(from tip: ObjectID, after position: ObjectID?, in repository: Repository) throws -> [Change]? {
-        try entries(from: tip, after: position, in: repository)?.map(\.change)
-    }
-
-    /// `changes(from:after:in:)` with the manifest each received version came through (`Via:`).
-    static func entries(from tip: ObjectID, after position: ObjectID?, in repository: Repository) throws -> [(change: Change, via: ObjectID?)]? {
-        var entries: [(change: Change, via: ObjectID?)] = []
-        let reached = try walk(from: tip, after: position, in: repository) { commit in
-            entries.append(contentsOf: try changes(recordedBy: commit, in: repository).reversed())
-            return true
-        }
-        return reached ? entries.reversed() : nil
-    }
-
-    /// Whether every change the journal records from `tip` back to its start came through one of `manifests`: a batch
-    /// entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
-    static func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>, in repository: Repository) throws -> Bool {
-        var every = true
-        _ = try walk(from: tip, after: nil, in: repository) { commit in
-            let trailers = MessageLines.trailers(of: commit.message)
-            if trailers["Change"] == "batch", let through = trailers["Via"] {
-                let listed = through.split(separator: " ").map { ObjectID(hex: String($0)) }
-                every = !listed.isEmpty && listed.allSatisfy { $0.map(manifests.contains) ?? false }
-            } else {
-                every = try changes(recordedBy: commit, in: repository).allSatisfy { $0.via.map(manifests.contains) ?? false }
-            }
-            return every
-        }
-        return every
-    }
-
-    /// Visits the entries from `tip` back to `position` (not included), newest first, while `visit` says go on;
-    /// true when the walk reached `position` (for nil, the journal's start).
-    private static func walk(
-        from tip: ObjectID, after position: ObjectID?, in repository: Repository,
-        _ visit: (CommitRecord) throws -> Bool
-    ) throws -> Bool {
-        var entry: ObjectID? = tip
-        while let current = entry {
-            if current == position { return true }
-            let commit = try repository.readCommit(current)
-            guard try visit(commit) else { return false }
-            entry = commit.parents.first
-        }
-        return position == nil
-    }
-
-    /// The changes an entry records; a commit in the journal that is no entry is a damaged journal.
-    private static func changes(recordedBy commit: CommitRecord, in repository: Repository) throws -> [(change: Change, via: ObjectID?)] {
-        guard let recorded = try recorded(in: commit, of: repository) else {
-            throw TruceError.storeFailure(
-                TruceError.StoreFailure(operation: "read change journal", message: "entry \(commit.id) is not a change"))
-        }
-        return recorded
-    }
-
-    /// More changes than this at once are one batch entry.
-    static let batchThreshold = 16
-    static let batchFile = "changes"
-
-    /// The changes one entry records, in order, each with the manifest it came through; nil when the commit is no entry.
-    static func recorded(in entry: CommitRecord, of repository: Repository) throws -> [(change: Change, via: ObjectID?)]? {
-        if let single = self.entry(from: entry) { return [single] }
-        guard MessageLines.trailers(of: entry.message)["Change"] == "batch",
-            let file = try repository.entry(at: batchFile, inTree: entry.tree), !file.isTree
-        else { return nil }
-        return parseBatch(try repository.readBlob(file.id))
-    }
-
-    /// One line per change: kind, version, author date (seconds), manifest or `-`, device, key, separated by tabs.
-    static func batchLines(_ changes: [Change], via: [VersionID: ObjectID]) -> Data {
-        var text = Data()
-        for change in changes {
-            let fields = [
-                change.kind.rawValue, change.version.hex, String(Int64(change.date.timeIntervalSince1970.rounded(.down))),
-                via[change.version]?.hex ?? "-", change.author, change.key.rawValue,
-            ]
-            text.append(contentsOf: Array(fields.joined(separator: "\t").utf8) + [0x0A])
-        }
-        return text
-    }
-
-    /// The changes of a batch file; nil when a line is not one (the entry is then not one Truce wrote).
-    static func parseBatch(_ data: Data) -> [(change: Change, via: ObjectID?)]? {
-        var changes: [(change: Change, via: ObjectID?)] = []
-        for line in data.split(separator: 0x0A) {
-            // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
-            let fields = line.split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            guard fields.count == 6, let kind = Change.Kind(rawValue: fields[0]), let version = VersionID(hex: fields[1]),
-                let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5])
-            else { return nil }
-            let via = fields[3] == "-" ? nil : ObjectID(hex: fields[3])
-            if fields[3] != "-", via == nil { return nil }
-            let change = Change(kind: kind, key: key, version: version, author: fields[4], date: Date(timeIntervalSince1970: TimeInterval(seconds)))
-            changes.append((change, via))
-        }
-        return changes
-    }
-
-    static func message(for change: Change, via: ObjectID? = nil) -> String {
-        """
-        \(change.kind.rawValue) \(change.key.rawValue)
-
-        Change: \(change.kind.rawValue)
-        Document: \(change.key.rawValue)
-        Version: \(change.version.hex)
-        Device: \(change.author)
-        \(via.map { "Via: \($0.hex)\n" } ?? "")
-        """
-    }
-
-    /// The change a journal entry records, and the manifest it came through; nil when the commit is not an entry.
-    private static func entry(from entry: CommitRecord) -> (change: Change, via: ObjectID?)? {
-        let fields = MessageLines.trailers(of: entry.message)
-        guard let kind = fields["Change"].flatMap(Change.Kind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
-            let version = fields["Version"].flatMap(VersionID.init(hex:)), let author = fields["Device"]
-        else { return nil }
-        let change = Change(
-            kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
-        return (change, fields["Via"].flatMap(ObjectID.init(hex:)))
-    }
-}
-
-extension Change {
-    /// What kind of change a journal entry records.
-    public enum Kind: String, Sendable, Codable {
-        /// A save: a new version with content.
-        case save
-        /// A deletion version.
-        case delete
-        /// A resolution: a version that settles a conflict.
-        case resolution
-        /// A reopening: a resolution turned back into the conflict it settled.
-        case reopen
-    }
-}
-
-extension ChangeHistory {
-    /// An opaque position in a store's change history, the counterpart of `NSPersistentHistoryToken`.
-    ///
-    /// Its text form (`description`) can be kept anywhere and given back to `changes(since:)`.
-    public struct Token: Sendable, Hashable, Codable, CustomStringConvertible {
-        /// The journal entry the token stands after; nil for the start of the history.
-        let entry: ObjectID?
-
-        /// The start of the history: every change comes after it.
-        public static let beginning = ChangeHistory.Token(entry: nil)
-
-        /// Reads a token's text form; nil when it is not one.
-        public init?(_ text: String) {
-            if text == Self.beginning.description {
-                self = .beginning
-                return
-            }
-            guard text.hasPrefix("t1-"), let id = ObjectID(hex: String(text.dropFirst(3))) else { return nil }
-            entry = id
-        }
-
-        init(entry: ObjectID?) { self.entry = entry }
-
-        public var description: String { "t1-" + (entry?.hex ?? String(repeating: "0", count: 40)) }
-
-        public init(from decoder: Decoder) throws {
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let token = ChangeHistory.Token(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a change token: \(text)"))
-            }
-            self = token
-        }
-
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(description)
-        }
-    }
+    /// Delivers this object's own changes to its `events` before the write returns, rather than on the watcher's next wake-up.
+    func deliverEvents() { eventHub.deliver(from: self) }
 }

@@ -1,44 +1,69 @@
 import Foundation
-internal import TruceGit
 
+/// Reading a store: a document's versions, state, history and bytes, and the documents it holds.
 extension DocumentStore {
+    /// The current version, the conflict versions and their base, read at one moment.
+    public func versions(of key: DocumentKey) throws(TruceError) -> DocumentVersions {
+        try withEngine { try $0.documentVersions(of: key) }
+    }
+
+    /// Whether the document is absent, settled, deleted or in conflict.
+    public func state(of key: DocumentKey) throws(TruceError) -> DocumentState {
+        try versions(of: key).state
+    }
+
+    /// The head chosen by the deterministic rule (latest author date, then larger id); nil when absent.
+    public func currentVersion(of key: DocumentKey) throws(TruceError) -> Version? {
+        try versions(of: key).current
+    }
+
+    /// The heads other than the current one, newest first.
+    public func unresolvedConflictVersions(of key: DocumentKey) throws(TruceError) -> [Version] {
+        try versions(of: key).conflicts
+    }
+
+    /// Every version of the document reachable from its heads, newest first, resolutions included.
+    ///
+    /// The counterpart of `NSFileVersion.otherVersionsOfItem(at:)`.
+    public func history(of key: DocumentKey) throws(TruceError) -> [Version] {
+        try withEngine { try $0.history(of: key) }
+    }
+
     /// The version of `key` whose id is `id` or starts with it (at least 4 hexadecimal digits).
     public func version(_ id: String, of key: DocumentKey) throws(TruceError) -> Version {
-        try withRepository { repository in
-            try Self.readVersion(Self.resolveVersionID(id, in: repository), of: key, in: repository)
-        }
+        try withEngine { engine in try engine.readVersion(engine.resolveVersionID(id), of: key) }
     }
 
     /// The bytes of `version`, nil when it is a deletion.
     public func contents(of version: Version) throws(TruceError) -> Data? {
-        try withRepository { try Self.contents(of: version, in: $0) }
+        try withEngine { try $0.contents(of: version) }
     }
 
-    static func contents(of version: Version, in repository: Repository) throws -> Data? {
-        let commit = try repository.readCommit(version.id.objectID)
-        guard let entry = try repository.entry(at: version.key.rawValue, inTree: commit.tree), !entry.isTree else { return nil }
-        return try repository.readBlob(entry.id)
+    /// The bytes of the version a save wrote, nil when it is a deletion.
+    public func contents(of saved: SaveResult) throws(TruceError) -> Data? {
+        try contents(of: saved.version)
     }
 
     /// The bytes of the current version, nil when the document is deleted; throws when it is absent.
     public func contents(of key: DocumentKey) throws(TruceError) -> Data? {
-        guard let current = try currentVersion(of: key) else { throw .documentNotFound(key) }
-        return try contents(of: current)
+        try withEngine { engine in
+            guard let current = try engine.documentVersions(of: key).current else { throw TruceError.documentNotFound(key) }
+            return try engine.contents(of: current)
+        }
     }
 
-    static func resolveVersionID(_ text: String, in repository: Repository) throws -> VersionID {
-        let isHex =
-            !text.isEmpty
-            && text.utf8.allSatisfy {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20)
-            }
-        guard isHex, (4...40).contains(text.utf8.count) else { throw TruceError.versionNotFound(text) }
-        do {
-            return try VersionID(repository.commitID(forPrefix: text))
-        } catch {
-            if error.isNotFound { throw TruceError.versionNotFound(text) }
-            if error.isAmbiguous { throw TruceError.ambiguousVersion(text) }
-            throw error
-        }
+    /// Every document with at least one version, in key order.
+    public func documents() throws(TruceError) -> [DocumentKey] {
+        try withEngine { engine in try engine.headReferencesByDocument().map { try engine.key(ofHead: $0[0].target) }.sorted() }
+    }
+
+    /// The documents in conflict, in key order, with their heads; the cost follows the number of conflicts.
+    public func documentsInConflict() throws(TruceError) -> [DocumentVersions] {
+        try withEngine { try $0.documentsInConflict() }
+    }
+
+    /// Explains the current-version rule for `key` and reads the attribute that picks its resolver.
+    public func explain(_ key: DocumentKey) throws(TruceError) -> Explanation {
+        try withEngine { try $0.explain(key) }
     }
 }

@@ -1,0 +1,231 @@
+import Foundation
+internal import TruceGit
+
+/// The change journal: a chain of commits on `refs/truce/journal`, one per change, that `git log` reads.
+///
+///     save notes/todo.md
+///
+///     Change: save
+///     Document: notes/todo.md
+///     Version: 5d2a2208fa4e7ac627d0125bd30c5d874001e666
+///     Device: laptop
+///
+/// Entries hold version ids as text, not as parents, so the journal keeps no
+/// version alive: prune decides that from the heads alone.
+///
+/// Many changes recorded at once (a sync, a batch, `resolve --all`) are one
+/// entry instead, titled `journal N changes`, whose tree holds a file
+/// `changes` with one line per change (`git show refs/truce/journal:changes`):
+/// kind, version, author date in seconds, the manifest it came through (or
+/// `-`), device and document, separated by tabs (neither keys nor device
+/// names may hold a tab or a newline). Ten thousand entries would cost ten
+/// thousand commits to write and pack; one costs one. When every change of
+/// the batch came through a manifest, a `Via:` trailer names those manifests.
+struct ChangeJournal {
+    static let reference = "refs/truce/journal"
+
+    /// The repository whose journal this is (or, for `prepare`, the one new entries are written into).
+    let repository: Repository
+
+    /// Appends `changes` in order, retrying when another writer appended first.
+    ///
+    /// `via` names, for a version a sync received, the replica manifest that listed it: this replica's next
+    /// manifest lists that manifest instead of the version's document.
+    func append(_ changes: [Change], via: [VersionID: ObjectID] = [:]) throws {
+        guard !changes.isEmpty else { return }
+        for _ in 0..<50 {
+            // Many entries go into one pack, one fsync, instead of one fsynced loose object each.
+            let prepared: Prepared
+            if changes.count > Self.batchThreshold {
+                let bulk = try BulkWriter(path: repository.path)
+                prepared = try ChangeJournal(repository: bulk.repository).prepare(changes, via: via, recording: bulk)
+                try bulk.flush()
+            } else {
+                prepared = try prepare(changes, via: via)
+            }
+            if try publish(prepared) { return }
+            // Another writer appended meanwhile: chain onto its entry.
+        }
+        throw TruceError.busy("the change journal kept moving while appending")
+    }
+
+    /// Entries written but not yet in the journal: the chain's newest entry and the journal tip it was built on.
+    struct Prepared {
+        let entry: ObjectID
+        let onto: ObjectID?
+        let count: Int
+    }
+
+    /// Writes the entries for `changes` chained onto the journal's current tip, without moving the journal.
+    ///
+    /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
+    func prepare(
+        _ changes: [Change], via: [VersionID: ObjectID] = [:], recording bulk: BulkWriter? = nil
+    ) throws -> Prepared {
+        precondition(!changes.isEmpty, "a journal entry needs a change")
+        let tip = try repository.reference(Self.reference)
+        if changes.count > Self.batchThreshold {
+            let blob = try repository.writeBlob(Self.batchLines(changes, via: via))
+            let tree = try repository.writeTree([TreeEntry(name: Self.batchFile, id: blob, isTree: false)])
+            let author = changes[0].author, now = Date()
+            // When every change came through a manifest, the message names them: what a replica's first manifest asks of
+            // the journal, answered without reading the file.
+            let manifests = changes.allSatisfy { via[$0.version] != nil } ? Set(changes.compactMap { via[$0.version] }).sorted() : []
+            let through = manifests.isEmpty ? "" : "Via: \(manifests.map(\.hex).joined(separator: " "))\n"
+            let entry = try repository.writeCommit(
+                tree: tree, parents: tip.map { [$0] } ?? [], author: Signature(device: author, date: now),
+                committer: Signature(device: author, date: now),
+                message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n\(through)")
+            for object in [blob, tree, entry] { bulk?.record(object) }
+            return Prepared(entry: entry, onto: tip, count: changes.count)
+        }
+        let emptyTree = try repository.writeTree([])
+        bulk?.record(emptyTree)
+        var parent = tip
+        for change in changes {
+            parent = try repository.writeCommit(
+                tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
+                committer: Signature(device: change.author, date: Date()), message: Self.message(for: change, via: via[change.version]))
+            bulk?.record(parent!)
+        }
+        return Prepared(entry: parent!, onto: tip, count: changes.count)
+    }
+
+    /// Moves the journal to `prepared` if it is still where `prepared` was built; false when another writer moved it.
+    func publish(_ prepared: Prepared) throws -> Bool {
+        do {
+            try repository.withLockRetries(on: Self.reference) {
+                try repository.updateReference(
+                    Self.reference, to: prepared.entry, expecting: prepared.onto,
+                    message: "truce: journal \(prepared.count) change(s)")
+            }
+            return true
+        } catch let error as GitError where error.isConcurrentModification {
+            return false
+        }
+    }
+
+    /// The changes recorded after `position` up to `tip`, oldest first; nil when `position` is not below `tip`.
+    ///
+    /// Walks back from `tip`, so the cost follows the number of entries after `position`.
+    func changes(from tip: ObjectID, after position: ObjectID?) throws -> [Change]? {
+        try entries(from: tip, after: position)?.map(\.change)
+    }
+
+    /// `changes(from:after:in:)` with the manifest each received version came through (`Via:`).
+    func entries(from tip: ObjectID, after position: ObjectID?) throws -> [(change: Change, via: ObjectID?)]? {
+        var entries: [(change: Change, via: ObjectID?)] = []
+        let reached = try walk(from: tip, after: position) { commit in
+            entries.append(contentsOf: try changes(recordedBy: commit).reversed())
+            return true
+        }
+        return reached ? entries.reversed() : nil
+    }
+
+    /// Whether every change the journal records from `tip` back to its start came through one of `manifests`: a batch
+    /// entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
+    func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>) throws -> Bool {
+        var every = true
+        _ = try walk(from: tip, after: nil) { commit in
+            let trailers = MessageLines.trailers(of: commit.message)
+            if trailers["Change"] == "batch", let through = trailers["Via"] {
+                let listed = through.split(separator: " ").map { ObjectID(hex: String($0)) }
+                every = !listed.isEmpty && listed.allSatisfy { $0.map(manifests.contains) ?? false }
+            } else {
+                every = try changes(recordedBy: commit).allSatisfy { $0.via.map(manifests.contains) ?? false }
+            }
+            return every
+        }
+        return every
+    }
+
+    /// Visits the entries from `tip` back to `position` (not included), newest first, while `visit` says go on;
+    /// true when the walk reached `position` (for nil, the journal's start).
+    private func walk(
+        from tip: ObjectID, after position: ObjectID?, _ visit: (CommitRecord) throws -> Bool
+    ) throws -> Bool {
+        var entry: ObjectID? = tip
+        while let current = entry {
+            if current == position { return true }
+            let commit = try repository.readCommit(current)
+            guard try visit(commit) else { return false }
+            entry = commit.parents.first
+        }
+        return position == nil
+    }
+
+    /// The changes an entry records; a commit in the journal that is no entry is a damaged journal.
+    private func changes(recordedBy commit: CommitRecord) throws -> [(change: Change, via: ObjectID?)] {
+        guard let recorded = try recorded(in: commit) else {
+            throw TruceError.storeFailure(
+                TruceError.StoreFailure(operation: "read change journal", message: "entry \(commit.id) is not a change"))
+        }
+        return recorded
+    }
+
+    /// More changes than this at once are one batch entry.
+    static let batchThreshold = 16
+    static let batchFile = "changes"
+
+    /// The changes one entry records, in order, each with the manifest it came through; nil when the commit is no entry.
+    func recorded(in entry: CommitRecord) throws -> [(change: Change, via: ObjectID?)]? {
+        if let single = Self.entry(from: entry) { return [single] }
+        guard MessageLines.trailers(of: entry.message)["Change"] == "batch",
+            let file = try repository.entry(at: Self.batchFile, inTree: entry.tree), !file.isTree
+        else { return nil }
+        return Self.parseBatch(try repository.readBlob(file.id))
+    }
+
+    /// One line per change: kind, version, author date (seconds), manifest or `-`, device, key, separated by tabs.
+    static func batchLines(_ changes: [Change], via: [VersionID: ObjectID]) -> Data {
+        var text = Data()
+        for change in changes {
+            let fields = [
+                change.kind.rawValue, change.version.hex, String(Int64(change.date.timeIntervalSince1970.rounded(.down))),
+                via[change.version]?.hex ?? "-", change.author, change.key.rawValue,
+            ]
+            text.append(contentsOf: Array(fields.joined(separator: "\t").utf8) + [0x0A])
+        }
+        return text
+    }
+
+    /// The changes of a batch file; nil when a line is not one (the entry is then not one Truce wrote).
+    static func parseBatch(_ data: Data) -> [(change: Change, via: ObjectID?)]? {
+        var changes: [(change: Change, via: ObjectID?)] = []
+        for line in data.split(separator: 0x0A) {
+            // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
+            let fields = line.split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            guard fields.count == 6, let kind = Change.Kind(rawValue: fields[0]), let version = VersionID(hex: fields[1]),
+                let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5])
+            else { return nil }
+            let via = fields[3] == "-" ? nil : ObjectID(hex: fields[3])
+            if fields[3] != "-", via == nil { return nil }
+            let change = Change(kind: kind, key: key, version: version, author: fields[4], date: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            changes.append((change, via))
+        }
+        return changes
+    }
+
+    static func message(for change: Change, via: ObjectID? = nil) -> String {
+        """
+        \(change.kind.rawValue) \(change.key.rawValue)
+
+        Change: \(change.kind.rawValue)
+        Document: \(change.key.rawValue)
+        Version: \(change.version.hex)
+        Device: \(change.author)
+        \(via.map { "Via: \($0.hex)\n" } ?? "")
+        """
+    }
+
+    /// The change a journal entry records, and the manifest it came through; nil when the commit is not an entry.
+    private static func entry(from entry: CommitRecord) -> (change: Change, via: ObjectID?)? {
+        let fields = MessageLines.trailers(of: entry.message)
+        guard let kind = fields["Change"].flatMap(Change.Kind.init), let keyText = fields["Document"], let key = DocumentKey(stored: keyText),
+            let version = fields["Version"].flatMap(VersionID.init(hex:)), let author = fields["Device"]
+        else { return nil }
+        let change = Change(
+            kind: kind, key: key, version: version, author: author, date: Date(timeIntervalSince1970: TimeInterval(entry.author.time)))
+        return (change, fields["Via"].flatMap(ObjectID.init(hex:)))
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+internal import TruceGit
+
+/// git's gc, done by hand (libgit2 has none): mark, repack, sweep.
+extension StoreEngine {
+    /// Prunes with grace period `expire`, stopping with `TruceError.cancelled` once `cancellation` is set, at each
+    /// step before the new pack is written: nothing is deleted then, and what ran before only tidied.
+    ///
+    /// Run it on an engine of its own (`DocumentStore.withOwnEngine`): a repack takes long, and reads and saves meanwhile
+    /// then do not wait behind it.
+    func prune(expire: TimeInterval, progress: (@Sendable (String) -> Void)?, cancellation: Cancellation?) throws -> PruneReport {
+        let now = Date()
+        // A grace period reaching back before year 1 keeps everything, as `never` does; the seconds below would overflow.
+        let cutoff = expire.isInfinite || expire > now.timeIntervalSince(.distantPast) ? Date.distantPast : now.addingTimeInterval(-expire)
+        // git stores whole seconds: round up so that `--now` covers what was written this very second.
+        let cutoffSeconds = Int64(cutoff.timeIntervalSince1970.rounded(.up))
+        let lock = try PruneLock.acquire(in: gitDirectory)
+        defer { lock.release() }
+        try cancellation?.check()
+        // Ref and reflog locks killed writers left: some sit on refs no later writer takes, and would block git gc.
+        repository.removeStaleLocks(under: "refs/")
+        repository.removeStaleLocks(under: "logs/")
+        try recordMissingChanges()
+        let dropped = try tidyHeads(droppingDeletionsOlderThan: cutoffSeconds)
+        try rebuildConflictMarkers()
+        let references = try repository.references(matching: "refs/*")
+        // Reflogs whose reference a killed writer never created are expired and marked like the others:
+        // git fsck reads their entries too.
+        let reflogs = Set(references.map(\.name)).union(repository.reflogNames()).sorted()
+        try cancellation?.check()
+        var expired = 0
+        for name in reflogs where !expire.isInfinite {
+            try repository.withLockRetries(on: "logs/" + name) {
+                expired += try repository.expireReflog(of: name, olderThan: cutoffSeconds)
+            }
+        }
+        // Files are listed before marking: objects written after this point are never deleted.
+        let files = repository.objectFiles()
+        let bytesBefore = (files.loose + files.packs + files.temporary).reduce(0) { $0 + $1.size }
+        try cancellation?.check()
+        progress?("marking reachable objects")
+        let tips = try repository.reflogIDs(of: reflogs).union(references.map(\.target)).filter { $0.bytes.contains { $0 != 0 } }
+        let reachable = try repository.reachableObjects(from: Array(tips))
+        try cancellation?.check()
+        progress?("packing \(reachable.count) objects")
+        let pack =
+            reachable.isEmpty
+            ? nil
+            : try repository.writePack(of: reachable) { done, total in
+                progress?("packing objects: \(done)/\(total)")
+            }
+        progress?("removing what nothing needs")
+        var removed = 0
+        for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {
+            if (try? FileManager.default.removeItem(atPath: file.path)) != nil { removed += 1 }
+        }
+        for file in files.packs where !file.path.hasSuffix("/\(pack ?? "-").pack") {
+            guard file.modified < cutoff || Self.isSuperseded(file.path, by: reachable, in: repository) else { continue }
+            removed += Self.removePack(file.path)
+        }
+        let temporaryCutoff = max(cutoff, now.addingTimeInterval(-Self.temporaryFileAge))
+        for file in files.temporary where file.modified < temporaryCutoff {
+            removed += Self.removePack(file.path)
+        }
+        // A writer creates objects/xx/ before renaming its object into it, so removing an empty
+        // directory under a live writer fails that write: only --now, unsafe beside writers anyway, removes them.
+        if expire == 0 { Self.removeEmptyObjectDirectories(gitDirectory + "objects/") }
+        let after = repository.objectFiles()
+        return PruneReport(
+            droppedDocuments: dropped, expiredReflogEntries: expired, packedObjects: reachable.count, removedFiles: removed,
+            bytesBefore: bytesBefore, bytesAfter: (after.loose + after.packs + after.temporary).reduce(0) { $0 + $1.size })
+    }
+
+    /// Drops the head refs of documents whose only head is a deletion written before `cutoff` (seconds since 1970),
+    /// and every head ref that another head of its document descends from.
+    ///
+    /// A save leaves the packed head it supersedes in place (removing one line
+    /// rewrites the whole file) and readers skip it; here they all go in one
+    /// rewrite.
+    private func tidyHeads(droppingDeletionsOlderThan cutoff: Int64) throws -> [DocumentKey] {
+        var dropped: [DocumentKey] = []
+        var leaving: [(name: String, target: ObjectID)] = []
+        for references in try headReferencesByDocument() {
+            guard let key = try documentKey(of: references[0].target) else { continue }
+            let versions = try documentVersions(of: key)
+            if versions.state == .deleted, let current = versions.current, try repository.readCommit(current.id.objectID).committer.time < cutoff {
+                leaving += references
+                dropped.append(key)
+            } else {
+                let heads = Set(versions.allHeads.map(\.id.objectID))
+                leaving += references.filter { !heads.contains($0.target) }
+            }
+        }
+        try repository.withLockRetries(on: "packed-refs") {
+            try repository.deleteReferences(leaving)
+        }
+        return dropped.sorted()
+    }
+
+    /// Journals any head history a crash kept out of the journal, so `changes` misses nothing for long.
+    private func recordMissingChanges() throws {
+        let journal = ChangeJournal(repository: repository)
+        var journaled = Set<VersionID>()
+        var entry = try repository.reference(ChangeJournal.reference)
+        while let current = entry {
+            let commit = try repository.readCommit(current)
+            for recorded in try journal.recorded(in: commit) ?? [] { journaled.insert(recorded.change.version) }
+            entry = commit.parents.first
+        }
+        let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
+        var missing: [Change] = []
+        for id in try repository.walk(from: heads, oldestFirst: true).map(VersionID.init) where !journaled.contains(id) {
+            guard let key = try documentKey(of: id.objectID) else { continue }
+            missing.append(Change(recording: try readVersion(id, of: key)))
+        }
+        try journal.append(missing)
+    }
+
+    /// How long a temporary file libgit2 writes (a fetched pack, a loose object) may go untouched before prune takes its
+    /// writer for dead, whatever the grace period: a live writer touches it every moment, and nothing refers to it.
+    static let temporaryFileAge: TimeInterval = 3600
+
+    /// True when every object of `pack` is in the pack prune has just written (and fsynced): it can go at once.
+    ///
+    /// A process that has the old pack open keeps reading it after the
+    /// unlink; one that finds it gone before opening it (libgit2 or git)
+    /// looks again, rescans the pack directory and finds the objects in the
+    /// new pack. A `.keep` file marks a pack someone wants kept as it is.
+    private static func isSuperseded(_ pack: String, by packed: Set<ObjectID>, in repository: Repository) -> Bool {
+        guard !FileManager.default.fileExists(atPath: String(pack.dropLast(5)) + ".keep"),
+            let objects = repository.objectIDs(inPack: pack)
+        else { return false }
+        return objects.isSubset(of: packed)
+    }
+
+    /// Deletes a pack with its index and companions (or a temporary file); returns how many files went.
+    private static func removePack(_ path: String) -> Int {
+        guard path.hasSuffix(".pack") else { return (try? FileManager.default.removeItem(atPath: path)) != nil ? 1 : 0 }
+        let stem = String(path.dropLast(5))
+        // The index goes last: a pack without its index is ignored, an index without its pack is an error.
+        return [".pack", ".rev", ".bitmap", ".keep", ".idx"].reduce(0) { count, suffix in
+            count + ((try? FileManager.default.removeItem(atPath: stem + suffix)) != nil ? 1 : 0)
+        }
+    }
+
+    private static func removeEmptyObjectDirectories(_ objects: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? [] where name.count == 2 {
+            let path = objects + name
+            if (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty == true { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }
+}

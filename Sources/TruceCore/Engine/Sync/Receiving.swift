@@ -1,0 +1,111 @@
+import Foundation
+internal import TruceGit
+
+/// What the other side of a sync advertised, and what of it this replica adopted: what the next push must change there.
+struct HubState: Sendable {
+    var advertised: [String: ObjectID]
+    var legacyReferences: [String]
+}
+
+/// What a receive adopted: the new versions, the heads refused, and the hub as it was seen.
+struct Received: Sendable {
+    let changes: [Change]
+    let refused: [SyncReport.RefusedHead]
+    let hub: HubState
+}
+
+/// The receiving half of a sync: fetch into a quarantine, check, adopt what passes.
+extension StoreEngine {
+    /// Fetches what the other side's manifests list and this store lacks, makes those heads that pass the checks local
+    /// heads, and remembers the manifests read; returns the new versions, the heads refused and what the hub advertised.
+    ///
+    /// Run it on an engine of its own (`DocumentStore.withOwnEngine`): the transfer and the checks then do not hold up reads
+    /// and saves meanwhile.
+    func receive(
+        from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+    ) throws -> Received {
+        // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
+        var refused: [SyncReport.RefusedHead] = []
+        let incoming = try fetchChecked(
+            from: remote, readingManifests: readingManifests, refused: &refused, progress: transfer, cancellation: cancellation)
+        // A cancellation stops here too, before the lock: the objects admitted above are unreachable until heads
+        // land, and prune takes them in time.
+        try cancellation?.check()
+        let syncLock = try lockForAdopting()
+        defer { syncLock.release() }
+        var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID], existing: [(name: String, target: ObjectID)])] = []
+        var via: [VersionID: ObjectID] = [:]
+        // Read under the lock: a store without heads (most of a first sync) has none to read per document.
+        let storeHasHeads = try repository.mayHaveReferences(under: ReferenceLayout.headsRoot)
+        for (key, listedHeads) in incoming.byKey.sorted(by: { $0.key < $1.key }) {
+            // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage shows.
+            let existing = storeHasHeads ? try headReferences(of: key) : []
+            let localHeads =
+                try existing.isEmpty
+                ? [] : documentVersions(of: key, amongCandidates: existing.map(\.target)).heads.map(\.id.objectID)
+            let new = try independentHeads(listedHeads).filter { id in
+                try !localHeads.contains { try $0 == id || repository.isDescendant($0, of: id) }
+            }
+            guard !new.isEmpty else { continue }
+            // Every commit of this document the other store has and this one lacks, parents first: for a single new
+            // version (most of an initial sync) the checks already read that it is the whole history.
+            let arriving: [ObjectID]
+            if localHeads.isEmpty, new.count == 1, incoming.versions[VersionID(new[0])]?.parents.isEmpty == true {
+                arriving = new
+            } else {
+                arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
+            }
+            // Read before any head is adopted: a commit of another document in the history refuses the sync here.
+            let changes: [Change]
+            do {
+                changes = try arriving.map(VersionID.init).map { id in
+                    if let checked = incoming.versions[id], checked.key.hasBytes(of: key.rawValue) { return Change(recording: checked) }
+                    return try Change(recording: readVersion(id, of: key))
+                }
+            } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {
+                throw TruceError.invalidRemote(
+                    remote, reason: "its history of '\(key.rawValue)' holds \(id.short), which is not a version of it (\(actual))")
+            }
+            adopted.append((key, new.map(VersionID.init), existing))
+            received += changes
+            if let manifest = new.lazy.compactMap({ incoming.via[$0] }).first {
+                for change in changes { via[change.version] = manifest }
+            }
+        }
+        // One transaction for the whole sync, not one per document: one journal append, one packed-refs rewrite.
+        var transaction = try WriteTransaction(in: self, objects: .stored)
+        transaction.via = via
+        for change in received { transaction.record(change) }
+        for document in adopted {
+            for head in document.heads {
+                transaction.publish(
+                    PendingHead(
+                        key: document.key, id: head, replacing: [], message: "truce: sync \(document.key.rawValue)", existing: document.existing))
+            }
+        }
+        _ = try transaction.commit()
+        // Only now: a sync killed before this point reads the same manifests again next time.
+        var moving = incoming.manifests
+        let fresh = moving.filter { $0.seen == nil }
+        if fresh.count > 8 {
+            // A new replica copies every other replica's manifest: one packed-refs rewrite, not a ref write (four
+            // fsyncs) per copy. A copy another sync made meanwhile is kept, as the compare-and-swap below keeps it.
+            let present = Set(try repository.references(under: ReplicaManifest.root).map(\.name))
+            let copies = fresh.filter { !present.contains($0.name) }.map { (name: $0.name, target: $0.target) }
+            try repository.withLockRetries(on: "packed-refs") {
+                try PackedReferences.update(in: repository.gitDirectory, adding: copies, removing: [], keepingExisting: true)
+            }
+            moving.removeAll { $0.seen == nil }
+        }
+        for manifest in moving {
+            do {
+                try repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")
+            } catch {
+                // Another sync moved this copy meanwhile; whichever is older is read again next time, which loses nothing.
+                guard error.isConcurrentModification else { throw error }
+            }
+        }
+        return Received(
+            changes: received, refused: refused, hub: HubState(advertised: incoming.advertised, legacyReferences: incoming.legacyReferences))
+    }
+}

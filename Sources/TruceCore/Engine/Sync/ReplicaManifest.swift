@@ -1,0 +1,186 @@
+import Foundation
+internal import TruceGit
+
+/// A replica's heads as git history a hub can hold: how sync learns what changed without listing every head.
+///
+/// Each replica keeps one reference, `refs/truce/replicas/<replica id>`, on
+/// every hub it syncs with, so a hub advertises one ref per replica whatever
+/// the store holds. It points at a chain of manifest commits with an empty
+/// tree: the first parent is the replica's previous manifest, the others are
+/// the heads of the documents that changed here since, and the manifests of
+/// other replicas that received documents came through (so adopting a whole
+/// hub lists one commit). A snapshot has no previous manifest and lists every
+/// known replica's manifest and every head none of them lists; one is
+/// written when the chain since the last one lists four times what that
+/// snapshot did. Because the heads are parents, git reaches and transfers
+/// them like any history, and the chain gives git's negotiation common
+/// history to find: only new objects travel. A reader learns what is new by
+/// walking back to the manifest it saw last.
+enum ReplicaManifest {
+    static let root = "refs/truce/replicas/"
+
+    /// What a manifest commit records beside its parents.
+    struct Header: Equatable {
+        let replica: String
+        /// One more than the previous manifest's: which of two manifests of a replica is newer.
+        let sequence: Int
+        /// The change-journal entry this manifest covers: the next one lists the documents changed after it.
+        let journal: ObjectID?
+        let isSnapshot: Bool
+        /// Heads the manifests after the last snapshot listed, this one's included.
+        let listedSinceSnapshot: Int
+        /// Heads the last snapshot listed.
+        let snapshotHeads: Int
+    }
+
+    static func reference(of replica: String) -> String { root + replica }
+
+    /// The most parents a manifest commit has: more are grouped into part commits of at most this many.
+    ///
+    /// libgit2's history walks keep their queue as a list sorted by date, so
+    /// one commit with 10,000 parents costs every walk that meets it (every
+    /// fetch's negotiation, every push) time that grows with the square of that.
+    static let fanOut = 64
+
+    /// The signature of a part that lists `listed` (heads and manifests): a second older than the oldest of them.
+    ///
+    /// libgit2's walks take commits newest first from one list kept sorted by
+    /// committer time, inserting each behind every commit as new or newer: a
+    /// linear scan. A part as new as its manifest is taken up before any head,
+    /// so a walk that reads the whole snapshot (the push of a new store's first
+    /// manifest, prune's repack) piled up every head in that list, and heads
+    /// saved in the same few seconds (an import) made each insert scan them
+    /// all: O(n²), minutes at 100,000 heads. A part older than what it lists is
+    /// taken up after them: its heads come in ahead of the remaining parts and
+    /// leave at once, and the list stays short. Hiding stays exact: the parts
+    /// above these (and a manifest) keep their own time, so reading them marks
+    /// every listed head hidden before the walk reaches the heads, as before;
+    /// a walk that hides a manifest then stops without taking up these parts.
+    /// Not epoch 0: a manifest's own new parts would be the oldest commits of
+    /// the walk that pushes them, which would then read all the history it
+    /// hides before it stops. The time comes from what is listed, so a part
+    /// has the same id wherever it is written.
+    static func partSignature(listing listed: [ObjectID], in repository: Repository) throws -> Signature {
+        let oldest = try listed.map { try repository.committerTime(of: $0) }.min() ?? 0
+        // git's dates start at 0: a part of versions dated 1970 can only be as old as they are.
+        return Signature(name: "truce", email: "manifest@truce", time: max(0, oldest - 1), offsetMinutes: 0)
+    }
+
+    static func partMessage(of replica: String) -> String {
+        "Manifest part\n\nReplica: \(replica)\nPart: yes\n"
+    }
+
+    /// True for a commit message of a part that a manifest of `replica` lists.
+    static func isPart(_ message: String, of replica: String) -> Bool {
+        Array(message.utf8) == Array(partMessage(of: replica).utf8)
+    }
+
+    /// The replica a manifest reference names, nil unless the name is `refs/truce/replicas/<32 lowercase hex>`.
+    static func replica(ofReference name: String) -> String? {
+        guard name.hasPrefix(root) else { return nil }
+        let id = String(name.dropFirst(root.count))
+        return isReplicaID(id) ? id : nil
+    }
+
+    static func isReplicaID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    static func message(_ header: Header) -> String {
+        """
+        Manifest
+
+        Replica: \(header.replica)
+        Sequence: \(header.sequence)
+        Journal: \(header.journal?.hex ?? "none")
+        Snapshot: \(header.isSnapshot ? "yes" : "no")
+        Listed: \(header.listedSinceSnapshot)
+        Snapshot-Heads: \(header.snapshotHeads)
+
+        """
+    }
+
+    /// The header of a manifest commit's message; nil when it is not one.
+    static func header(parsing message: String) -> Header? {
+        let fields = MessageLines.trailers(of: message)
+        guard let replica = fields["Replica"], isReplicaID(replica), let sequence = fields["Sequence"].flatMap({ Int($0) }),
+            let journalText = fields["Journal"], let snapshot = fields["Snapshot"], snapshot == "yes" || snapshot == "no",
+            let listed = fields["Listed"].flatMap({ Int($0) }), let snapshotHeads = fields["Snapshot-Heads"].flatMap({ Int($0) })
+        else { return nil }
+        let journal = journalText == "none" ? nil : ObjectID(hex: journalText)
+        guard journalText == "none" || journal != nil else { return nil }
+        return Header(
+            replica: replica, sequence: sequence, journal: journal, isSnapshot: snapshot == "yes",
+            listedSinceSnapshot: listed, snapshotHeads: snapshotHeads)
+    }
+
+    /// What a manifest chain lists: heads, and manifests of other replicas whose listings it takes over.
+    struct Listing {
+        var heads: [ObjectID] = []
+        var manifests: [(replica: String, id: ObjectID)] = []
+        /// The commits of the chain read (manifests and their parts), each with a header git fsck takes.
+        var commits: [ObjectID] = []
+    }
+
+    /// What the chain from `tip` lists after `seen` (back to a snapshot when `seen` is not on it), in the order listed;
+    /// fails with a reason when a commit of the chain is not a manifest of `replica`.
+    ///
+    /// A listed parent that is itself a manifest stands for everything its own
+    /// chain lists: a replica lists the manifests it adopted from instead of
+    /// the heads they brought, so a new replica's first manifest is one commit,
+    /// not one parent per document.
+    static func listing(from tip: ObjectID, after seen: ObjectID?, replica: String, in repository: Repository) throws
+        -> Result<Listing, ManifestProblem>
+    {
+        var listing = Listing()
+        var current: ObjectID? = tip
+        while let id = current, id != seen {
+            guard let raw = try repository.rawCommit(id) else { return .failure(ManifestProblem("\(id.short) is not a commit")) }
+            if let problem = commitHeaderProblem(raw) { return .failure(ManifestProblem("\(id.short) is a commit git fsck refuses: \(problem)")) }
+            let commit = try repository.readCommit(id)
+            guard let header = header(parsing: commit.message), header.replica == replica else {
+                return .failure(ManifestProblem("\(id.short) is not a manifest of replica \(replica)"))
+            }
+            listing.commits.append(id)
+            var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
+            while let parent = listed.popLast() {
+                // A head that did not arrive is listed all the same: the head checks refuse it by name.
+                let listedCommit = try repository.rawCommitIfPresent(parent) != nil ? try repository.readCommit(parent) : nil
+                if let listedCommit, isPart(listedCommit.message, of: replica) {
+                    guard let raw = try repository.rawCommit(parent), commitHeaderProblem(raw) == nil else {
+                        return .failure(ManifestProblem("part \(parent.short) of \(id.short) is a commit git fsck refuses"))
+                    }
+                    listing.commits.append(parent)
+                    listed += listedCommit.parents.reversed()
+                } else if let listedCommit, let nested = Self.header(parsing: listedCommit.message) {
+                    listing.manifests.append((nested.replica, parent))
+                } else {
+                    listing.heads.append(parent)
+                }
+            }
+            if header.isSnapshot { break }
+            guard let previous = commit.parents.first else { return .failure(ManifestProblem("\(id.short) lists heads but no previous manifest")) }
+            current = previous
+        }
+        return .success(listing)
+    }
+
+    /// Every head the chains of `manifests` list, through the manifests they list in turn, back to their snapshots.
+    static func headsListed(byAll manifests: [ObjectID], in repository: Repository) throws -> Set<ObjectID> {
+        var heads = Set<ObjectID>(), visited = Set<ObjectID>(), pending = manifests
+        while let manifest = pending.popLast() {
+            guard visited.insert(manifest).inserted, let header = header(parsing: try repository.readCommit(manifest).message),
+                case .success(let listing) = try listing(from: manifest, after: nil, replica: header.replica, in: repository)
+            else { continue }
+            heads.formUnion(listing.heads)
+            pending += listing.manifests.map(\.id)
+        }
+        return heads
+    }
+
+    /// Why a replica's manifest chain was refused.
+    struct ManifestProblem: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+}

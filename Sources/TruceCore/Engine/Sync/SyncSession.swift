@@ -1,0 +1,148 @@
+import Foundation
+internal import TruceGit
+
+/// One sync with one remote, on an engine of its own: the receive, the push and the re-push after resolving share its
+/// repository handle, its view of the hub and its traffic.
+///
+/// Used by one thread at a time (the `BlockingExecutor`'s, one step after
+/// another, with the resolving awaited in between), which is what makes it
+/// safe to hand between them.
+final class SyncSession: @unchecked Sendable {
+    let remote: String
+    /// The other side, when it is a Truce store on a local path: it takes our versions the way we take its.
+    private let remoteStore: DocumentStore?
+    private let engine: StoreEngine
+    let meter: TrafficMeter
+    private var hub = HubState(advertised: [:], legacyReferences: [])
+    private(set) var received: [Change] = []
+    private(set) var refused: [SyncReport.RefusedHead] = []
+    private(set) var sent = 0
+    private(set) var refusedThere: [SyncReport.RefusedHead] = []
+
+    /// A session with `remote` (a path, `file://`, git://, ssh or http(s) URL) on `engine`, a handle of the sync's own.
+    init(remote: String, engine: StoreEngine, progress: (@Sendable (SyncReport.Traffic) -> Void)?) throws(TruceError) {
+        self.remote = remote
+        self.engine = engine
+        meter = TrafficMeter(progress: progress, instrumentation: engine.instrumentation)
+        guard let localPath = Self.localPath(of: remote) else {
+            remoteStore = nil
+            return
+        }
+        do {
+            remoteStore = try DocumentStore.open(at: localPath, instrumentation: StoreInstrumentation(engine.instrumentation))
+        } catch {
+            if case .storeNotFound = error { throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)") }
+            // A plain bare repository at a path is a hub like any other.
+            guard (try? Repository.openBare(at: localPath)) != nil else {
+                throw .invalidRemote(remote, reason: "it is neither a Truce store nor a bare git repository")
+            }
+            remoteStore = nil
+        }
+    }
+
+    /// Receives what the other side has, then sends ours; stops with `TruceError.cancelled` once `cancellation` is set:
+    /// in the download (libgit2's transfer callback aborts it) or before adopting, which leaves the store as it was;
+    /// or while sending after adopting, which keeps what was adopted, whole.
+    func exchange(cancellation: Cancellation?) throws(TruceError) {
+        // A store on a local path may hold saves in its save log that its git does not show yet: land them first. One we
+        // may not write keeps them; what its git holds is read all the same, and sending to it fails on its own.
+        try? remoteStore?.checkpoint()
+        let ours = try DocumentStore.asTruceErrors {
+            try engine.receive(from: remote, transfer: meter.received, cancellation: cancellation)
+        }
+        (received, refused, hub) = (ours.changes, ours.refused, ours.hub)
+        meter.adopted(Set(received.map(\.key)).count)
+        try send(cancellation: cancellation)
+    }
+
+    /// Gives the other side our versions: our manifest, brought up to date, and what it lists that the other side lacks.
+    ///
+    /// A store Truce can open takes them the way we took its (so its journal
+    /// and events see them, and it checks them as we check its); any other
+    /// remote gets a push of our manifest, which also deletes the head refs
+    /// of a hub from before manifests once our manifest lists their versions.
+    /// Called again after resolving, it sends the resolutions.
+    func send(cancellation: Cancellation?) throws(TruceError) {
+        defer { meter.sendFinished() }
+        guard let remoteStore else {
+            do {
+                sent += try DocumentStore.asTruceErrors { try pushManifest(cancellation: cancellation) }
+                return
+            } catch .storeFailure(let error) {
+                // The transfer callback stopped the push: the hub did not take our manifest, and this store keeps its old one.
+                if cancellation?.isCancelled == true { throw .cancelled }
+                // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
+                throw .invalidRemote(remote, reason: "it refused our push: " + error.message)
+            }
+        }
+        do {
+            let theirs = try remoteStore.receive(from: engine.repository.path, transfer: meter.sending, cancellation: cancellation)
+            sent += theirs.changes.count
+            refusedThere += theirs.refused
+        } catch .versionOfAnotherDocument(let id, let key, let actual) {
+            throw .invalidRemote(remote, reason: "its head \(id.short) of '\(key.rawValue)' is a version of '\(actual)'")
+        } catch .storeFailure(let error) {
+            // Its files, not ours, failed (a store we may not write, its disk full): name it, as a refused push would.
+            throw .invalidRemote(remote, reason: "it cannot take our versions: \(error.description)")
+        }
+    }
+
+    /// Pushes this replica's manifest, brought up to date, to a hub (and deletes the hub's head refs from before
+    /// manifests that it now lists); returns how many versions the hub lacked.
+    ///
+    /// The push goes from a scratch repository that holds the new manifest:
+    /// this store gets it only once the hub has taken it, so a refused or
+    /// killed push leaves the store as it was.
+    private func pushManifest(cancellation: Cancellation?) throws -> Int {
+        let repository = engine.repository
+        guard let plan = try engine.manifestPlan() else { return 0 }
+        // What we received from this very hub needs no second trip there: the manifest waits for a change of our own,
+        // or for another hub, and lists it then.
+        if hub.legacyReferences.isEmpty, try plan.isNeedless(at: hub.advertised, in: repository) { return 0 }
+        let scratch = try Quarantine(of: repository, outgoing: true)
+        let manifest = try plan.write(in: scratch.repository)
+        try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")
+        let refspecs = (hub.advertised[plan.name] == manifest ? [] : ["+\(plan.name):\(plan.name)"]) + hub.legacyReferences.map { ":" + $0 }
+        guard !refspecs.isEmpty else { return 0 }
+        let known = try hub.advertised.values.filter { try scratch.repository.containsCommit($0) }
+        let lacking = try scratch.repository.walk(from: [manifest], hiding: known).filter { id in
+            VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil
+        }.count
+        try cancellation?.check()
+        try scratch.repository.push(refspecs: refspecs, to: remote, progress: meter.sending, cancellation: cancellation)
+        try plan.publish(in: repository)
+        hub.advertised[plan.name] = manifest
+        hub.legacyReferences = []
+        return lacking
+    }
+
+    /// The report of this sync, with what a resolving after it settled.
+    func report(inConflict: [DocumentKey], resolved: [DocumentKey], needsPerson: [DocumentKey]) -> SyncReport {
+        var report = SyncReport(
+            received: received, sent: sent, inConflict: inConflict, refused: refused, refusedByRemote: refusedThere)
+        (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, meter.traffic)
+        report.remote = RemoteURL.redactingPasswords(in: remote)
+        return report
+    }
+
+    /// The directory for a path or `file://` URL; nil for ssh, https and other transports.
+    static func localPath(of remote: String) -> String? {
+        if remote.hasPrefix("file://") { return URL(string: remote)?.path }
+        if remote.contains("://") || remote.range(of: #"^[^/]+@[^/]+:"#, options: .regularExpression) != nil { return nil }
+        return remote
+    }
+}
+
+extension DocumentStore {
+    /// Takes what the store at `remote` has that this one lacks, checked, on an engine of its own, and delivers the
+    /// events; what a sync with this store as its local other side calls.
+    func receive(
+        from remote: String, transfer: ((TransferCounts) -> Void)?, cancellation: Cancellation?
+    ) throws(TruceError) -> Received {
+        let received = try withOwnEngine { engine in
+            try engine.receive(from: remote, readingManifests: false, transfer: transfer, cancellation: cancellation)
+        }
+        deliverEvents()
+        return received
+    }
+}

@@ -1,0 +1,86 @@
+internal import TruceGit
+
+/// The documents with several heads, kept as one marker ref each: `refs/truce/conflicts/<aa>/<bbbb…>` (the key's
+/// hash), pointing at one of the document's heads.
+///
+/// Several heads are a conflict unless they hold identical content; those are
+/// marked too, so that `resolve --all` finds them and collapses them into one.
+///
+/// `status` reads these markers instead of every head ref of the store, so its
+/// cost follows the number of conflicts, not the number of documents. Markers
+/// are only a hint: every write that may change a document's state updates its
+/// marker and then checks the state again until both agree, for a few rounds
+/// (so a concurrent writer cannot leave it wrong), `status` re-checks each
+/// marked document, and prune rebuilds the whole index.
+enum ConflictIndex {
+    static let root = "refs/truce/conflicts/"
+
+    static func marker(of key: DocumentKey) -> String {
+        let directory = ReferenceLayout.headsDirectory(of: key)
+        return root + directory.dropFirst(ReferenceLayout.headsRoot.count).dropLast()
+    }
+}
+
+extension StoreEngine {
+    /// Makes `key`'s marker match its state: present while in conflict, absent otherwise.
+    ///
+    /// Starts from `known`, the heads as the caller read them after its write (nil reads them here), and reads
+    /// them again only after moving the marker. Returns the document's heads as last read, which callers reuse
+    /// instead of reading them again.
+    @discardableResult
+    func updateConflictMarker(of key: DocumentKey, startingFrom known: DocumentVersions? = nil) throws -> DocumentVersions {
+        let name = ConflictIndex.marker(of: key)
+        var versions = try known ?? documentVersions(of: key)
+        for _ in 0..<8 {
+            let marked = try repository.reference(name)
+            let hasSeveralHeads = versions.allHeads.count > 1
+            if hasSeveralHeads, marked == nil, let current = versions.current {
+                try repository.withLockRetries(on: name) {
+                    do {
+                        try repository.updateReference(
+                            name, to: current.id.objectID, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
+                    } catch let error as GitError where error.isConcurrentModification {
+                        return  // another writer marked it
+                    }
+                }
+                versions = try documentVersions(of: key)
+            } else if !hasSeveralHeads, let marked {
+                try repository.withLockRetries(on: name) {
+                    do {
+                        try repository.deleteReference(name, expecting: marked)
+                    } catch let error as GitError where error.isConcurrentModification {
+                        return
+                    }
+                }
+                versions = try documentVersions(of: key)
+            } else {
+                break  // marker and state agree
+            }
+        }
+        return versions
+    }
+
+    /// The documents whose marker is set and that are still in conflict, in key order.
+    func documentsInConflict() throws -> [DocumentVersions] {
+        try markedDocuments().filter { $0.state == .inConflict }
+    }
+
+    /// The marked documents as they are now, in key order: in conflict, or with equal-content heads.
+    func markedDocuments() throws -> [DocumentVersions] {
+        try repository.references(under: ConflictIndex.root).compactMap { marker in
+            guard let key = try documentKey(of: marker.target) else { return nil }
+            let versions = try documentVersions(of: key)
+            return versions.allHeads.count > 1 ? versions : nil
+        }.sorted { $0.key < $1.key }
+    }
+
+    /// Brings every marker in line with the heads: the repair prune runs, for markers a crash left wrong.
+    func rebuildConflictMarkers() throws {
+        var keys = Set<DocumentKey>()
+        let documents = try headReferencesByDocument().map { $0[0] }
+        for reference in try documents + repository.references(under: ConflictIndex.root) {
+            if let key = try documentKey(of: reference.target) { keys.insert(key) }
+        }
+        for key in keys.sorted() { try updateConflictMarker(of: key) }
+    }
+}

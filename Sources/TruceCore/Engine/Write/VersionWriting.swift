@@ -1,0 +1,50 @@
+import Foundation
+internal import TruceGit
+
+/// A save or a deletion staged in a `WriteTransaction`: the version's tree and commit, its head and its change.
+extension WriteTransaction {
+    /// Writes `content` (nil: a deletion) as a new version of `key` based on `base` (nil: the current version), and
+    /// commits; returns the version with the document's state after it, and the change with the states around it.
+    mutating func save(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date) throws
+        -> (result: SaveResult, event: DocumentStateChange)
+    {
+        let before = try versions(of: key)
+        let parent: Version?
+        if let base {
+            guard try repository.containsCommit(base.objectID) else { throw TruceError.versionNotFound(base.hex) }
+            parent = try store.readVersion(base, of: key)
+        } else {
+            parent = before.current
+        }
+        if content == nil {
+            guard let parent else { throw TruceError.documentNotFound(key) }
+            if parent.isDeletion { throw TruceError.alreadyDeleted(key, version: parent.id) }
+        }
+        let kind: VersionMessage.Kind = content == nil ? .delete : .save
+        let message = VersionMessage(kind: kind, key: key.rawValue, device: author)
+        let tree = try writeTree(holding: content, at: key)
+        let signature = Signature(device: author, date: date)
+        let committer = Signature(device: author, date: Date())
+        let parents = try parent.map { try store.parents(basedOn: $0, heads: before) } ?? []
+        let id = try writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
+        publish(PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)"))
+        let change = Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)
+        record(change)
+        let committed = try commit()
+        let after = try committed.versions(of: key).state
+        return (SaveResult(version: try committed.version(id, of: key), state: after), DocumentStateChange(change: change, previous: before.state, current: after))
+    }
+}
+
+extension StoreEngine {
+    /// The parents of a version based on `base`: `base`, then every other head holding the same content.
+    ///
+    /// Heads with identical content count as one, so a save based on any of
+    /// them supersedes them all, here and on every replica it syncs to.
+    func parents(basedOn base: Version, heads: DocumentVersions) throws -> [VersionID] {
+        let others = heads.allHeads.filter { $0.id != base.id }
+        guard !others.isEmpty, heads.allHeads.contains(where: { $0.id == base.id }) else { return [base.id] }
+        let tree = try repository.readCommit(base.id.objectID).tree
+        return try [base.id] + others.filter { try repository.readCommit($0.id.objectID).tree == tree }.map(\.id)
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+internal import TruceGit
+
+/// One write to the store, the only way versions land: new objects, then heads, then conflict markers, then the
+/// change journal; the store delivers the events after.
+///
+/// Every writer goes through it: a save or a deletion, a batch, a resolution
+/// and a bulk of them, a reopening, a sync adopting what it downloaded. Each
+/// step is durable before the next starts, so a process killed or a machine
+/// losing power between two steps leaves one of these states, each a clean
+/// store that `git fsck --strict` passes:
+///
+/// 1. **Objects before heads.** A transaction's new objects (the version's
+///    blob, trees and commit, and the journal entry) wait in memory and are
+///    written in `commit` as one pack, fsynced with its index and its
+///    directory, where loose objects would cost two fsyncs each (`FsyncCountTests` counts a save's). A
+///    sync's download was moved in the same way before adopting. A head never
+///    names a missing object. Objects no head reaches are garbage that prune
+///    takes in time; the small packs saves leave are folded into one when they
+///    grow many (`PackConsolidation`).
+/// 2. **Heads by compare-and-swap.** A new head is created against "absent"
+///    before the heads it replaces are dropped, so every acknowledged version
+///    is reachable from some head at every instant, and two concurrent writers
+///    both land (the document is then in conflict).
+/// 3. **Markers after heads.** A conflict marker is a hint readers re-check;
+///    prune rebuilds them all.
+/// 4. **Journal last.** An entry is appended only for versions a head already
+///    reaches: a crash before it leaves heads the journal lacks, which prune
+///    journals. A sync names its versions in an intent file first, so that the
+///    next sync journals them too.
+///
+/// Once a head is published, a failure of steps 3 and 4 is not thrown: the
+/// caller would retry and write the version twice.
+struct WriteTransaction {
+    /// Where the transaction's new objects go.
+    enum Objects {
+        /// Memory, then one pack at `commit`: every writer but a sync.
+        case packed
+        /// Already in the store: a sync's download. Its journal entries are guarded by an intent (hold the `SyncLock`).
+        case stored
+        /// Memory, then a record of the save log at `commit`; git gets them at the next checkpoint. One save at a time.
+        case logged(PendingSaves)
+    }
+
+    /// The engine that reads the store: for a logged save, one over the save log's writer, which sees its pending saves.
+    let store: StoreEngine
+    /// The handle new objects are written through (and read back from before `commit`).
+    let objects: Repository
+    private let kind: Objects
+    private let pack: BulkWriter?
+    private(set) var heads: [PendingHead] = []
+    private(set) var changes: [Change] = []
+    /// For a version a sync received, the replica manifest that listed it (the journal's `Via:`).
+    var via: [VersionID: ObjectID] = [:]
+    /// False for a save log checkpoint: its pack is stored uncompressed (see `PackWriter.write`), to be folded later.
+    var compressesObjects = true
+
+    /// The store's repository, for reading what is there.
+    var repository: Repository { store.repository }
+
+    init(in engine: StoreEngine, objects kind: Objects) throws {
+        self.kind = kind
+        switch kind {
+        case .packed: pack = try BulkWriter(path: engine.repository.path, instrumentation: engine.instrumentation)
+        case .stored: pack = nil
+        case .logged(let pending): pack = pending.writer
+        }
+        objects = pack?.repository ?? engine.repository
+        // A logged save reads what the log holds too, which only its writer's memory has.
+        if case .logged(let pending) = kind { store = pending.reader } else { store = engine }
+    }
+
+    /// `key`'s heads as they stand for this write: with the save log's pending saves landed, when it writes to the log.
+    func versions(of key: DocumentKey) throws -> DocumentVersions {
+        if case .logged(let pending) = kind { return try pending.versions(of: key) }
+        return try store.documentVersions(of: key)
+    }
+
+    /// Adds an object written elsewhere (a save log record) to the objects `commit` packs.
+    func insert(_ object: BulkWriter.RawObject) throws {
+        try pack?.insert(object)
+    }
+
+    /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
+    func writeTree(holding content: Data?, at key: DocumentKey) throws -> ObjectID {
+        if case .logged(let pending) = kind {
+            return try Self.tree(holding: content, at: key, blob: pending.writer.writeBlob, tree: pending.writer.writeTree)
+        }
+        return try Self.tree(
+            holding: content, at: key,
+            blob: { content in
+                let id = try objects.writeBlob(content)
+                pack?.record(id)
+                return id
+            },
+            tree: { entries in
+                let id = try objects.writeTree(entries)
+                pack?.record(id)
+                return id
+            })
+    }
+
+    /// The chain of trees that holds `content` at `key` (an empty tree for a deletion), written by `blob` and `tree`.
+    static func tree(
+        holding content: Data?, at key: DocumentKey, blob: (Data) throws -> ObjectID, tree: ([TreeEntry]) throws -> ObjectID
+    ) throws -> ObjectID {
+        guard let content else { return try tree([]) }
+        var segments = key.segments
+        let leaf = String(segments.removeLast())
+        var id = try tree([TreeEntry(name: leaf, id: try blob(content), isTree: false)])
+        for segment in segments.reversed() {
+            id = try tree([TreeEntry(name: String(segment), id: id, isTree: true)])
+        }
+        return id
+    }
+
+    /// Writes a version commit, the one place a written commit becomes a version; nothing names it until `commit`
+    /// publishes a head.
+    func writeVersion(tree: ObjectID, parents: [VersionID], author: Signature, committer: Signature, message: String) throws -> VersionID {
+        if case .logged(let pending) = kind {
+            return VersionID(
+                try pending.writer.writeCommit(tree: tree, parents: parents.map(\.objectID), author: author, committer: committer, message: message))
+        }
+        let id = try objects.writeCommit(tree: tree, parents: parents.map(\.objectID), author: author, committer: committer, message: message)
+        pack?.record(id)
+        return VersionID(id)
+    }
+
+    /// Makes `head` one of the heads `commit` publishes.
+    mutating func publish(_ head: PendingHead) { heads.append(head) }
+
+    /// Records `change` in the journal entry `commit` appends.
+    mutating func record(_ change: Change) { changes.append(change) }
+
+    /// What a committed transaction leaves: each written document's heads as the marker update read them.
+    struct Committed {
+        fileprivate let store: StoreEngine
+        fileprivate let read: [DocumentKey: DocumentVersions]
+
+        /// `key`'s heads after the write: as the marker update read them, else read now.
+        func versions(of key: DocumentKey) throws -> DocumentVersions {
+            try read[key] ?? store.documentVersions(of: key)
+        }
+
+        /// The version `id` of `key` as it stands after the write (`isConflict` set when it is a conflict version).
+        func version(_ id: VersionID, of key: DocumentKey) throws -> Version {
+            try versions(of: key).heads.first { $0.id == id } ?? store.readVersion(id, of: key)
+        }
+    }
+
+    /// Makes the objects durable, publishes the heads, brings the markers up to date and journals the changes, in that order.
+    ///
+    /// `cancellation` is checked one last time before anything leaves memory.
+    func commit(cancellation: Cancellation? = nil) throws -> Committed {
+        if case .logged(let pending) = kind { return try commitToLog(pending) }
+        // A packed journal entry goes into the same pack as the versions it records: one fsync for both.
+        let packedJournal = try pack.flatMap { pack in
+            try changes.isEmpty ? nil : ChangeJournal(repository: pack.repository).prepare(changes, via: via, recording: pack)
+        }
+        try cancellation?.check()
+        let packed = try pack?.flush(compressed: compressesObjects) ?? 0
+        let intent = pack == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
+        let marking: [DocumentKey: DocumentVersions?]
+        do {
+            marking = try store.publishHeads(heads)
+        } catch {
+            // Some heads may have landed: journal those now, or leave the intent to the next sync.
+            if let intent { try? store.completeLeftover(intent) }
+            throw error
+        }
+        // The heads have landed: from here on nothing is thrown (see the type's comment).
+        var read: [DocumentKey: DocumentVersions] = [:]
+        for (key, versions) in marking.sorted(by: { $0.key < $1.key }) {
+            read[key] = try? store.updateConflictMarker(of: key, startingFrom: versions)
+        }
+        let journal = ChangeJournal(repository: repository)
+        if let intent {
+            store.instrumentation.reach("sync-published")
+            if (try? store.recordChanges(changes, via: via, intent: intent)) != nil { intent.remove() }
+        } else if let packedJournal {
+            try? { if try !journal.publish(packedJournal) { try journal.append(changes, via: via) } }()
+        } else {
+            try? journal.append(changes, via: via)
+        }
+        // Only tidying: every object is safe in its pack whether or not the small packs get folded.
+        if packed > 0 { _ = try? PackConsolidation.consolidateIfNeeded(in: repository) }
+        return Committed(store: store, read: read)
+    }
+
+    /// The logged save's commit: its objects, head and change as one save log record, queued; the caller waits for it.
+    private func commitToLog(_ pending: PendingSaves) throws -> Committed {
+        guard let head = heads.first, let change = changes.first, heads.count == 1, changes.count == 1 else {
+            preconditionFailure("a logged write is one save: one head and one change")
+        }
+        try pending.enqueue(LoggedSave(origin: pending.origin, objects: try pack!.takeRecorded(), head: head, change: change))
+        return Committed(store: store, read: [head.key: try pending.versions(of: head.key)])
+    }
+}
+
+/// A head waiting to be published: its document, version, the heads it replaces, the reflog message.
+struct PendingHead: Sendable {
+    let key: DocumentKey
+    let id: VersionID
+    let replacing: [VersionID]
+    let message: String
+    /// The document's head references as the caller just read them under the sync lock; nil reads them here.
+    var existing: [(name: String, target: ObjectID)]? = nil
+}

@@ -1,0 +1,29 @@
+internal import TruceGit
+
+/// What the package's tests watch and steer in a store, given when it is opened (`DocumentStore.open(at:…instrumentation:)`):
+/// the work counters and the fault points.
+///
+/// The product reads plainly: it counts and reaches fault points through the
+/// git layer's `Instrumentation`, one atomic add or one comparison each, and
+/// knows nothing else of tests. Not public: adopters never see it.
+package final class StoreInstrumentation: Sendable {
+    let counters: Instrumentation
+
+    /// Counts, and pauses for up to a minute the first time the process reaches the fault point `pausePoint` (nil: never).
+    package init(pausingAt pausePoint: String? = nil) {
+        counters = Instrumentation(pausingAt: pausePoint)
+    }
+
+    init(_ counters: Instrumentation) { self.counters = counters }
+
+    /// References listing calls have returned: a lookup reads one document's references, not the whole store's.
+    package var referencesListed: Int { counters.referencesListed }
+    /// Commits read: a cost follows the changes, not the store.
+    package var commitsRead: Int { counters.commitsRead }
+    /// `packed-refs` records reference lookups looked at: a binary search, not a scan.
+    package var packedRecordsRead: Int { counters.packedRecordsRead }
+
+    /// Sets what runs between listing loose references and reading them (nil: nothing): where a test plays the writer
+    /// a reader races.
+    package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { counters.afterListingLooseReferences(hook) }
+}

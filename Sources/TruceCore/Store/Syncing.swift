@@ -1,0 +1,67 @@
+import Foundation
+internal import TruceGit
+
+/// Exchanging versions with another store or a hub.
+extension DocumentStore {
+    /// Exchanges versions with another store (a path, `file://`, git://, ssh or http(s) URL), off the calling task's
+    /// thread; with `resolving`, settles what stays in conflict with the resolvers that decide on their own and sends
+    /// those resolutions back in the same call.
+    ///
+    /// Heads are unioned and heads another head descends from drop out, so a
+    /// resolution made on either side settles the conflict on both, and the
+    /// current version is the same everywhere. Only version refs travel: no
+    /// config, attributes or driver comes from the other side.
+    ///
+    /// Resolutions are a function of the heads they settle, so when the other
+    /// replica resolves the same conflict it writes the same commit:
+    /// resolving after every sync converges. What needs a person is left as it
+    /// is and reported in `needsPerson`. The resolvers are the store's
+    /// (`resolvers`), or `registry` when given. `progress` hears the running
+    /// traffic, for a progress line.
+    ///
+    /// Cancelling the task stops it with `TruceError.cancelled`: during the
+    /// download (libgit2's progress callback aborts the transfer) or before
+    /// adopting, either way with nothing adopted and the store as it was.
+    /// Once adopting has begun it runs to the end (the journal and the heads
+    /// land whole); a cancellation then stops the send or the resolving that
+    /// follows, and keeps what was adopted.
+    public func sync(
+        with remote: String, resolving: Bool = false, registry: ResolverRegistry? = nil, device: String? = nil,
+        progress: (@Sendable (SyncReport.Traffic) -> Void)? = nil
+    ) async throws(TruceError) -> SyncReport {
+        // Checked before anything moves: the device is used only when resolving, but a bad one fails at once.
+        let device = try resolving ? author(device) : nil
+        let session = try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) -> SyncSession in
+            try exchange(with: remote, progress: progress, cancellation: cancellation)
+        }
+        guard resolving, let device else { return session.report(inConflict: try documentsInConflict().map(\.key), resolved: [], needsPerson: []) }
+        var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
+        let results = try await resolveAll(registry: registry ?? resolvers, device: device)
+        for (key, result) in results.sorted(by: { $0.key < $1.key }) {
+            if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
+        }
+        if !resolved.isEmpty {
+            try await BlockingExecutor.run { (cancellation) throws(TruceError) in try session.send(cancellation: cancellation) }
+        }
+        return session.report(inConflict: try documentsInConflict().map(\.key), resolved: resolved, needsPerson: needsPerson)
+    }
+
+    /// The exchange of a sync on the calling thread: a session on an engine of its own, its receive and its send.
+    func exchange(
+        with remote: String, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
+    ) throws(TruceError) -> SyncSession {
+        let session = try withOwnEngine { engine throws -> SyncSession in
+            let session = try SyncSession(remote: remote, engine: engine, progress: progress)
+            try session.exchange(cancellation: cancellation)
+            return session
+        }
+        deliverEvents()
+        return session
+    }
+
+    /// A sync on the calling thread, for the package's own synchronous callers (a test fixture's store).
+    package func syncOnCallingThread(with remote: String) throws(TruceError) -> SyncReport {
+        let session = try exchange(with: remote, progress: nil, cancellation: nil)
+        return session.report(inConflict: try documentsInConflict().map(\.key), resolved: [], needsPerson: [])
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+internal import TruceGit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Importing documents from a folder or a stream, and exporting them into a folder.
+extension DocumentStore {
+    /// Saves every entry of `source` as a document, in one batch as `saveBatch` writes it, skipping those already
+    /// current; cancelling the task stops it before anything is written.
+    ///
+    /// Each document's new version is based on its current version; a
+    /// document whose current version holds the same bytes gets none, so
+    /// importing a folder again after edits writes versions only for the
+    /// files that changed. A file that cannot be read now (it vanished, became
+    /// a link, or is unreadable) is refused and the rest are imported.
+    /// `progress` is called with (files read, files in all) while reading.
+    public func importDocuments(
+        from source: ImportSource, device: String? = nil, date: Date = Date(), progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws(TruceError) -> ImportReport {
+        try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
+            try importDocuments(from: source, device: device, date: date, progress: progress, cancellation: cancellation)
+        }
+    }
+
+    /// `importDocuments` on the calling thread.
+    func importDocuments(
+        from source: ImportSource, device: String?, date: Date, progress: (@Sendable (Int, Int) -> Void)?, cancellation: Cancellation?
+    ) throws(TruceError) -> ImportReport {
+        let author = try author(device)
+        var refused = source.refused
+        let contents = try ImportReading.read(source, refusing: &refused, progress: progress)
+        try cancellation?.check()
+        let changed = try withEngine { engine in
+            try contents.filter { key, content in try !engine.currentVersion(of: key, holds: content) }
+        }
+        let ids = try saveBatch(
+            changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, cancellation: cancellation)
+        let versions = zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
+        return ImportReport(
+            documents: contents.count, newVersions: changed.count, unchanged: contents.count - changed.count,
+            refused: refused, skipped: source.skipped, versions: versions.sorted { $0.key < $1.key })
+    }
+
+    /// Writes the current version of every document into the folder `path` as files, creating folders.
+    ///
+    /// With `date`, each document's version current at that date instead:
+    /// among its versions whose modification (author) date is not after
+    /// `date`, those that no other such version descends from are its heads
+    /// then, and the current-version rule picks one. Deleted documents (and
+    /// documents with no version yet at `date`) are not written. The folder is
+    /// created when missing; an existing one must be empty unless
+    /// `overwrite`, which replaces files of the same name and leaves the
+    /// others. Nothing is ever written through a symbolic link. Cancelling
+    /// the task stops it between two files; the files written stay.
+    public func exportDocuments(to path: String, versionAt date: Date? = nil, overwrite: Bool = false) async throws(TruceError)
+        -> ExportReport
+    {
+        try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
+            try exportDocuments(to: path, versionAt: date, overwrite: overwrite, cancellation: cancellation)
+        }
+    }
+
+    /// `exportDocuments` on the calling thread.
+    func exportDocuments(to path: String, versionAt date: Date?, overwrite: Bool, cancellation: Cancellation?) throws(TruceError) -> ExportReport {
+        try FileTree.checkExportFolder(path, overwrite: overwrite)
+        if FileTree.isInside(path, self.path) { throw .invalidFolder(path, reason: "it is the store or inside it") }
+        let chosen = try withEngine { try $0.exportChoices(versionAt: date) }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw .invalidFolder(path, reason: "cannot create it: \(error.localizedDescription)")
+        }
+        let root: Int32
+        do { root = try FileTree.openFolder(path) } catch { throw .invalidFolder(path, reason: error.reason) }
+        defer { close(root) }
+        var written = 0, deleted = 0
+        var failed: [ImportReport.PathIssue] = []
+        for document in chosen {
+            try cancellation?.check()
+            guard let version = document.current, let content = try contents(of: version) else {
+                if document.current != nil { deleted += 1 }
+                continue
+            }
+            do {
+                try FileTree.write(content, to: document.key.segments.map { Array($0.utf8) }, below: root)
+                written += 1
+            } catch {
+                failed.append(ImportReport.PathIssue(path: document.key.rawValue, reason: error.reason))
+            }
+        }
+        return ExportReport(written: written, deleted: deleted, inConflict: chosen.filter(\.inConflict).map(\.key), failed: failed)
+    }
+}

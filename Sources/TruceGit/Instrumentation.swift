@@ -1,0 +1,48 @@
+import Foundation
+import Synchronization
+
+/// What the test suite watches and steers in a store, given once when the store is opened: the work counters and
+/// the fault points.
+///
+/// Production code reads plainly: it calls `count…` and `reach(_:)`, which
+/// cost one atomic add or one comparison, and nothing else in the product
+/// knows that tests exist. A store opened without one gets `Instrumentation()`,
+/// which counts and never pauses.
+package final class Instrumentation: Sendable {
+    /// References returned by listing calls: a lookup reads one document's references, not the whole store's.
+    private let listed = Atomic<Int>(0)
+    /// Commits read: a cost follows the changes, not the store.
+    private let commits = Atomic<Int>(0)
+    /// `packed-refs` records looked at by reference lookups: a binary search, not a scan.
+    private let packedRecords = Atomic<Int>(0)
+    /// The fault point where this process stops, so that a test can kill it exactly there.
+    private let pausePoint: String?
+    private let paused = Atomic<Bool>(false)
+    /// Called between listing loose references and reading them: where a test plays the writer a reader races.
+    private let listingHook = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Counts, and pauses for up to a minute the first time the process reaches `pausePoint` (nil: never).
+    package init(pausingAt pausePoint: String? = nil) {
+        self.pausePoint = pausePoint
+    }
+
+    package var referencesListed: Int { listed.load(ordering: .relaxed) }
+    package var commitsRead: Int { commits.load(ordering: .relaxed) }
+    package var packedRecordsRead: Int { packedRecords.load(ordering: .relaxed) }
+
+    package func countReferencesListed(_ count: Int) { listed.add(count, ordering: .relaxed) }
+    package func countCommitRead() { commits.add(1, ordering: .relaxed) }
+    package func countPackedRecordsRead(_ count: Int) { packedRecords.add(count, ordering: .relaxed) }
+
+    /// Sets what runs between listing loose references and reading them (nil: nothing).
+    package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { listingHook.withLock { $0 = hook } }
+
+    func didListLooseReferences() { listingHook.withLock { $0 }?() }
+
+    /// A fault point: when it is the one this value pauses at, says so on stderr and sleeps, once per process.
+    package func reach(_ point: String) {
+        guard point == pausePoint, !paused.exchange(true, ordering: .relaxed) else { return }
+        FileHandle.standardError.write(Data("truce: test pause at \(point), pid \(getpid())\n".utf8))
+        sleep(60)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceCore
+
+struct PruneTests {
+    /// `git count-objects -v` as numbers.
+    static func countObjects(_ test: TestStore) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for line in try test.git("count-objects", "-v").split(separator: "\n") {
+            let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, let value = Int(parts[1]) { counts[parts[0]] = value }
+        }
+        return counts
+    }
+
+    /// An object no ref needs, as a crashed save leaves behind.
+    static func abandonedBlob(_ test: TestStore, _ text: String) throws -> String {
+        try git("-C", test.path, "hash-object", "-w", "--stdin", input: .text(text)).output.trimmingCharacters(in: .newlines)
+    }
+
+    @Test func pruneNowReclaimsDeletedDocumentsAndAbandonedObjects() async throws {
+        let test = try TestStore()
+        let kept = try test.store.save(.text("keep me\n"), to: "kept.txt", device: "laptop")
+        try test.store.save(.text(String(repeating: "big\n", count: 5000)), to: "gone.txt", device: "laptop")
+        try test.store.delete("gone.txt", device: "laptop")
+        let abandoned = try Self.abandonedBlob(test, "left by a crash\n")
+        let temporary = test.path + "/objects/tmp_object_git2_left"
+        try Data("half written".utf8).write(to: URL(fileURLWithPath: temporary))
+        let before = try Self.countObjects(test)
+
+        let report = try await test.store.prune(expire: 0)
+        #expect(report.droppedDocuments == ["gone.txt"])
+        let after = try Self.countObjects(test)
+        #expect(before["count"]! > 0)
+        #expect(after["count"] == 0)
+        #expect(after["packs"] == 1)
+        #expect(after["size-pack"]! < before["size"]!)
+        #expect(try git("-C", test.path, "cat-file", "-e", abandoned).status != 0)
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+        #expect(try test.store.state(of: "gone.txt") == .absent)
+        #expect(try test.store.contents(of: kept) == .text("keep me\n"))
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+        #expect(try test.store.changes().changes.count == 3)
+    }
+
+    @Test func theBaseAndHeadsOfAnOpenConflictSurvive() async throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("base\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        try await test.store.prune(expire: 0)
+        let versions = try test.store.versions(of: "a.txt")
+        #expect(versions.base?.id == made.base.id)
+        #expect(try test.store.contents(of: made.base) == .text("base\n"))
+        #expect(Set(versions.heads.map(\.id)) == Set(made.heads.map(\.id)))
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func theGracePeriodKeepsRecentDeletionsAndObjects() async throws {
+        let test = try TestStore()
+        try test.store.save(.text("x\n"), to: "gone.txt", device: "laptop")
+        let deletion = try test.store.delete("gone.txt", device: "laptop")
+        let abandoned = try Self.abandonedBlob(test, "recent leftover\n")
+        let report = try await test.store.prune()
+        #expect(report.droppedDocuments.isEmpty)
+        #expect(try test.store.currentVersion(of: "gone.txt")?.id == deletion.id)
+        #expect(try git("-C", test.path, "cat-file", "-e", abandoned).status == 0)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func resolutionHistoryIsKeptAndPruneCanRunTwice() async throws {
+        let test = try TestStore()
+        let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
+        let resolution = try await #require(test.store.resolve("a.txt", content: .text("3\n"), device: "x").version)
+        try await test.store.prune(expire: 0)
+        try await test.store.prune(expire: 0)
+        let history = try test.store.history(of: "a.txt").map(\.id)
+        #expect(Set(history) == Set([resolution.id, made.base.id] + made.heads.map(\.id)))
+        #expect(try Self.countObjects(test)["packs"] == 1)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func aSecondPruneWaitsForTheFirstButAStaleLockIsTakenOver() async throws {
+        let test = try TestStore()
+        try test.store.save(.text("x\n"), to: "a.txt", device: "laptop")
+        let lock = test.path + "/truce-prune.lock"
+        try Data("\(getpid())\n".utf8).write(to: URL(fileURLWithPath: lock))
+        #expect(throws: TruceError.busy("another prune holds \(test.path)/truce-prune.lock")) { try test.store.prune(expire: 0) }
+        // A pid that cannot be alive: the prune that held it died.
+        try Data("2147483646\n".utf8).write(to: URL(fileURLWithPath: lock))
+        try await test.store.prune(expire: 0)
+        #expect(!FileManager.default.fileExists(atPath: lock))
+    }
+
+    /// The size of the store's packs in bytes, and how many there are.
+    static func packs(_ test: TestStore) throws -> (count: Int, bytes: Int) {
+        let counts = try countObjects(test)
+        return (counts["packs"] ?? -1, counts["size-pack"] ?? -1)
+    }
+
+    @Test func repeatedPrunesAtTheDefaultGraceKeepTheStoreSizeFlat() async throws {
+        let test = try TestStore()
+        for index in 0..<20 {
+            try test.store.save(.text("version \(index)\n" + String(repeating: "text\n", count: index * 50)), to: "a.txt", device: "laptop")
+        }
+        _ = try await test.store.saveBatch(
+            (0..<30).map { BatchSave(key: DocumentKey(stringLiteral: "batch/\($0).txt"), content: .text("\($0)\n"), device: "laptop") })
+        let young = try Self.abandonedBlob(test, "unreachable, but within the grace period\n")
+        try await test.store.prune()
+        let first = try Self.packs(test)
+        for _ in 0..<3 {
+            try await test.store.prune()
+            let again = try Self.packs(test)
+            #expect(again.count == first.count && again.bytes == first.bytes, "a prune without writes grew the packs from \(first) to \(again)")
+        }
+        #expect(first.count == 1)
+        #expect(try git("-C", test.path, "cat-file", "-e", young).status == 0)
+        #expect(try test.store.history(of: "a.txt").count == 20)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func aPackHoldingObjectsTheNewPackLacksStaysForTheGracePeriod() async throws {
+        let test = try TestStore()
+        try test.store.save(.text("kept\n"), to: "a.txt", device: "laptop")
+        // A pack of an object nothing reaches yet, as a writer leaves it just before its ref lands.
+        let young = try Self.abandonedBlob(test, "a concurrent writer's object\n")
+        let packed = try git(["-C", test.path, "pack-objects", "objects/pack/pack"], input: .text(young + "\n"))
+        #expect(packed.status == 0, "git pack-objects: \(packed.errorOutput)")
+        let pack = test.path + "/objects/pack/pack-" + packed.output.trimmingCharacters(in: .newlines) + ".pack"
+        try FileManager.default.removeItem(atPath: test.path + "/objects/" + young.prefix(2) + "/" + young.dropFirst(2))
+        try await test.store.prune()
+        #expect(FileManager.default.fileExists(atPath: pack))
+        #expect(try git("-C", test.path, "cat-file", "-e", young).status == 0)
+        #expect(try Self.packs(test).count == 2)
+    }
+
+    @Test func aTemporaryPackAKilledFetchLeftGoesAfterAnHourAtTheDefaultGrace() async throws {
+        let test = try TestStore()
+        try test.store.save(.text("kept\n"), to: "a.txt", device: "laptop")
+        let dead = test.path + "/objects/pack/pack_git2_dead", live = test.path + "/objects/pack/pack_git2_live"
+        for file in [dead, live] { try Data("PACK half fetched".utf8).write(to: URL(fileURLWithPath: file)) }
+        let old = Date().addingTimeInterval(-StoreEngine.temporaryFileAge - 60)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dead)
+        try await test.store.prune()
+        #expect(!FileManager.default.fileExists(atPath: dead), "a temporary pack untouched for over an hour stayed")
+        #expect(FileManager.default.fileExists(atPath: live), "a temporary pack a fetch may still be writing went")
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+}

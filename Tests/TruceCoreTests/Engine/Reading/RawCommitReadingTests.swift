@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceCore
+@testable import TruceGit
+
+/// The checks of a download read each commit once, raw, and take what it records from those bytes: that reading
+/// must be libgit2's, field by field, for every commit git's checks let through, and refuse the others.
+struct RawCommitReadingTests {
+    static let tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+    /// Commits `git fsck` takes, written byte for byte, with what libgit2 makes of odd names, zones and messages.
+    static let accepted: [String] = [
+        "tree \(tree)\nauthor laptop <laptop@truce> 1764582000 +0000\ncommitter laptop <laptop@truce> 1764582000 +0000\n\nsave notes/a.md\n",
+        "tree \(tree)\nparent \(tree)\nparent 0123456789abcdef0123456789abcdef01234567\nauthor Ada  Lovelace <ada@example.org> 1 -0130\ncommitter truce <> 0 +1400\n\nmessage\n",
+        "tree \(tree)\nauthor caf\u{E9} \u{1F600} <x@y> 1764582000 +0530\ncommitter c <c> 9999999999 -1200\nencoding ISO-8859-1\n\n\n\nleading blank lines\n",
+        "tree \(tree)\nauthor zone <z> 5 +1599\ncommitter zone <z> 5 +9960\n\nzones libgit2 reads as UTC\n",
+        "tree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n line\n -----END PGP SIGNATURE-----\n\nsigned\n",
+        "tree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\n\n",
+        "tree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\n\nbefore a NUL\u{0}after it\n",
+        "tree \(tree)\nauthor a\tb <a> 5 +0000\ncommitter b <b> 6 +0000\n\ntab in a name\n",
+    ]
+
+    /// Commits `commitHeaderProblem` refuses: the raw reading must not make anything of them.
+    static let refused: [String] = [
+        "tree \(tree)\nauthor a <a> 5 +0000\n\nno committer\n",
+        "tree \(tree)\nauthor a <a> 05 +0000\ncommitter b <b> 6 +0000\n\nzero-padded date\n",
+        "tree \(tree)\nauthor a<a> 5 +0000\ncommitter b <b> 6 +0000\n\nno space before the email\n",
+        "parent \(tree)\ntree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\n\nparent first\n",
+    ]
+
+    @Test func theRawReadingOfACleanCommitIsLibgit2s() throws {
+        let test = try TestStore()
+        try test.store.withEngine { engine in
+            let repository = engine.repository
+            for text in Self.accepted {
+                let raw = Array(text.utf8)
+                #expect(commitHeaderProblem(raw) == nil, "git fsck takes this commit: \(text)")
+                let hashed = try git(["--git-dir", test.path, "hash-object", "-w", "-t", "commit", "--literally", "--stdin"], input: Data(raw))
+                let id = try #require(ObjectID(hex: String(hashed.output.prefix(40))), "\(hashed.errorOutput)")
+                let theirs = try repository.readCommit(id)
+                let ours = try #require(CommitRecord(id: id, fsckCleanRaw: raw), "the raw reading refused \(text)")
+                #expect(ours.tree == theirs.tree && ours.parents == theirs.parents, "\(text)")
+                #expect(ours.author == theirs.author, "\(text)")
+                #expect(ours.committer == theirs.committer, "\(text)")
+                #expect(Array(ours.message.utf8) == Array(theirs.message.utf8), "\(text)")
+            }
+        }
+    }
+
+    @Test func aCommitGitsChecksRefuseHasNoRawReading() {
+        for text in Self.refused {
+            #expect(commitHeaderProblem(Array(text.utf8)) != nil, "git fsck refuses this commit: \(text)")
+            #expect(CommitRecord(id: ObjectID.emptyTree, fsckCleanRaw: Array(text.utf8)) == nil, "\(text)")
+        }
+    }
+}
+
+/// The commits a quarantine keeps for its checks stay within their limit; a commit past it is read again, the same.
+struct KeptCommitLimitTests {
+    @Test func commitsPastTheLimitAreReadAgainNotKept() throws {
+        let test = try TestStore()
+        let ids = try test.store.saveBatch(
+            (0..<40).map { BatchSave(key: DocumentKey(stringLiteral: "k/\($0).md"), content: .text("\($0)\n"), device: "laptop") })
+        try test.store.withEngine { engine in
+            let repository = engine.repository
+            repository.keptCommits = [:]
+            repository.keptCommitLimit = 2000
+            var sizes: [Int] = []
+            for id in ids { sizes.append(try #require(try repository.rawCommit(id.objectID)).count) }
+            let kept = try #require(repository.keptCommits)
+            #expect(repository.keptCommitBytes <= 2000)
+            var expected = 0, total = 0
+            for size in sizes where total + size <= 2000 {
+                total += size
+                expected += 1
+            }
+            #expect(kept.count == expected)
+            #expect(kept.count > 0 && kept.count < ids.count, "the limit kept \(kept.count) of \(ids.count)")
+            // Kept or not, a commit reads the same.
+            for id in ids {
+                #expect(try repository.readCommit(id.objectID).message == Repository.openBare(at: test.path).readCommit(id.objectID).message)
+            }
+        }
+    }
+}

@@ -59,8 +59,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // Its README.md holds the figures, beside the code that measures them.
         .executableTarget(
-            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "TestSupport"], path: "Sources/TruceBench"),
+            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "TestSupport"], path: "Sources/TruceBench",
+            exclude: ["README.md"]),
 
         .target(name: "TestSupport", dependencies: ["Truce"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.

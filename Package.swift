@@ -61,8 +61,10 @@ let package = Package(
         ),
         // What the tests and the benchmark run against: seeded workloads, and real git servers on 127.0.0.1 stopped by pid.
         .target(name: "Testbed", path: "Sources/Testbed"),
+        // Its README.md holds the figures, beside the code that measures them.
         .executableTarget(
-            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "Testbed"], path: "Sources/TruceBench"),
+            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "Testbed"], path: "Sources/TruceBench",
+            exclude: ["README.md"]),
 
         .target(name: "TestSupport", dependencies: ["Truce", "Testbed"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.

@@ -248,7 +248,7 @@ enum StoreRows {
     }
 }
 
-/// Where a document's head refs live, as `git for-each-ref` wants it (the layout README.md describes).
+/// Where a document's head refs live, as `git for-each-ref` wants it (the layout the StoreFormat article describes).
 enum ObjectIDs {
     static func headDirectory(of key: DocumentKey) -> String {
         let hash = runChild("/bin/sh", ["-c", "printf %s \"$KEY\" | git hash-object --stdin"], environment: ["KEY": key.rawValue]).output

@@ -112,12 +112,15 @@ public final class DocumentStore: Sendable {
     /// Runs `body` with exclusive use of the shared engine, turning libgit2 failures into `TruceError.storeFailure`.
     ///
     /// Saves waiting in the save log land in git first (a checkpoint), so
-    /// that every operation but a logged save reads and writes git alone.
-    func withEngine<Result: Sendable>(_ body: (StoreEngine) throws -> Result) throws(TruceError) -> Result {
+    /// that every operation but a logged save reads and writes git alone, and
+    /// their events are delivered after. The events' own reads of the journal
+    /// pass `landingSaveLog: false`: the watcher wakes on the log's writes,
+    /// and landing them there would checkpoint after every save.
+    func withEngine<Result: Sendable>(landingSaveLog: Bool = true, _ body: (StoreEngine) throws -> Result) throws(TruceError) -> Result {
         var landed: [Change] = []
         let result = try Self.asTruceErrors {
             try shared.withLock { engine throws -> Result in
-                landed = try engine.checkpointSaveLog()
+                if landingSaveLog { landed = try engine.checkpointSaveLog() }
                 return try body(engine)
             }
         }

@@ -93,7 +93,9 @@ final class EventHub: Sendable {
             position = Self.journalTip(of: store)
             return
         }
-        let read = try? store.withEngine { engine -> (tip: ObjectID?, events: [DocumentStateChange]) in
+        // The journal as git has it: a logged save's event went out when it was saved, and another process's comes with
+        // its checkpoint.
+        let read = try? store.withEngine(landingSaveLog: false) { engine -> (tip: ObjectID?, events: [DocumentStateChange]) in
             guard let tip = try engine.repository.reference(ChangeJournal.reference), tip != last else { return (last, []) }
             // A journal that no longer holds `last` was replaced: follow the new one from its tip.
             guard let changes = try ChangeJournal(repository: engine.repository).changes(from: tip, after: last) else { return (tip, []) }
@@ -119,6 +121,10 @@ final class EventHub: Sendable {
     }
 
     private static func journalTip(of store: DocumentStore) -> Position {
-        do { return .after(try store.withEngine { try $0.repository.reference(ChangeJournal.reference) }) } catch { return .unknown }
+        do {
+            return .after(try store.withEngine(landingSaveLog: false) { try $0.repository.reference(ChangeJournal.reference) })
+        } catch {
+            return .unknown
+        }
     }
 }

@@ -129,7 +129,8 @@ struct ResolveCommand: Command {
                 lines += ConflictsCommand.describe(points, of: try store.contestedConflictSet(of: key))
                 let place = points.contains { $0.path != nil } ? "PATH" : "HUNK"
                 lines += [
-                    "", "answer with: \(output.toolName) resolve \(key) --take \(place)=ours|theirs|base|both|VERSION|file:FILE ... or --content FILE",
+                    "",
+                    "answer with: \(output.toolName) resolve \(key) --take \(place)=ours|theirs|base|both|VERSION|file:FILE ... or --content FILE",
                 ]
                 output.out(lines.joined(separator: "\n"))
             }

@@ -106,7 +106,7 @@ extension StoreEngine {
         do {
             repository = try Repository.openBare(at: path, instrumentation: instrumentation)
             entries = try repository.configEntries()
-        } catch where error.isConfigurationError {
+        } catch  where error.isConfigurationError {
             throw .invalidConfiguration(error.message)
         } catch {
             throw .notAStore(path, reason: error.message)

@@ -73,7 +73,9 @@ extension ResolverChoice {
         for key: DocumentKey, inputs: RoutingInputs, registry: ResolverRegistry, explicit: String?,
         options given: ResolverOptions?, skippingUnavailable: Bool = false
     ) throws(TruceError) -> ResolverChoice {
-        let (localAttribute, localConfig, attributesPath, routing) = (inputs.localAttribute, inputs.localConfig, inputs.attributesPath, inputs.routing)
+        let (localAttribute, localConfig, attributesPath, routing) = (
+            inputs.localAttribute, inputs.localConfig, inputs.attributesPath, inputs.routing
+        )
         // The synced routing decides first, so every replica picks alike; the local files fill in what it leaves open.
         let config = localConfig.merging(routing.config) { $1 }
         func configSource(_ name: String) -> String { routing.config[name] != nil ? Routing.configKey.rawValue : "config" }

@@ -88,7 +88,6 @@ private func encodeText<Key: CodingKey>(_ data: Data?, into container: inout Key
     }
 }
 
-
 extension ConflictPoint {
     /// A range of lines, numbered from 1 as editors and `git diff` number them.
     public struct LineRange: Sendable, Equatable, Codable, CustomStringConvertible {

@@ -58,7 +58,8 @@ extension DocumentStore {
     /// The line hunks of the contested conflict set, whatever resolver the document is routed to.
     @available(
         *, deprecated,
-        message: "use `try await conflictPoints(of:)`, which asks the routed resolver for its points; `ConflictAnalysis(contestedConflictSet(of:)).points` gives line hunks"
+        message:
+            "use `try await conflictPoints(of:)`, which asks the routed resolver for its points; `ConflictAnalysis(contestedConflictSet(of:)).points` gives line hunks"
     )
     @_disfavoredOverload
     public func conflictPoints(of key: DocumentKey) throws(TruceError) -> [ConflictPoint] {

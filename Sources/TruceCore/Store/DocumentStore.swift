@@ -135,7 +135,8 @@ public final class DocumentStore: Sendable {
         // The own handle reads git alone: what the save log holds lands first.
         try checkpoint()
         return try Self.asTruceErrors {
-            try body(StoreEngine(repository: try Repository.openBare(at: path, instrumentation: instrumentation.counters), routingCache: routingCache))
+            try body(
+                StoreEngine(repository: try Repository.openBare(at: path, instrumentation: instrumentation.counters), routingCache: routingCache))
         }
     }
 

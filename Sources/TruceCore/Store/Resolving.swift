@@ -276,7 +276,10 @@ extension DocumentStore {
         return try transacting(.packed) { transaction in
             let now = Date()
             let written = try settled.map { conflict, settlement, resolver in
-                (key: conflict.key, id: try transaction.resolve(conflict, settlement: settlement, resolver: resolver, author: author, now: now), resolver)
+                (
+                    key: conflict.key, id: try transaction.resolve(conflict, settlement: settlement, resolver: resolver, author: author, now: now),
+                    resolver
+                )
             }
             let committed = try transaction.commit(cancellation: cancellation)
             var results: [DocumentKey: ResolveResult] = [:]

@@ -180,7 +180,8 @@ import Testing
                         }
                     } else if heads.count == 1 {
                         if result.status != 0 || !result.output.hasPrefix("nothing to resolve") {
-                            problems.append("\(context): resolve of a settled document exited \(result.status): \(result.output)\(result.errorOutput)")
+                            problems.append(
+                                "\(context): resolve of a settled document exited \(result.status): \(result.output)\(result.errorOutput)")
                         }
                     } else if result.status == 0, let id = Reliability.resolutionID(result.output) {
                         let written = try Self.readVersion(id, of: document, in: model.stores[store].path)
@@ -189,7 +190,8 @@ import Testing
                         }
                         model.add(written, to: store)
                     } else {
-                        problems.append("\(context): resolve of \(heads.count) equal heads exited \(result.status): \(result.output)\(result.errorOutput)")
+                        problems.append(
+                            "\(context): resolve of \(heads.count) equal heads exited \(result.status): \(result.output)\(result.errorOutput)")
                     }
                     counts["resolve with nothing to decide", default: 0] += 1
                     break

@@ -63,7 +63,8 @@ extension StoreEngine {
     /// The parents of `base` when it is a resolution that every one of `versions` reopens (or descends from a
     /// reopening of); nil otherwise.
     private func reopenedResolutionParents(
-        _ base: VersionID, merging versions: [VersionID], key: DocumentKey) throws -> [VersionID]? {
+        _ base: VersionID, merging versions: [VersionID], key: DocumentKey
+    ) throws -> [VersionID]? {
         let resolution = try readVersion(base, of: key)
         guard resolution.isResolution else { return nil }
         for id in versions {

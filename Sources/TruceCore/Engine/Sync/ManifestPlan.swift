@@ -65,7 +65,9 @@ extension StoreEngine {
         let copies = try repository.references(under: ReplicaManifest.root).filter { $0.name != name }.map(\.target).sorted()
         let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
         let unlisted: [ObjectID]
-        if previous == nil, let journal, !copies.isEmpty, try ChangeJournal(repository: repository).everyChange(from: journal, cameThrough: Set(copies)) {
+        if previous == nil, let journal, !copies.isEmpty,
+            try ChangeJournal(repository: repository).everyChange(from: journal, cameThrough: Set(copies))
+        {
             // A replica whose every version came through the manifests it holds (a first sync) has no head they do not list.
             unlisted = []
         } else {

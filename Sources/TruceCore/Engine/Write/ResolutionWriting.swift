@@ -20,7 +20,8 @@ extension WriteTransaction {
         let id = try writeResolution(conflict, settlement: settlement, resolver: resolver)
         publish(
             PendingHead(
-                key: key, id: id, replacing: conflict.settledVersions.map(\.id), message: "truce: resolve \(key.rawValue) with \(resolver) on \(author)"
+                key: key, id: id, replacing: conflict.settledVersions.map(\.id),
+                message: "truce: resolve \(key.rawValue) with \(resolver) on \(author)"
             ))
         record(Change(kind: .resolution, key: key, version: id, author: author, date: now))
         return id
@@ -72,7 +73,8 @@ extension WriteTransaction {
             let settled = try repository.readCommit(parent.objectID)
             let restored = try store.readVersion(settled, of: key)
             let message = VersionMessage(kind: .reopen, key: key.rawValue, device: restored.deviceName, reopens: resolution.id, restores: parent)
-            let id = try writeVersion(tree: settled.tree, parents: [resolution.id], author: settled.author, committer: settled.author, message: message.text)
+            let id = try writeVersion(
+                tree: settled.tree, parents: [resolution.id], author: settled.author, committer: settled.author, message: message.text)
             publish(PendingHead(key: key, id: id, replacing: [resolution.id], message: "truce: reopen \(key.rawValue) on \(author)"))
             record(Change(kind: .reopen, key: key, version: id, author: author, date: now))
         }

@@ -32,7 +32,10 @@ extension WriteTransaction {
         record(change)
         let committed = try commit()
         let after = try committed.versions(of: key).state
-        return (SaveResult(version: try committed.version(id, of: key), state: after), DocumentStateChange(change: change, previous: before.state, current: after))
+        return (
+            SaveResult(version: try committed.version(id, of: key), state: after),
+            DocumentStateChange(change: change, previous: before.state, current: after)
+        )
     }
 }
 

@@ -120,7 +120,9 @@ struct PackedHeadsTests {
         let name = ReferenceLayout.headReference(of: key, version: ids[5])
         let deleted = try test.store.withEngine { engine in
             let repository = engine.repository
-            return [try repository.deleteReference(name, expecting: ids[5].objectID), try repository.deleteReference(name, expecting: ids[5].objectID)]
+            return [
+                try repository.deleteReference(name, expecting: ids[5].objectID), try repository.deleteReference(name, expecting: ids[5].objectID),
+            ]
         }
         #expect(deleted == [true, false])
         #expect(try test.store.currentVersion(of: key) == nil)

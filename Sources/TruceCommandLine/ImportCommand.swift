@@ -30,7 +30,7 @@ struct ImportCommand: Command {
         let report = try await store.importDocuments(
             from: source, device: device, date: date,
             progress: showsProgress
-                ? { read, total in
+                ? { @Sendable read, total in
                     output.progress(read < total ? "reading files: \(count(read)) of \(count(total))" : "read \(count(total)) files; saving…")
                 } : nil)
         if showsProgress { output.progress("") }

@@ -140,7 +140,6 @@ public struct ConflictFixture: Sendable {
         sides.sort { Self.isMoreCurrent($0.version, $1.version) }
         if let base = versions.base { sides.append((base.version, base.spec.content)) }
         let history = sides
-        let key = key
         return ResolutionContext(
             options: ResolverOptions(resolverName: resolverName, values: options), deadline: .now + .seconds(timeout),
             history: { limit in Array(history.prefix(limit).map(\.version)) },

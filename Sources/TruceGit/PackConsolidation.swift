@@ -8,8 +8,9 @@ import Foundation
 
 /// The small packs single writes leave, folded into one when they grow many, as `git gc --auto` does.
 ///
-/// Each save writes its objects as one small pack: three fsyncs (the pack,
-/// its index, then their directory) where loose objects cost two each. Every pack costs a lookup in its
+/// Each save writes its objects as one small pack, synced with its index
+/// and their directory (`FsyncCountTests` counts a save's syncs), where
+/// loose objects would each cost two. Every pack costs a lookup in its
 /// index for an object it lacks, so once there are more than
 /// `smallPackLimit` of them, the writer that made the last one writes their
 /// objects into one new pack (fsynced before anything is deleted) and then

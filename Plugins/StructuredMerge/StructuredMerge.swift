@@ -85,8 +85,8 @@ public struct StructuredMerge: PointAnsweringResolver {
             return at(fold.heads[1])
         case .base:
             return at(fold.base)
-        case .both:
-            throw TruceError.invalidAnswer("\(name)=both: a value at a path cannot hold both sides; choose one version or give file:PATH")
+        case .both, .bothReversed:
+            throw TruceError.invalidAnswer("\(name)=\(answer): a value at a path cannot hold both sides; choose one version or give file:PATH")
         case .version(let prefix):
             if let index = versions.firstIndex(where: { $0.version.id.hex.hasPrefix(prefix) }) { return at(fold.heads[index]) }
             if let base = fold.conflict.base, base.version.id.hex.hasPrefix(prefix) { return at(fold.base) }

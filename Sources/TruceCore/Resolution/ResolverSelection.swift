@@ -95,11 +95,14 @@ extension ResolverChoice {
         } else {
             switch decidingAttribute {
             case .set, .value("text"):
-                (first, source) = ("three-way", lineSource ?? "merge decidingAttribute set")
+                (first, source) = ("three-way", lineSource ?? "merge attribute set")
             case .unset, .value("binary"):
-                (first, source) = ("list-conflicts", lineSource ?? "merge decidingAttribute unset")
+                (first, source) = ("list-conflicts", lineSource ?? "merge attribute unset")
             case .value(let name):
                 (first, source) = (name, lineSource ?? "merge=\(name) from an attributes file outside the store")
+            case .unspecified where Self.isRecordKept(key):
+                // Truce's own records (parked sessions, recorded answers): one per key, the latest kept whole.
+                (first, source) = ("last-writer-wins", "built-in: \(key) is a record Truce keeps (.truce/sessions/, .truce/answers/)")
             case .unspecified:
                 if let name = config["merge.default"] {
                     isSynced = routing.config["merge.default"] != nil
@@ -148,6 +151,11 @@ extension ResolverChoice {
             chain: chain, source: source, mergeAttribute: decidingAttribute, options: options, resolvers: resolvers, timeouts: timeouts,
             skipped: skipped,
             deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
+    }
+
+    /// True for the documents Truce keeps for people's answers: parked sessions and recorded answers.
+    static func isRecordKept(_ key: DocumentKey) -> Bool {
+        key.rawValue.hasPrefix(".truce/sessions/") || key.rawValue.hasPrefix(".truce/answers/")
     }
 
     /// The options config gives `resolver`: its `resolver.<name>.<option>` lines.

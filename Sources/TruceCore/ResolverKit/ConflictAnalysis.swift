@@ -59,10 +59,7 @@ public struct ConflictAnalysis: Sendable {
     ///
     /// Throws when an answer is missing, names an unknown point or is ambiguous.
     public func applying(_ answers: [String: HunkAnswer]) throws(TruceError) -> Data? {
-        let known = Set(points.map(\.id))
-        if let unknown = answers.keys.sorted().first(where: { !known.contains($0) }) {
-            throw .invalidAnswer("there is no conflict point \(unknown) in \(conflict.key); points: \(points.map(\.id).joined(separator: ", "))")
-        }
+        try checkKnown(answers)
         var output = Data()
         for region in regions {
             switch region {
@@ -77,6 +74,110 @@ public struct ConflictAnalysis: Sendable {
         return output
     }
 
+    /// The text `answer` puts at `point` (nil: a deletion of the whole document), or why it cannot be given there.
+    public func text(for answer: HunkAnswer, at point: ConflictPoint) throws(TruceError) -> Data? {
+        guard
+            let texts = regions.lazy.compactMap({ region -> [Data?]? in
+                if case .conflict(let found, let texts) = region, found.id == point.id { texts } else { nil }
+            }).first
+        else { throw .invalidAnswer("there is no conflict point \(point.id) in \(conflict.key)") }
+        return try text(for: answer, at: point, texts: texts)
+    }
+
+    /// The document as a person sees it while answering: answered points settled, the others shown between conflict
+    /// markers in `style`, each side labelled by `label` (nil: a deletion of the whole document by the answers).
+    ///
+    /// Markers are longer than any marker-like line the content holds, as
+    /// git's `conflict-marker-size` makes them, so they can always be told
+    /// apart. Two heads give git's own layout; more heads add one `=======`
+    /// line, labelled, before each further head.
+    public func preview(
+        _ answers: [String: HunkAnswer], style: TextMergeOptions.ConflictStyle = .merge,
+        label: (ConflictPoint.Side) -> String = { "\($0.deviceName) \($0.version.short)" }, baseLabel: String = "base"
+    ) throws(TruceError) -> Data? {
+        try checkKnown(answers)
+        let size = markerSize
+        var output = Data()
+        for region in regions {
+            switch region {
+            case .unchanged(let text), .settled(let text):
+                output.append(text)
+            case .conflict(let point, let texts):
+                if let answer = answers[point.id] {
+                    guard let text = try text(for: answer, at: point, texts: texts) else { return nil }
+                    output.append(text)
+                } else {
+                    output.append(Self.markers(point, texts: texts, style: style, size: size, label: label, baseLabel: baseLabel))
+                }
+            }
+        }
+        return output
+    }
+
+    /// The length of the markers a preview writes: 7, or one more than the longest marker-like run that begins a line
+    /// of any head or of the base.
+    var markerSize: Int {
+        var longest = 0
+        let contents = conflict.heads.compactMap(\.content) + [conflict.base?.content].compactMap { $0 }
+        for content in contents {
+            for line in Self.lines(of: content) {
+                guard let first = line.first, [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "="), UInt8(ascii: "|")].contains(first)
+                else { continue }
+                longest = max(longest, line.prefix { $0 == first }.count)
+            }
+        }
+        return max(7, longest >= 7 ? longest + 1 : 7)
+    }
+
+    private static func markers(
+        _ point: ConflictPoint, texts: [Data?], style: TextMergeOptions.ConflictStyle, size: Int, label: (ConflictPoint.Side) -> String,
+        baseLabel: String
+    ) -> Data {
+        func line(_ character: Character, _ text: String) -> Data {
+            Data((String(repeating: character, count: size) + (text.isEmpty ? "" : " " + text) + "\n").utf8)
+        }
+        func body(_ text: Data?) -> Data {
+            guard var text else { return Data() }
+            if let last = text.last, last != UInt8(ascii: "\n") { text.append(UInt8(ascii: "\n")) }
+            return text
+        }
+        var sides = texts
+        let base = point.base
+        var prefix = Data(), suffix = Data()
+        if style == .zdiff3, !sides.contains(nil) {
+            // zdiff3: lines every head shares at the start and the end stand outside the conflict.
+            let split = sides.map { lines(of: $0!) }
+            var common = 0
+            while split.allSatisfy({ $0.count > common }), Set(split.map { $0[common] }).count == 1 { common += 1 }
+            var trailing = 0
+            while split.allSatisfy({ $0.count - common > trailing }), Set(split.map { $0[$0.count - 1 - trailing] }).count == 1 { trailing += 1 }
+            prefix = split[0].prefix(common).reduce(into: Data()) { $0.append($1) }
+            suffix = split[0].suffix(trailing).reduce(into: Data()) { $0.append($1) }
+            sides = split.map { $0.dropFirst(common).dropLast(trailing).reduce(into: Data()) { $0.append($1) } }
+        }
+        var output = prefix
+        output += line("<", label(point.sides[0]))
+        output += body(sides[0])
+        if style != .merge {
+            output += line("|", baseLabel)
+            output += body(base)
+        }
+        for index in sides.indices.dropFirst() {
+            let isLast = index == sides.count - 1
+            output += line("=", sides.count > 2 ? label(point.sides[index]) : "")
+            output += body(sides[index])
+            if isLast { output += line(">", sides.count > 2 ? "\(sides.count) heads" : label(point.sides[index])) }
+        }
+        return output + suffix
+    }
+
+    private func checkKnown(_ answers: [String: HunkAnswer]) throws(TruceError) {
+        let known = Set(points.map(\.id))
+        if let unknown = answers.keys.sorted().first(where: { !known.contains($0) }) {
+            throw .invalidAnswer("there is no conflict point \(unknown) in \(conflict.key); points: \(points.map(\.id).joined(separator: ", "))")
+        }
+    }
+
     private func text(for answer: HunkAnswer, at point: ConflictPoint, texts: [Data?]) throws(TruceError) -> Data? {
         switch answer {
         case .ours:
@@ -89,12 +190,12 @@ public struct ConflictAnalysis: Sendable {
         case .base:
             guard let base = conflict.base else { throw .invalidAnswer("\(point.id)=base: these heads have no common base") }
             return point.isWholeDocument ? base.content : point.base
-        case .both:
+        case .both, .bothReversed:
             if point.isWholeDocument, texts.contains(nil) || texts.contains(where: { $0.map(TextMerge.isBinary) == true }) {
-                throw .invalidAnswer("\(point.id)=both: the heads cannot be joined (a deletion or binary content); choose one version")
+                throw .invalidAnswer("\(point.id)=\(answer): the heads cannot be joined (a deletion or binary content); choose one version")
             }
             var seen: [Data] = []
-            for case let text? in texts where !seen.contains(text) { seen.append(text) }
+            for case let text? in answer == .both ? texts : texts.reversed() where !seen.contains(text) { seen.append(text) }
             return seen.reduce(into: Data()) { $0.append($1) }
         case .version(let prefix):
             if let index = conflict.heads.firstIndex(where: { $0.version.id.hex.hasPrefix(prefix) }) { return texts[index] }

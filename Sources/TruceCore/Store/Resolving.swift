@@ -107,8 +107,14 @@ extension DocumentStore {
     ) async throws(TruceError) -> ResolveResult {
         let device = try author(device)
         let conflict = try conflictSet(of: key)
+        return try await resolve(conflict, answers: answers, chain: chain(for: key, registry: registry ?? resolvers), device: device)
+    }
+
+    /// Writes the resolution `answers` make of `conflict` through `chain`: every person's answers, a session's too.
+    func resolve(_ conflict: ConflictSet, answers: [String: HunkAnswer], chain: ResolverChain, device: String) async throws(TruceError)
+        -> ResolveResult
+    {
         let contested = try contested(conflict)
-        let chain = try chain(for: key, registry: registry ?? resolvers)
         let content = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.applying(answers, to: contested) }
         return try writePersonal(conflict, content: content, device: device)
     }
@@ -188,7 +194,7 @@ extension DocumentStore {
     // MARK: - The steps
 
     /// The chain config picks for `key` (or `explicit`'s), with the context the store gives its resolvers.
-    private func chain(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChain {
+    func chain(for key: DocumentKey, registry: ResolverRegistry, explicit: String? = nil) throws(TruceError) -> ResolverChain {
         ResolverChain(choice: try resolverChoice(for: key, registry: registry, explicit: explicit, options: nil)) { [self] in
             resolutionContext(for: $0, options: $1, deadline: $2)
         }

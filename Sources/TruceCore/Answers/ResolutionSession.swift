@@ -30,6 +30,9 @@ public struct ResolutionSession: Sendable {
     public private(set) var answers: [String: HunkAnswer]
     /// When the session continues a parked one: who parked it, when, and what of it still applies.
     public let resumption: Resumption?
+    /// The answers recalled from what people answered before to the same points (`RecordedAnswer`), by point id:
+    /// given already, and shown with who recorded them and when.
+    public let recalled: [String: RecordedAnswer]
 
     /// What became of a parked session's answers when it was continued.
     public struct Resumption: Sendable, Equatable {
@@ -55,7 +58,8 @@ public struct ResolutionSession: Sendable {
 
     init(
         key: DocumentKey, conflict: ConflictSet, base: Version?, points: [ConflictPoint], chain: ResolverChain,
-        analysis: ConflictAnalysis?, answers: [String: HunkAnswer] = [:], resumption: Resumption? = nil
+        analysis: ConflictAnalysis?, answers: [String: HunkAnswer] = [:], resumption: Resumption? = nil,
+        recalled: [String: RecordedAnswer] = [:]
     ) {
         self.key = key
         self.conflict = conflict
@@ -66,6 +70,7 @@ public struct ResolutionSession: Sendable {
         self.analysis = analysis
         self.answers = answers
         self.resumption = resumption
+        self.recalled = recalled
     }
 
     /// Points still without an answer.

@@ -25,7 +25,7 @@ struct ResolverChain: Sendable {
     /// conflict or asks for a person, the first failure is thrown. A store
     /// that fails underneath (`isStoreProblem`), or a cancelled caller, ends
     /// the chain at once: no fallback settles around it.
-    func decide(_ conflict: ConflictSet) async throws(TruceError) -> Decision {
+    func decide(_ conflict: ConflictSet, reasons earlier: [String] = []) async throws(TruceError) -> Decision {
         let key = conflict.key
         let contested: ConflictSet
         switch try conflict.applying(choice.deleteConflict) {
@@ -34,7 +34,7 @@ struct ResolverChain: Sendable {
         case .contested(let heads):
             contested = heads
         }
-        var reasons: [String] = []
+        var reasons = earlier
         var ran: [String] = []
         var failure: TruceError?
         func failed(_ name: String, _ error: TruceError) {

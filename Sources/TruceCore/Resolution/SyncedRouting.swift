@@ -24,7 +24,8 @@ struct Routing: Sendable {
 
     /// Whether a synced config entry may override the local one.
     static func isSyncable(_ name: String) -> Bool {
-        name == "merge.default" || name == "truce.deleteconflict"
+        name == "merge.default" || name == "truce.deleteconflict" || name == "rerere.enabled" || name == "gc.rerereresolved"
+            || name == "gc.rerereunresolved"
             || (name.hasPrefix("resolver.") && name.split(separator: ".", omittingEmptySubsequences: false).count == 3)
     }
 

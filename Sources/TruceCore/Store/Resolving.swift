@@ -73,7 +73,7 @@ extension DocumentStore {
         _ key: DocumentKey, registry: ResolverRegistry? = nil, resolverName: String? = nil, device: String? = nil, dryRun: Bool = false
     ) async throws(TruceError) -> ResolveResult {
         let registry = registry ?? resolvers
-        return try await resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
+        return try await resolve(key, device: author(device), dryRun: dryRun, replaying: resolverName == nil) { () throws(TruceError) in
             try resolverChoice(for: key, registry: registry, explicit: resolverName, options: nil)
         }
     }
@@ -88,7 +88,7 @@ extension DocumentStore {
     public func resolve(
         _ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String? = nil, dryRun: Bool = false
     ) async throws(TruceError) -> ResolveResult {
-        try await resolve(key, device: author(device), dryRun: dryRun) { () throws(TruceError) in
+        try await resolve(key, device: author(device), dryRun: dryRun, replaying: false) { () throws(TruceError) in
             try resolverChoice(
                 for: key, registry: ResolverRegistry([resolver]), explicit: resolver.name, options: options, skippingUnavailable: true)
         }
@@ -110,19 +110,30 @@ extension DocumentStore {
         return try await resolve(conflict, answers: answers, chain: chain(for: key, registry: registry ?? resolvers), device: device)
     }
 
-    /// Writes the resolution `answers` make of `conflict` through `chain`: every person's answers, a session's too.
+    /// Writes the resolution `answers` make of `conflict` through `chain`, every person's answers and a session's,
+    /// and records each answer for the points they settle.
     func resolve(_ conflict: ConflictSet, answers: [String: HunkAnswer], chain: ResolverChain, device: String) async throws(TruceError)
         -> ResolveResult
     {
         let contested = try contested(conflict)
         let content = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.applying(answers, to: contested) }
-        return try writePersonal(conflict, content: content, device: device)
+        var records: [RecordedAnswer] = []
+        if let session = try? await session(of: contested, chain: chain, answers: answers) {
+            records = (try? ConflictRecording.records(of: session, by: device, at: Date())) ?? []
+        }
+        return try writePersonal(conflict, content: content, device: device, records: records)
     }
 
     /// Writes the resolution a person made as a whole file (nil: settle as a deletion); the result names the resolver `person`.
     @discardableResult
     public func resolve(_ key: DocumentKey, content: Data?, device: String? = nil) async throws(TruceError) -> ResolveResult {
-        try writePersonal(try conflictSet(of: key), content: content, device: author(device))
+        try writeWhole(try conflictSet(of: key), content: content, device: author(device))
+    }
+
+    /// Writes a person's whole file as the resolution of `conflict`, and records it as the answer to the whole conflict.
+    func writeWhole(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> ResolveResult {
+        let record = try? ConflictRecording.record(of: contested(conflict), content: content, by: device, at: Date())
+        return try writePersonal(conflict, content: content, device: device, records: record.map { [$0] } ?? [])
     }
 
     /// Settles every document in conflict (or just `requested`) as `resolve` would, writing all the resolutions as one
@@ -159,7 +170,7 @@ extension DocumentStore {
             progress?(done, keys.count)
             let conflict = try conflictSet(of: key)
             let chain = try chain(for: key, registry: registry, explicit: resolverName)
-            switch try await BlockingExecutor.preferring({ () async throws(TruceError) in try await chain.decide(conflict) }) {
+            switch try await decide(conflict, chain: chain, replaying: resolverName == nil) {
             case .needsPerson(let points, let resolver, let reasons):
                 results[key] = .needsPerson(points, resolver: resolver, reasons: reasons)
             case .settle(let settlement, _, let resolver):
@@ -212,7 +223,7 @@ extension DocumentStore {
     /// Settles `key` with the chain `choice` gives, once the conflict is read: heads of identical content are merged,
     /// and a document that is not in conflict has nothing to resolve.
     private func resolve(
-        _ key: DocumentKey, device: String, dryRun: Bool, choice: () throws(TruceError) -> ResolverChoice
+        _ key: DocumentKey, device: String, dryRun: Bool, replaying: Bool, choice: () throws(TruceError) -> ResolverChoice
     ) async throws(TruceError) -> ResolveResult {
         let versions = try versions(of: key)
         guard versions.state == .inConflict else {
@@ -222,14 +233,39 @@ extension DocumentStore {
             return try write(identical.conflict, settlement: identical.settlement, resolver: identical.resolver, device: device)
         }
         let conflict = try conflictSet(of: key)
-        let chain = ResolverChain(choice: try choice()) { [self] in resolutionContext(for: $0, options: $1, deadline: $2) }
-        switch try await BlockingExecutor.preferring({ () async throws(TruceError) in try await chain.decide(conflict) }) {
+        let choice = try choice()
+        let chain = ResolverChain(choice: choice) { [self] in resolutionContext(for: $0, options: $1, deadline: $2) }
+        switch try await decide(conflict, chain: chain, replaying: replaying) {
         case .needsPerson(let points, let resolver, let reasons):
             return .needsPerson(points, resolver: resolver, reasons: reasons)
         case .settle(let settlement, let content, let resolver):
             if dryRun { return .wouldResolve(content: content, resolver: resolver) }
             return try write(conflict, settlement: settlement, resolver: resolver, device: device)
         }
+    }
+
+    /// What settles `conflict`: the answers recorded for it, when they answer all of it (unless `replaying` is false:
+    /// a resolver named by the call), else `chain`.
+    private func decide(_ conflict: ConflictSet, chain: ResolverChain, replaying: Bool) async throws(TruceError) -> ResolverChain.Decision {
+        if replaying, let replayed = try await replay(try contested(conflict), chain: chain) {
+            if let content = replayed.content, let problem = OutputValidation.problem(with: content, for: conflict.key) {
+                let reason = "\(Self.recordedAnswerResolverName): the recorded answer makes \(problem); not replayed"
+                return try await chain.decide(conflict, reasons: [reason])
+            }
+            return .settle(.content(replayed.content), content: replayed.content, resolver: Self.recordedAnswerResolverName)
+        }
+        return try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.decide(conflict) }
+    }
+
+    /// A session over `conflict` holding `answers`, as the chain sees its points.
+    private func session(of conflict: ConflictSet, chain: ResolverChain, answers: [String: HunkAnswer]) async throws(TruceError)
+        -> ResolutionSession
+    {
+        let answering = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.answeringResolver(for: conflict) }
+        let analysis = answering == nil ? try ConflictAnalysis(conflict) : nil
+        return ResolutionSession(
+            key: conflict.key, conflict: conflict, base: conflict.base?.version, points: answering?.points ?? analysis!.points, chain: chain,
+            analysis: analysis, answers: answers)
     }
 
     /// The resolution that merges a document's heads of identical content into one; nil when it has one head.
@@ -252,22 +288,32 @@ extension DocumentStore {
 
     /// Validates a person's resolution and writes it, named `person`.
     func writeOnCallingThread(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> ResolveResult {
-        try writePersonal(conflict, content: content, device: device)
+        try writePersonal(conflict, content: content, device: device, records: [])
     }
 
     /// Validates a person's resolution and writes it, named `person`.
-    private func writePersonal(_ conflict: ConflictSet, content: Data?, device: String) throws(TruceError) -> ResolveResult {
+    private func writePersonal(_ conflict: ConflictSet, content: Data?, device: String, records: [RecordedAnswer]) throws(TruceError)
+        -> ResolveResult
+    {
         if let content, let problem = OutputValidation.problem(with: content, for: conflict.key) {
             throw .invalidAnswer("the resolution of \(conflict.key) is \(problem); nothing was written")
         }
-        return try write(conflict, settlement: .content(content), resolver: Self.personResolverName, device: device)
+        return try write(conflict, settlement: .content(content), resolver: Self.personResolverName, device: device, records: records)
     }
 
-    /// Writes the resolution commit of `conflict` and drops the heads it settles, in one step.
-    private func write(_ conflict: ConflictSet, settlement: Settlement, resolver: String, device: String) throws(TruceError) -> ResolveResult {
+    /// Writes the resolution commit of `conflict` and drops the heads it settles, in one step; the answers a person
+    /// gave are recorded in the same write.
+    private func write(
+        _ conflict: ConflictSet, settlement: Settlement, resolver: String, device: String, records: [RecordedAnswer] = []
+    ) throws(TruceError) -> ResolveResult {
         let author = try DeviceName.validated(device)
         return try transacting(.packed) { transaction in
-            let id = try transaction.resolve(conflict, settlement: settlement, resolver: resolver, author: author, now: Date())
+            let now = Date()
+            let id = try transaction.resolve(conflict, settlement: settlement, resolver: resolver, author: author, now: now)
+            for record in records {
+                let key = RecordedAnswer.key(of: record.id)
+                _ = try transaction.stageSave(record.encoded, to: key, base: nil, author: author, date: now)
+            }
             let committed = try transaction.commit()
             return .resolved(try committed.version(id, of: conflict.key), resolver: resolver, state: try committed.versions(of: conflict.key).state)
         }

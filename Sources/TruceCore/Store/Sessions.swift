@@ -16,14 +16,22 @@ extension DocumentStore {
         let answering = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.answeringResolver(for: conflict) }
         let analysis = answering == nil ? try ConflictAnalysis(conflict) : nil
         let points = answering?.points ?? analysis!.points
-        var session = ResolutionSession(key: key, conflict: conflict, base: conflict.base?.version, points: points, chain: chain, analysis: analysis)
-        if let parked = try parkedSession(for: key) {
-            let (answers, resumption) = parked.answers(for: points, heads: session.heads)
-            session = ResolutionSession(
-                key: key, conflict: conflict, base: conflict.base?.version, points: points, chain: chain, analysis: analysis,
-                answers: answers, resumption: resumption)
+        let heads = conflict.heads.map(\.version)
+        var answers: [String: HunkAnswer] = [:]
+        var resumption: ResolutionSession.Resumption?
+        if let parked = try parkedSession(for: key) { (answers, resumption) = parked.answers(for: points, heads: heads) }
+        // What people answered before to the same points comes back as answers given, each shown with its record.
+        var recalled: [String: RecordedAnswer] = [:]
+        if try isReplaying() {
+            for (id, record) in try await matchingRecords(for: conflict, chain: chain).points where answers[id] == nil {
+                guard let postimage = record.postimage else { continue }
+                answers[id] = .text(postimage)
+                recalled[id] = record
+            }
         }
-        return session
+        return ResolutionSession(
+            key: key, conflict: conflict, base: conflict.base?.version, points: points, chain: chain, analysis: analysis, answers: answers,
+            resumption: resumption, recalled: recalled)
     }
 
     /// Writes the resolution the session's answers make: exactly the commit `resolve(_:answers:)` writes for them,

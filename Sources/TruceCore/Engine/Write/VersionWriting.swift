@@ -8,6 +8,20 @@ extension WriteTransaction {
     mutating func save(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date) throws
         -> (result: SaveResult, event: DocumentStateChange)
     {
+        let (id, change, before) = try stageSave(content, to: key, base: base, author: author, date: date)
+        let committed = try commit()
+        let after = try committed.versions(of: key).state
+        return (
+            SaveResult(version: try committed.version(id, of: key), state: after),
+            DocumentStateChange(change: change, previous: before.state, current: after)
+        )
+    }
+
+    /// Stages the version `save` writes, without committing: for a write that saves beside something else (a
+    /// resolution and the answers it records).
+    mutating func stageSave(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date) throws
+        -> (id: VersionID, change: Change, before: DocumentVersions)
+    {
         let before = try versions(of: key)
         let parent: Version?
         if let base {
@@ -30,12 +44,7 @@ extension WriteTransaction {
         publish(PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)"))
         let change = Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)
         record(change)
-        let committed = try commit()
-        let after = try committed.versions(of: key).state
-        return (
-            SaveResult(version: try committed.version(id, of: key), state: after),
-            DocumentStateChange(change: change, previous: before.state, current: after)
-        )
+        return (id, change, before)
     }
 }
 

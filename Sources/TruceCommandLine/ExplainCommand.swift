@@ -18,6 +18,8 @@ struct ExplainCommand: Command {
         // What the chain would do now, so a resolver that passes (bad input, say) says why. Not with an external
         // driver in the chain: explaining never runs a configured command.
         var outcome: (summary: String, passed: [String])?
+        // Recorded answers that apply: who gave them, and when (replayed before the chain when they answer all of it).
+        let recorded = explanation.versions.state == .inConflict ? (try? await store.recordedAnswers(for: key)) ?? [] : []
         if let choice, explanation.versions.state == .inConflict, choice.chain.allSatisfy({ choice.resolvers[$0]?.definition == nil }) {
             switch try await store.resolve(key, device: invocation.device(), dryRun: true) {
             case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
@@ -28,7 +30,8 @@ struct ExplainCommand: Command {
         }
 
         if invocation.wantsJSON {
-            try invocation.output.json(ExplainReport(explanation, choice: choice, outcome: outcome, error: configurationError))
+            try invocation.output.json(
+                ExplainReport(explanation, choice: choice, outcome: outcome, recorded: recorded.map { RecordReport($0) }, error: configurationError))
         } else {
             var lines = VersionsCommand.lines(for: explanation.versions)
             lines.append("why current: \(explanation.currentReason)")
@@ -46,6 +49,11 @@ struct ExplainCommand: Command {
                     for setting in choice.resolvers[name]?.settings(for: options) ?? [] { lines.append("\(name): \(setting)") }
                 }
                 lines.append("delete conflicts: \(choice.deleteConflict.rawValue) (\(choice.deleteConflictSource))")
+                for record in recorded {
+                    lines.append(
+                        "recorded answer: \(record.id.prefix(12)) (\(record.scope.rawValue)) by \(record.recordedBy) on "
+                            + "\(ISO8601.format(record.recordedAt)), given in \(record.document)")
+                }
                 if let outcome {
                     lines += outcome.passed.map { "passed: \($0)" }
                     lines.append("outcome: \(outcome.summary)")
@@ -78,9 +86,14 @@ struct ExplainReport: Encodable {
     /// What the chain would do now with a document in conflict, and why resolvers passed.
     let outcome: String?
     let passed: [String]?
+    /// The recorded answers that apply to the conflict.
+    let recorded: [RecordReport]
     let error: String?
 
-    init(_ explanation: Explanation, choice: ResolverChoice?, outcome: (summary: String, passed: [String])?, error: TruceError?) {
+    init(
+        _ explanation: Explanation, choice: ResolverChoice?, outcome: (summary: String, passed: [String])?, recorded: [RecordReport],
+        error: TruceError?
+    ) {
         versions = VersionsReport(explanation.versions)
         currentReason = explanation.currentReason
         mergeAttribute = explanation.mergeAttribute
@@ -97,6 +110,7 @@ struct ExplainReport: Encodable {
         deleteConflict = choice?.deleteConflict
         self.outcome = outcome?.summary
         passed = outcome?.passed
+        self.recorded = recorded
         self.error = error?.errorDescription
     }
 }

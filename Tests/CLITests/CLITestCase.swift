@@ -17,6 +17,11 @@ final class CLIStore: Sendable {
         try truce(arguments, store: path, input: input)
     }
 
+    /// Runs `truce --store <this store>` with `arguments`.
+    func run(_ arguments: [String], input: Data = Data()) throws -> ProcessResult {
+        try truce(arguments, store: path, input: input)
+    }
+
     /// Saves `text` to `key` and returns the printed version id.
     @discardableResult
     func save(_ key: String, _ text: String, _ options: String...) throws -> String {

@@ -28,7 +28,7 @@ struct Bench {
         let sections: [(String, (Scale) async throws -> [Row])] = [
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple),
             ("saves", StoreRows.saves), ("durable", DurableSaveRows.peer), ("save-log", SaveLogRows.appends),
-            ("resolve", StoreRows.resolve), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
+            ("resolve", StoreRows.resolve), ("replay", StoreRows.replay), ("versions", StoreRows.versions), ("changes", StoreRows.statusAndChanges),
             ("prune", StoreRows.prune), ("import", ImportRows.folder), ("memory", MergeRows.memory), ("convergence", ConvergenceRows.replicas),
             ("structured", StructuredRows.correctness), ("structured-large", StructuredRows.largeDocument), ("sync", SyncRows.atScale),
         ]

@@ -137,6 +137,44 @@ enum StoreRows {
         ]
     }
 
+    /// Resolving the same conflict met again in 1,000 documents by replaying one person's recorded answer, against
+    /// resolving 1,000 conflicts that three-way merges cleanly (the row above's work): what remembering costs.
+    static func replay(_ scale: Scale) async throws -> [Row] {
+        let directory = scratchDirectory("replay")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try DocumentStore.create(at: directory + "/truce")
+        var random = SeededRandom(seed: 45)
+        // Every document differs, but holds the same disagreement at one line: the two edits meet again.
+        let texts = (0...scale.conflicts).map { _ in Corpus.lines(40, &random) }
+        func content(_ lines: [String], _ middle: String) -> Data { Data((lines[..<20] + [middle + "\n"] + lines[21...]).joined().utf8) }
+        let bases = try await store.saveBatch(
+            texts.indices.map { BatchSave(key: key($0), content: content(texts[$0], "the line"), device: "origin", date: start) })
+        _ = try await store.saveBatch(
+            texts.indices.flatMap { index in
+                [
+                    BatchSave(
+                        key: key(index), content: content(texts[index], "the line, laptop"), device: "laptop", date: start.addingTimeInterval(60)),
+                    BatchSave(
+                        key: key(index), content: content(texts[index], "the line, phone"), device: "phone", date: start.addingTimeInterval(120),
+                        base: bases[index]),
+                ]
+            })
+        // A person answers the first; the others are the same conflict met again.
+        _ = try await store.resolve(key(0), answers: ["H1": .both], device: "person")
+        let replayed = try await secondsAwaiting { _ = try await store.resolveAll(device: "bench") }
+        let left = try store.documentsInConflict().count
+        let cleanDirectory = scratchDirectory("replay-clean")
+        defer { try? FileManager.default.removeItem(atPath: cleanDirectory) }
+        let clean = try conflictedStore(at: cleanDirectory + "/truce", count: scale.conflicts)
+        let threeWay = try await secondsAwaiting { _ = try await clean.resolveAll(device: "bench") }
+        return [
+            Row(
+                work: "resolve \(scale.conflicts) documents in one recurring conflict by replaying a recorded answer (\(left) left)",
+                truce: format(replayed), baseline: "three-way on \(scale.conflicts) clean conflicts: \(format(threeWay))", ratio: threeWay / replayed,
+                target: "(reference)", met: left == 0)
+        ]
+    }
+
     /// `versions` of one document in stores of growing size: the time must not follow the store's size.
     static func versions(_ scale: Scale) throws -> [Row] {
         var times: [(Int, Double)] = []

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce rerere` and the answers it shows: recorded by `resolve --take`, replayed by `resolve`, said by `explain`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct RerereCommandTests {
     static let base = "one\ntwo\nthree\n"
     static let heads: [(device: String, content: Data)] = [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))]

@@ -67,6 +67,13 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
     /// The segments between slashes.
     var segments: [Substring] { Self.segments(of: rawValue) }
 
+    /// True for the documents Truce keeps for people's answers, beside the app's own: parked sessions
+    /// (`.truce/sessions/`) and recorded answers (`.truce/answers/`). They sync, and appear in `changes` and `events`
+    /// like any document; `exportDocuments` leaves them out.
+    public var isTruceRecord: Bool {
+        rawValue.utf8.starts(with: ".truce/sessions/".utf8) || rawValue.utf8.starts(with: ".truce/answers/".utf8)
+    }
+
     /// The last segment: the file name.
     public var lastSegment: Substring { segments.last ?? Substring(rawValue) }
 

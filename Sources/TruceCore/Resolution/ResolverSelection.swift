@@ -100,7 +100,7 @@ extension ResolverChoice {
                 (first, source) = ("list-conflicts", lineSource ?? "merge attribute unset")
             case .value(let name):
                 (first, source) = (name, lineSource ?? "merge=\(name) from an attributes file outside the store")
-            case .unspecified where Self.isRecordKept(key):
+            case .unspecified where key.isTruceRecord:
                 // Truce's own records (parked sessions, recorded answers): one per key, the latest kept whole.
                 (first, source) = ("last-writer-wins", "built-in: \(key) is a record Truce keeps (.truce/sessions/, .truce/answers/)")
             case .unspecified:
@@ -151,11 +151,6 @@ extension ResolverChoice {
             chain: chain, source: source, mergeAttribute: decidingAttribute, options: options, resolvers: resolvers, timeouts: timeouts,
             skipped: skipped,
             deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
-    }
-
-    /// True for the documents Truce keeps for people's answers: parked sessions and recorded answers.
-    static func isRecordKept(_ key: DocumentKey) -> Bool {
-        key.rawValue.hasPrefix(".truce/sessions/") || key.rawValue.hasPrefix(".truce/answers/")
     }
 
     /// The options config gives `resolver`: its `resolver.<name>.<option>` lines.

@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// Answers a person gave, recorded and replayed (git's rerere), and shared with every replica by sync.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct RecordedAnswerTests {
     /// Runs git in `directory` with only the configuration a test gives it.
     static func git(_ arguments: [String], in directory: String) throws -> String {

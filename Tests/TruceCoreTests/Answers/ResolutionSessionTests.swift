@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// A person settling a conflict through a session: answers, undo and redo, previews, commit, park and continue.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ResolutionSessionTests {
     static let base = "one\ntwo\nthree\nfour\nfive\n"
 

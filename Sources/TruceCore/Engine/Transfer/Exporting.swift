@@ -10,8 +10,10 @@ internal import TruceGit
 extension StoreEngine {
     /// Each document and the version an export writes of it: its current version, or the one current at `date`.
     func exportChoices(versionAt date: Date?) throws -> [(key: DocumentKey, current: Version?, inConflict: Bool)] {
-        try headReferencesByDocument().map { group in
+        // Truce's own records (parked sessions, recorded answers) are no document of the app's to write out.
+        try headReferencesByDocument().compactMap { group -> (key: DocumentKey, current: Version?, inConflict: Bool)? in
             let key = try key(ofHead: group[0].target)
+            guard !key.isTruceRecord else { return nil }
             let targets = group.map(\.target)
             let chosen = try date.map { try versions(of: key, at: $0, headTargets: targets) } ?? documentVersions(of: key, amongCandidates: targets)
             return (key: key, current: chosen.current, inConflict: chosen.state == .inConflict)

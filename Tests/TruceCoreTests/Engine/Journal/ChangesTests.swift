@@ -10,7 +10,10 @@ struct ChangesTests {
         let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
         let resolution = try await #require(test.store.resolve("a.txt", content: .text("3\n"), device: "tablet").version)
         let deletion = try test.store.delete("a.txt", device: "phone")
-        let history = try test.store.changes()
+        let everything = try test.store.changes()
+        // The person's answer is recorded in the same write as the resolution: a change of Truce's own, by them.
+        #expect(everything.changes.filter(\.key.isTruceRecord).map { "\($0.kind) \($0.author)" } == ["save tablet"])
+        let history = ChangeHistory(changes: everything.changes.filter { !$0.key.isTruceRecord }, token: everything.token)
         #expect(history.changes.map(\.kind) == [.save, .save, .save, .resolution, .delete])
         #expect(history.changes.map(\.version) == [made.base.id] + made.heads.map(\.id) + [resolution.id, deletion.id])
         #expect(history.changes.map(\.author) == ["origin", "laptop", "phone", "tablet", "phone"])

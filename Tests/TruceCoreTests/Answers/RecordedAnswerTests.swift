@@ -126,8 +126,14 @@ struct RecordedAnswerTests {
             return
         }
         #expect(try test.store.collectRecordedAnswers().isEmpty, "a fresh record was collected")
+        // A record is a document with a head: prune keeps it whatever the grace period.
+        try await test.store.prune(expire: 0)
+        #expect(try test.store.recordedAnswers().count == 1)
         let later = Date().addingTimeInterval(61 * 86_400)
         #expect(try test.store.collectRecordedAnswers(now: later).count == 1)
         #expect(try test.store.recordedAnswers().isEmpty)
+        // Collected, it is a deletion; prune then drops the document and reclaims its space.
+        let report = try await test.store.prune(expire: 0)
+        #expect(report.droppedDocuments.contains { $0.isTruceRecord }, "\(report.droppedDocuments)")
     }
 }

@@ -23,7 +23,7 @@ struct ExplainCommand: Command {
             case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
             case .needsPerson(let points, let resolver, let reasons):
                 outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)
-            case .resolved: break
+            case .resolved, .nothingToResolve: break
             }
         }
 

@@ -80,6 +80,9 @@ struct ResolveCommand: Command {
                 if !invocation.wantsJSON {
                     invocation.output.out("dry run: \(resolver) would resolve \(key) into \(content.map { "\($0.count) bytes" } ?? "a deletion")")
                 }
+            case .nothingToResolve:
+                // resolveAll reports only documents it settled or that need a person.
+                break
             case .needsPerson(let points, let resolver, let reasons):
                 needsPerson = true
                 reports.append(ResolveReport(document: key, outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
@@ -114,6 +117,13 @@ struct ResolveCommand: Command {
             } else {
                 let what = content.map { "\($0.count) bytes" } ?? "a deletion"
                 output.out("dry run: \(resolver) would resolve \(key) into \(what); nothing was written")
+            }
+            return .success
+        case .nothingToResolve(let version):
+            if invocation.wantsJSON {
+                try output.json(ResolveReport(outcome: "nothingToResolve", version: version, state: version.isDeletion ? .deleted : .settled))
+            } else {
+                output.out("nothing to resolve: \(key) is \(version.isDeletion ? "deleted" : "settled") at \(version.id.hex)")
             }
             return .success
         case .needsPerson(let points, let resolver, let reasons):
@@ -159,7 +169,8 @@ struct ResolveReport: Encodable {
     /// Set in `resolve --all`'s list, which reports many documents.
     var document: DocumentKey? = nil
     let outcome: String
-    let resolver: String
+    /// The resolver that settled it or asked for a person; absent when there was nothing to resolve.
+    var resolver: String? = nil
     var version: Version? = nil
     var state: DocumentState? = nil
     /// The content a dry run would write, when it is UTF-8 text.

@@ -242,7 +242,7 @@ struct ResolveCommandTests {
             words: ["resolve", key, "--take", "H1=file:/nonexistent/answer", "--take", "H2=ours"],
             message: "cannot read '/nonexistent/answer': no such file"),
         BadInput(words: ["resolve", "settled.md", "--take", "H1=ours"], message: "'settled.md' is not in conflict"),
-        BadInput(words: ["resolve", "settled.md"], message: "'settled.md' is not in conflict"),
+        BadInput(words: ["resolve", "settled.md", "--content", "$FILE"], message: "'settled.md' is not in conflict"),
         BadInput(words: ["resolve", "missing.md"], message: "no document 'missing.md'"),
         BadInput(words: ["resolve", key, "--take", "H1=ours", "--content", "$FILE"], message: "give only one of --take, --content and --delete"),
         BadInput(words: ["resolve", key, "--content", "$FILE", "--delete"], message: "give only one of --take, --content and --delete"),

@@ -9,6 +9,8 @@ public enum ResolveResult: Sendable {
     case needsPerson([ConflictPoint], resolver: String, reasons: [String])
     /// `dryRun`: the resolver settled it, but nothing was written.
     case wouldResolve(content: Data?, resolver: String)
+    /// The document was settled already (one head, this version, content or a deletion): nothing was written.
+    case nothingToResolve(Version)
 
     /// The resolution written, for `.resolved`; nil when nothing was written.
     public var version: Version? {
@@ -58,6 +60,10 @@ extension DocumentStore {
     /// the result is the conflict points, or, when a resolver of the chain
     /// failed (threw, or did not finish within its timeout), its error.
     /// Nothing is written unless a resolver settled it and `dryRun` is false.
+    ///
+    /// Idempotent: heads with identical content are merged into one version
+    /// (`identicalContentResolverName`), and a settled document is
+    /// `ResolveResult/nothingToResolve(_:)`, so it can be called after every sync.
     public func resolve(
         _ key: DocumentKey, registry: ResolverRegistry, resolverName: String? = nil, device: String? = nil,
         dryRun: Bool = false
@@ -67,11 +73,13 @@ extension DocumentStore {
         }
     }
 
-    /// Settles `key` with the chain `choice` gives, once the conflict is read (a settled document is reported first).
+    /// Settles `key` with the chain `choice` gives, once the conflict is read; a document in no conflict is settled or
+    /// reported first (`resolvingWithoutConflict`), so resolving again is never an error.
     private func resolve(
         _ key: DocumentKey, device: String, dryRun: Bool,
         choice: () throws(TruceError) -> ResolverChoice
     ) async throws(TruceError) -> ResolveResult {
+        if let settled = try resolvingWithoutConflict(key, device: device, dryRun: dryRun) { return settled }
         let conflict = try conflictSet(of: key)
         let choice = try choice()
         return try await Self.offThePool { () async throws(TruceError) -> ResolveResult in
@@ -277,6 +285,7 @@ extension DocumentStore {
     /// delete-conflict policy still comes from config. The call can use no
     /// other resolver, so a fallback those options name is skipped, and the
     /// result's reasons say so: it never fails the resolver that was given.
+    /// A document in no conflict is handled as `resolve(_:registry:resolverName:device:dryRun:)` handles it.
     public func resolve(
         _ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions? = nil, device: String? = nil,
         dryRun: Bool = false

@@ -57,7 +57,7 @@ import Testing
             Row(words: ["explain", "a/./b"], status: 2, message: "invalid document key"),
             Row(words: ["explain", "a.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
             Row(words: ["resolve"], status: 2, message: "resolve: missing DOC"),
-            Row(words: ["resolve", "a.txt"], status: 2, message: "'a.txt' is not in conflict"),
+            Row(words: ["resolve", "a.txt", "--take", "H1=ours"], status: 2, message: "'a.txt' is not in conflict"),
             Row(words: ["resolve", "missing.txt"], status: 2, message: "no document 'missing.txt'"),
             Row(words: ["resolve", "c.txt", "--resolver", "no-such"], status: 2, message: "unknown resolver 'no-such'"),
             Row(words: ["resolve", "c.txt", "--take", "H1"], status: 2, message: "--take needs HUNK=CHOICE"),

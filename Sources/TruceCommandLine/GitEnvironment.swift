@@ -1,4 +1,5 @@
 import Foundation
+import Truce
 
 /// What git 2.39 reads from its environment to find a repository and its config, read the same way for a command
 /// that stands in for a git command (`merge-file`).
@@ -42,10 +43,14 @@ struct GitEnvironment {
     func commandLineConfig() throws(Failure) -> [(name: String, value: String?)] {
         var entries: [(name: String, value: String?)] = []
         if let text = variables["GIT_CONFIG_COUNT"] {
-            guard let count = Int(text), count >= 0 else { throw Failure("bogus count in GIT_CONFIG_COUNT") }
+            guard let count = Int(text), count >= 0 else { throw Failure("bogus count in GIT_CONFIG_COUNT", isError: true) }
             for index in 0..<count {
-                guard let key = variables["GIT_CONFIG_KEY_\(index)"] else { throw Failure("missing config key GIT_CONFIG_KEY_\(index)") }
-                guard let value = variables["GIT_CONFIG_VALUE_\(index)"] else { throw Failure("missing config value GIT_CONFIG_VALUE_\(index)") }
+                guard let key = variables["GIT_CONFIG_KEY_\(index)"] else {
+                    throw Failure("missing config key GIT_CONFIG_KEY_\(index)", isError: true)
+                }
+                guard let value = variables["GIT_CONFIG_VALUE_\(index)"] else {
+                    throw Failure("missing config value GIT_CONFIG_VALUE_\(index)", isError: true)
+                }
                 entries.append((try Self.canonical(key), value))
             }
         }
@@ -55,15 +60,48 @@ struct GitEnvironment {
         return entries
     }
 
+    /// `merge.conflictStyle` as git reads it for `repository`: every value in its config files, in order, then those
+    /// of `git -c`; the last one counts, but each one is checked. Throws git's fatal message (with any error line
+    /// before it) for a value git refuses.
+    func conflictStyle(in repository: GitRepository) throws(Failure) -> TextMergeOptions.ConflictStyle? {
+        let name = "merge.conflictstyle"
+        var values: [String?]
+        do {
+            values = try repository.configValues(name, outsideFiles: outsideConfigFiles)
+        } catch {
+            throw Failure(error.errorDescription ?? "\(error)")
+        }
+        do {
+            values += try commandLineConfig().filter { $0.name == name }.map(\.value)
+        } catch {
+            throw Failure("\(error.message)\nfatal: unable to parse command-line config", isError: true)
+        }
+        var style: TextMergeOptions.ConflictStyle?
+        for value in values {
+            guard let value else { throw Failure("'\(name)' is not a boolean") }
+            guard let known = TextMergeOptions.ConflictStyle(rawValue: value) else { throw Failure("unknown style '\(value)' given for '\(name)'") }
+            style = known
+        }
+        return style
+    }
+
     /// A malformed environment variable, in git's words.
     struct Failure: Error {
         let message: String
-        init(_ message: String) { self.message = message }
+        /// True when git says it as an `error:` line (then `fatal:` after it), false for a `fatal:` line alone.
+        let isError: Bool
+        init(_ message: String, isError: Bool = false) {
+            self.message = message
+            self.isError = isError
+        }
+
+        /// The lines git prints for it.
+        var gitLines: String { (isError ? "error: " : "fatal: ") + message }
     }
 
     /// `GIT_CONFIG_PARAMETERS`: `'name'='value'` (or the old `'name=value'`) entries, shell-quoted, separated by spaces.
     static func parameters(_ bytes: [UInt8]) throws(Failure) -> [(name: String, value: String?)] {
-        let bogus = Failure("bogus format in GIT_CONFIG_PARAMETERS")
+        let bogus = Failure("bogus format in GIT_CONFIG_PARAMETERS", isError: true)
         var entries: [(name: String, value: String?)] = []
         var position = 0
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
@@ -127,10 +165,10 @@ struct GitEnvironment {
 
     /// A config name as git compares it: section and key lowercased, a subsection kept; git's message when invalid.
     static func canonical(_ name: String) throws(Failure) -> String {
-        guard !name.isEmpty else { throw Failure("empty config key") }
+        guard !name.isEmpty else { throw Failure("empty config key", isError: true) }
         guard let firstDot = name.firstIndex(of: "."), let lastDot = name.lastIndex(of: "."), name.index(after: lastDot) != name.endIndex
         else {
-            throw Failure("key does not contain a section: \(name)")
+            throw Failure("key does not contain a section: \(name)", isError: true)
         }
         let section = name[..<firstDot].lowercased(), key = name[name.index(after: lastDot)...].lowercased()
         if firstDot == lastDot { return section + "." + key }

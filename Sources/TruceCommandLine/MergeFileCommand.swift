@@ -100,27 +100,7 @@ struct MergeFileCommand: RawWordsCommand {
 
     /// `merge.conflictStyle` as git reads it (every file in order, then `git -c`): the last value, each one checked.
     private static func conflictStyle(in repository: GitRepository, _ environment: GitEnvironment) throws -> TextMergeOptions.ConflictStyle? {
-        let name = "merge.conflictstyle"
-        var values: [String?]
-        do {
-            values = try repository.configValues(name, outsideFiles: environment.outsideConfigFiles)
-        } catch {
-            throw Stop.fatal(error.errorDescription ?? "\(error)")
-        }
-        do {
-            values += try environment.commandLineConfig().filter { $0.name == name }.map(\.value)
-        } catch {
-            throw Stop(status: fatalStatus, line: "error: \(error.message)\nfatal: unable to parse command-line config")
-        }
-        var style: TextMergeOptions.ConflictStyle?
-        for value in values {
-            guard let value else { throw Stop.fatal("'\(name)' is not a boolean") }
-            guard let known = TextMergeOptions.ConflictStyle(rawValue: value) else {
-                throw Stop.fatal("unknown style '\(value)' given for '\(name)'")
-            }
-            style = known
-        }
-        return style
+        do { return try environment.conflictStyle(in: repository) } catch { throw Stop(status: fatalStatus, line: error.gitLines) }
     }
 
     private static func parse(_ words: [[UInt8]], into settings: inout Settings) throws {
@@ -256,7 +236,7 @@ struct MergeFileCommand: RawWordsCommand {
         switch try repository.revision(revision) {
         case .blob(let data): return .bytes(data)
         case .notFound: throw Stop.error("object '\(revision)' does not exist")
-        case .notABlob(let id): throw Stop.fatal("unable to read blob object \(id)")
+        case .unreadableBlob(let id): throw Stop.fatal("unable to read blob object \(id)")
         }
     }
 

@@ -6,8 +6,9 @@ package enum RevisionContent: Sendable, Equatable {
     case blob(Data)
     /// The revision names no object (git: "object '…' does not exist").
     case notFound
-    /// The revision names an object that is not a blob (a commit, a tree): its id.
-    case notABlob(String)
+    /// The revision names an object that cannot be read as a blob (a commit, a tree, or a full id of an object the
+    /// repository lacks): its id.
+    case unreadableBlob(String)
 }
 
 extension Repository {
@@ -76,15 +77,29 @@ extension Repository {
     /// What `revision` names, in git's revision syntax (an id or a prefix of one, `HEAD:path`, `:path`, a tag…).
     package func content(ofRevision revision: String) throws(GitError) -> RevisionContent {
         if let (stage, path) = Self.indexPath(revision) { return try content(ofIndexEntry: path, stage: stage) }
+        // git takes a full id as it is, present or not, and the empty blob's without reading it.
+        if revision.utf8.count == 40, revision.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            if revision == Self.emptyBlob { return .blob(Data()) }
+            var oid = git_oid()
+            var object: OpaquePointer?
+            git_oid_fromstr(&oid, revision)
+            let code = git_object_lookup(&object, handle, &oid, GIT_OBJECT_ANY)
+            if code == GIT_ENOTFOUND.rawValue { return .unreadableBlob(revision) }
+            try check(code, "read \(revision)")
+            git_object_free(object)
+        }
         var object: OpaquePointer?
         let code = git_revparse_single(&object, handle, revision)
         if [GIT_ENOTFOUND, GIT_EAMBIGUOUS, GIT_EINVALIDSPEC].map(\.rawValue).contains(code) { return .notFound }
         try check(code, "read \(revision)")
         defer { git_object_free(object) }
         let id = ObjectID(git_object_id(object)!.pointee)
-        guard git_object_type(object) == GIT_OBJECT_BLOB else { return .notABlob(id.hex) }
+        guard git_object_type(object) == GIT_OBJECT_BLOB else { return .unreadableBlob(id.hex) }
         return .blob(try readBlob(id))
     }
+
+    /// The id of the empty blob (SHA-1), which git knows without reading it.
+    private static let emptyBlob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 
     /// `:path` or `:N:path` (git's name for what the index holds at a path, stage N, 0 by default); nil for any
     /// other revision (`:/text` searches commit messages). libgit2 1.5 leaves these unimplemented.

@@ -55,17 +55,19 @@ public final class GitRepository: Sendable {
         case blob(Data)
         /// No object: git says "object '…' does not exist".
         case notFound
-        /// An object that is not a blob (a commit, a tree, a tag), with its id.
-        case notABlob(id: String)
+        /// An object that cannot be read as a blob (a commit, a tree, a tag, or a full id of an object the repository
+        /// lacks), with its id: git says "unable to read blob object …".
+        case unreadableBlob(id: String)
     }
 
     /// What `revision` names: an object id or a unique prefix of one, `HEAD:path`, `:path` (the index), a tag…
+    /// As in git, a full id is taken as it is, and the empty blob's needs no object.
     public func revision(_ revision: String) throws(TruceError) -> Revision {
         do {
             switch try repository.withLock({ repository throws(GitError) in try repository.content(ofRevision: revision) }) {
             case .blob(let data): return .blob(data)
             case .notFound: return .notFound
-            case .notABlob(let id): return .notABlob(id: id)
+            case .unreadableBlob(let id): return .unreadableBlob(id: id)
             }
         } catch {
             throw .storeFailure(error)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Why a document cannot be merged by structure; the resolver passes with it.
 package struct StructuredInputError: Error, Sendable, CustomStringConvertible {
@@ -18,13 +19,25 @@ struct JSONLayout: Equatable, Sendable {
     var newline = "\n"
     /// True when the document ends with a line break.
     var trailingNewline = true
+    /// The whitespace before the document's value and after it, as read; nil for a layout made up, not read.
+    var edges: (leading: [UInt8], trailing: [UInt8])? = nil
+
+    static func == (lhs: JSONLayout, rhs: JSONLayout) -> Bool {
+        (lhs.indent, lhs.afterColon, lhs.afterComma, lhs.newline, lhs.trailingNewline) == (
+            rhs.indent, rhs.afterColon, rhs.afterComma, rhs.newline, rhs.trailingNewline
+        )
+            && lhs.edges?.leading == rhs.edges?.leading && lhs.edges?.trailing == rhs.edges?.trailing
+    }
 }
 
-/// A strict JSON reader (RFC 8259) that keeps number text, string spelling and layout.
+/// A strict JSON reader (RFC 8259) that keeps number text, string spelling and layout, down to every byte.
 ///
-/// It refuses what a merge cannot carry over faithfully: a byte-order mark,
-/// duplicate keys, strings that are not valid UTF-8 (or escape a lone
-/// surrogate) and nesting `maximumDepth` levels deep or more.
+/// Each container records its whitespace (`ContainerLayout`) and each item
+/// where it was read (`ItemSource`), each member its key's spelling, so that a
+/// value written back unchanged is the bytes it was read from. It refuses what
+/// a merge cannot carry over faithfully: a byte-order mark, strings that are
+/// not valid UTF-8 (or escape a lone surrogate) and nesting `maximumDepth`
+/// levels deep or more. Duplicate keys are read as they are (see `ObjectValue`).
 struct JSONParser {
     /// Nesting at which a document is refused: deep enough for real data, shallow enough for the stack.
     static let maximumDepth = 64
@@ -37,7 +50,24 @@ struct JSONParser {
     private var sawInlineComma = false
     private var sawIndent = false
 
+    /// The next container number: unique within the process, so that items read from different documents never
+    /// look adjacent (`ItemSource`).
+    private static let containers = Atomic<Int>(0)
+
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// The bytes `start..<position`, without a copy for the commonest runs (none, one space).
+    private func run(from start: Int) -> [UInt8] {
+        switch position - start {
+        case 0: return []
+        case 1 where bytes[start] == 0x20: return Self.space
+        default: return Array(bytes[start..<position])
+        }
+    }
+
+    private static let space: [UInt8] = [0x20]
+
+    private static func newContainer() -> Int { containers.wrappingAdd(1, ordering: .relaxed).oldValue }
 
     /// Reads a whole document: one value, whitespace around it.
     static func parse(_ data: Data) throws(StructuredInputError) -> (value: StructuredValue, layout: JSONLayout) {
@@ -51,9 +81,12 @@ struct JSONParser {
     private mutating func document() throws(StructuredInputError) -> (value: StructuredValue, layout: JSONLayout) {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { throw StructuredInputError("starts with a byte-order mark, which JSON does not allow") }
         skipWhitespace()
+        let leading = run(from: 0)
         let value = try parseValue(depth: 0)
+        let valueEnd = position
         skipWhitespace()
         guard position == bytes.count else { throw failure("unexpected text after the JSON value") }
+        layout.edges = (leading, run(from: valueEnd))
         let bodyEnd = bytes.lastIndex { !Self.isWhitespace($0) } ?? 0
         if !bytes[..<bodyEnd].contains(UInt8(ascii: "\n")) { layout.indent = nil }
         layout.trailingNewline = bytes.last == UInt8(ascii: "\n")
@@ -137,64 +170,83 @@ struct JSONParser {
     private mutating func parseObject(depth: Int) throws(StructuredInputError) -> StructuredValue {
         try enter(depth)
         position += 1
+        let container = Self.newContainer()
         var members: [ObjectValue.Member] = []
-        var seen = Set<[UInt8]>()
+        let openingStart = position
         var multiline = skipWhitespace()
+        var layout = ContainerLayout(id: container, opening: run(from: openingStart), closing: [], separators: [])
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return .object(ObjectValue(members: [], isInline: true))
+            return .object(ObjectValue(members: [], isInline: true, layout: layout))
         }
         while true {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
+            let headStart = position
             let (key, _) = try parseString(keepingSource: false)
-            // Small objects (most records) are checked by a scan; a set only once an object grows.
-            let isDuplicate = members.count < 16 ? members.contains { $0.key.utf8.elementsEqual(key.utf8) } : !seen.insert(Array(key.utf8)).inserted
-            if members.count == 15 { seen = Set(members.map { Array($0.key.utf8) } + [Array(key.utf8)]) }
-            guard !isDuplicate else { throw failure("duplicate key \(JSONPrinter.quoted(key))") }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
             position += 1
             if !sawColon {
                 sawColon = true
-                layout.afterColon = position < bytes.count && bytes[position] == 0x20 ? " " : ""
+                self.layout.afterColon = position < bytes.count && bytes[position] == 0x20 ? " " : ""
             }
             skipWhitespace()
+            let head = Array(bytes[headStart..<position])
             let value = try parseValue(depth: depth)
-            members.append(ObjectValue.Member(key: key, value: value))
+            let valueEnd = position
             multiline = skipWhitespace() || multiline
             guard position < bytes.count else { throw failure("the document ends inside an object") }
             if bytes[position] == UInt8(ascii: "}") {
+                layout.closing = run(from: valueEnd)
+                members.append(
+                    ObjectValue.Member(
+                        key: key, value: value, source: ItemSource(container: container, index: members.count, separatorAfter: nil), head: head))
                 position += 1
-                return .object(ObjectValue(members: members, isInline: !multiline))
+                return .object(ObjectValue(members: members, isInline: !multiline, layout: layout))
             }
             guard bytes[position] == UInt8(ascii: ",") else { throw failure("expected ',' or '}'") }
             position += 1
             noteComma()
             multiline = skipWhitespace() || multiline
+            let separator = run(from: valueEnd)
+            layout.separators.append(separator)
+            members.append(
+                ObjectValue.Member(
+                    key: key, value: value, source: ItemSource(container: container, index: members.count, separatorAfter: separator), head: head))
         }
     }
 
     private mutating func parseArray(depth: Int) throws(StructuredInputError) -> StructuredValue {
         try enter(depth)
         position += 1
+        let container = Self.newContainer()
         var elements: [StructuredValue] = []
+        var sources: [ItemSource?] = []
+        let openingStart = position
         var multiline = skipWhitespace()
+        var layout = ContainerLayout(id: container, opening: run(from: openingStart), closing: [], separators: [])
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
-            return .array(ArrayValue(elements: [], isInline: true))
+            return .array(ArrayValue(elements: [], isInline: true, layout: layout))
         }
         while true {
             elements.append(try parseValue(depth: depth))
+            let valueEnd = position
             multiline = skipWhitespace() || multiline
             guard position < bytes.count else { throw failure("the document ends inside an array") }
             if bytes[position] == UInt8(ascii: "]") {
+                layout.closing = run(from: valueEnd)
+                sources.append(ItemSource(container: container, index: sources.count, separatorAfter: nil))
                 position += 1
-                return .array(ArrayValue(elements: elements, isInline: !multiline))
+                return .array(ArrayValue(elements: elements, sources: sources, isInline: !multiline, layout: layout))
             }
             guard bytes[position] == UInt8(ascii: ",") else { throw failure("expected ',' or ']'") }
             position += 1
             noteComma()
             multiline = skipWhitespace() || multiline
+            let separator = run(from: valueEnd)
+            layout.separators.append(separator)
+            sources.append(ItemSource(container: container, index: sources.count, separatorAfter: separator))
         }
     }
 

@@ -416,11 +416,11 @@ extension CLIStore {
 }
 
 /// What `git merge-file -p current base other` prints for these bytes, with no user config that could change it.
-func gitMergeFile(current: Data, base: Data, other: Data) throws -> ProcessResult {
+func gitMergeFile(current: Data, base: Data, other: Data, options: [String] = []) throws -> ProcessResult {
     let directory = TemporaryDirectory("truce-merge-oracle")
     let files = [directory.write(current, to: "current"), directory.write(base, to: "base"), directory.write(other, to: "other")]
     return try run(
-        "/usr/bin/env", ["git", "merge-file", "-p"] + files,
+        "/usr/bin/env", ["git", "merge-file", "-p"] + options + files,
         environment: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"])
 }
 

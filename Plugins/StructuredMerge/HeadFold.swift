@@ -68,7 +68,7 @@ struct HeadFold {
             switch step {
             case .member(let key, let occurrence):
                 value = value?.object.flatMap { object in
-                    object.indexByOccurrence()[ObjectValue.Occurrence(key: Array(key.utf8), count: occurrence)].map { object.members[$0].value }
+                    object.indexByOccurrence()[ObjectValue.Occurrence(key: key, count: occurrence)].map { object.members[$0].value }
                 }
             case .element(let member, let identity):
                 value = value?.array?.elements.first { $0.object?[member] == identity }

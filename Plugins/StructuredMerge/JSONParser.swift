@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Why a document cannot be merged by structure; the resolver passes with it.
 package struct StructuredInputError: Error, Sendable, CustomStringConvertible {
@@ -50,11 +49,21 @@ struct JSONParser {
     private var sawInlineComma = false
     private var sawIndent = false
 
-    /// The next container number: unique within the process, so that items read from different documents never
-    /// look adjacent (`ItemSource`).
-    private static let containers = Atomic<Int>(0)
+    /// Where the document's bytes and layout tables go.
+    private let read: ReadDocument
+    /// Separators and heads of the containers being read, innermost last: each moves to the tables whole when its
+    /// container ends, so that every container's stand together there.
+    private var pendingSeparators: [ReadDocument.Span] = []
+    private var pendingHeads: [ReadDocument.Span] = []
+    /// The document's tables, built here and handed to `read` once read whole (a class's arrays cost more to grow).
+    private var containers: [ReadDocument.Container] = []
+    private var separators: [ReadDocument.Span] = []
+    private var heads: [ReadDocument.Span] = []
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        read = ReadDocument(Array(bytes))
+    }
 
     /// The bytes `start..<position`, without a copy for the commonest runs (none, one space).
     private func run(from start: Int) -> [UInt8] {
@@ -67,10 +76,32 @@ struct JSONParser {
 
     private static let space: [UInt8] = [0x20]
 
-    private static func newContainer() -> Int { containers.wrappingAdd(1, ordering: .relaxed).oldValue }
+    private func span(_ start: Int, _ end: Int) -> ReadDocument.Span { ReadDocument.Span(start: UInt32(start), end: UInt32(end)) }
+
+    /// Starts a container: its number, and where its pending separators and heads start.
+    private mutating func beginContainer() -> (number: Int, separators: Int, heads: Int) {
+        containers.append(ReadDocument.Container())
+        return (containers.count - 1, pendingSeparators.count, pendingHeads.count)
+    }
+
+    /// Ends a container: its whitespace, and its separators and heads moved into the document's tables.
+    private mutating func endContainer(_ started: (number: Int, separators: Int, heads: Int), opening: ReadDocument.Span, closing: ReadDocument.Span)
+    {
+        var record = ReadDocument.Container(opening: opening, closing: closing)
+        record.firstSeparator = UInt32(separators.count)
+        record.separatorCount = UInt32(pendingSeparators.count - started.separators)
+        separators += pendingSeparators[started.separators...]
+        pendingSeparators.removeSubrange(started.separators...)
+        record.firstHead = UInt32(heads.count)
+        heads += pendingHeads[started.heads...]
+        pendingHeads.removeSubrange(started.heads...)
+        containers[started.number] = record
+    }
 
     /// Reads a whole document: one value, whitespace around it.
     static func parse(_ data: Data) throws(StructuredInputError) -> (value: StructuredValue, layout: JSONLayout) {
+        // Offsets into the document are 32-bit; xdiff's own limit is lower.
+        guard data.count < Int(UInt32.max) else { throw StructuredInputError("is too large to merge by structure") }
         let result = data.withUnsafeBytes { raw -> Result<(value: StructuredValue, layout: JSONLayout), StructuredInputError> in
             var parser = JSONParser(raw.bindMemory(to: UInt8.self))
             do throws(StructuredInputError) { return .success(try parser.document()) } catch { return .failure(error) }
@@ -87,6 +118,7 @@ struct JSONParser {
         skipWhitespace()
         guard position == bytes.count else { throw failure("unexpected text after the JSON value") }
         layout.edges = (leading, run(from: valueEnd))
+        (read.containers, read.separators, read.heads) = (containers, separators, heads)
         let bodyEnd = bytes.lastIndex { !Self.isWhitespace($0) } ?? 0
         if !bytes[..<bodyEnd].contains(UInt8(ascii: "\n")) { layout.indent = nil }
         layout.trailingNewline = bytes.last == UInt8(ascii: "\n")
@@ -170,12 +202,14 @@ struct JSONParser {
     private mutating func parseObject(depth: Int) throws(StructuredInputError) -> StructuredValue {
         try enter(depth)
         position += 1
-        let container = Self.newContainer()
+        let started = beginContainer()
+        let layout = ContainerLayout(document: read, number: started.number)
         var members: [ObjectValue.Member] = []
         let openingStart = position
         var multiline = skipWhitespace()
-        var layout = ContainerLayout(id: container, opening: run(from: openingStart), closing: [], separators: [])
+        let opening = span(openingStart, position)
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            endContainer(started, opening: opening, closing: span(position, position))
             position += 1
             return .object(ObjectValue(members: [], isInline: true, layout: layout))
         }
@@ -191,16 +225,14 @@ struct JSONParser {
                 self.layout.afterColon = position < bytes.count && bytes[position] == 0x20 ? " " : ""
             }
             skipWhitespace()
-            let head = Array(bytes[headStart..<position])
+            pendingHeads.append(span(headStart, position))
             let value = try parseValue(depth: depth)
             let valueEnd = position
             multiline = skipWhitespace() || multiline
             guard position < bytes.count else { throw failure("the document ends inside an object") }
+            members.append(ObjectValue.Member(key: key, value: value, source: ItemSource(container: layout, index: members.count)))
             if bytes[position] == UInt8(ascii: "}") {
-                layout.closing = run(from: valueEnd)
-                members.append(
-                    ObjectValue.Member(
-                        key: key, value: value, source: ItemSource(container: container, index: members.count, separatorAfter: nil), head: head))
+                endContainer(started, opening: opening, closing: span(valueEnd, position))
                 position += 1
                 return .object(ObjectValue(members: members, isInline: !multiline, layout: layout))
             }
@@ -208,24 +240,22 @@ struct JSONParser {
             position += 1
             noteComma()
             multiline = skipWhitespace() || multiline
-            let separator = run(from: valueEnd)
-            layout.separators.append(separator)
-            members.append(
-                ObjectValue.Member(
-                    key: key, value: value, source: ItemSource(container: container, index: members.count, separatorAfter: separator), head: head))
+            pendingSeparators.append(span(valueEnd, position))
         }
     }
 
     private mutating func parseArray(depth: Int) throws(StructuredInputError) -> StructuredValue {
         try enter(depth)
         position += 1
-        let container = Self.newContainer()
+        let started = beginContainer()
+        // Element i is item i of the layout: no source of its own until a merge moves it.
+        let layout = ContainerLayout(document: read, number: started.number)
         var elements: [StructuredValue] = []
-        var sources: [ItemSource?] = []
         let openingStart = position
         var multiline = skipWhitespace()
-        var layout = ContainerLayout(id: container, opening: run(from: openingStart), closing: [], separators: [])
+        let opening = span(openingStart, position)
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            endContainer(started, opening: opening, closing: span(position, position))
             position += 1
             return .array(ArrayValue(elements: [], isInline: true, layout: layout))
         }
@@ -235,18 +265,15 @@ struct JSONParser {
             multiline = skipWhitespace() || multiline
             guard position < bytes.count else { throw failure("the document ends inside an array") }
             if bytes[position] == UInt8(ascii: "]") {
-                layout.closing = run(from: valueEnd)
-                sources.append(ItemSource(container: container, index: sources.count, separatorAfter: nil))
+                endContainer(started, opening: opening, closing: span(valueEnd, position))
                 position += 1
-                return .array(ArrayValue(elements: elements, sources: sources, isInline: !multiline, layout: layout))
+                return .array(ArrayValue(elements: elements, isInline: !multiline, layout: layout))
             }
             guard bytes[position] == UInt8(ascii: ",") else { throw failure("expected ',' or ']'") }
             position += 1
             noteComma()
             multiline = skipWhitespace() || multiline
-            let separator = run(from: valueEnd)
-            layout.separators.append(separator)
-            sources.append(ItemSource(container: container, index: sources.count, separatorAfter: separator))
+            pendingSeparators.append(span(valueEnd, position))
         }
     }
 

@@ -73,18 +73,39 @@ struct JSONPrinter {
         switch value {
         case .object(let object):
             if let containerLayout = object.layout, conflictFree || !Self.holdsConflict(value) {
-                let items = object.members.map {
-                    (head: $0.head ?? Array((Self.quoted($0.key) + ":" + layout.afterColon).utf8), value: $0.value, source: $0.source)
+                append("{")
+                output += containerLayout.opening
+                for (index, member) in object.members.enumerated() {
+                    if index > 0 {
+                        output += containerLayout.separator(
+                            between: object.members[index - 1].source, and: member.source, afterComma: layout.afterComma)
+                    }
+                    if let source = member.source {
+                        output += source.head
+                    } else {
+                        append(Self.quoted(member.key) + ":" + layout.afterColon)
+                    }
+                    write(member.value, depth: depth + 1, inline: false, conflictFree: true)
                 }
-                writeAsRead(open: "{", close: "}", items, containerLayout, depth: depth)
+                if !object.members.isEmpty { output += containerLayout.closing }
+                append("}")
                 return
             }
             let items = object.members.map { member in (key: Optional(member.key), value: member.value) }
             writeContainer(open: "{", close: "}", items: items, depth: depth, inline: inline || object.isInline)
         case .array(let array):
             if let containerLayout = array.layout, conflictFree || !Self.holdsConflict(value) {
-                let items = array.elements.indices.map { (head: [UInt8](), value: array.elements[$0], source: array.source($0)) }
-                writeAsRead(open: "[", close: "]", items, containerLayout, depth: depth)
+                append("[")
+                output += containerLayout.opening
+                var previous: ItemSource?
+                for (index, element) in array.elements.enumerated() {
+                    let source = array.source(index)
+                    if index > 0 { output += containerLayout.separator(between: previous, and: source, afterComma: layout.afterComma) }
+                    write(element, depth: depth + 1, inline: false, conflictFree: true)
+                    previous = source
+                }
+                if !array.elements.isEmpty { output += containerLayout.closing }
+                append("]")
                 return
             }
             writeContainer(
@@ -110,22 +131,6 @@ struct JSONPrinter {
         case .array(let array): array.elements.contains(where: holdsConflict)
         default: false
         }
-    }
-
-    /// A container with the whitespace it was read with, and between its items what `ContainerLayout` says.
-    private mutating func writeAsRead(
-        open: String, close: String, _ items: [(head: [UInt8], value: StructuredValue, source: ItemSource?)], _ container: ContainerLayout,
-        depth: Int
-    ) {
-        append(open)
-        output += container.opening
-        for (index, item) in items.enumerated() {
-            if index > 0 { output += container.separator(between: items[index - 1].source, and: item.source, afterComma: layout.afterComma) }
-            output += item.head
-            write(item.value, depth: depth + 1, inline: false, conflictFree: true)
-        }
-        if !items.isEmpty { output += container.closing }
-        append(close)
     }
 
     private mutating func writeContainer(open: String, close: String, items: [(key: String?, value: StructuredValue)], depth: Int, inline: Bool) {

@@ -61,10 +61,10 @@ struct MemberMoves {
         removed: inout [StructuredValue: [[PathStep]]], added: inout [StructuredValue: [[PathStep]]]
     ) {
         guard case .object(let baseObject) = base, case .object(let sideObject) = side else { return }
-        let baseIndex = baseObject.indexByOccurrence(), sideIndex = sideObject.indexByOccurrence()
+        let baseIndex = baseObject.memberIndex(), sideIndex = sideObject.memberIndex()
         for (occurrence, member) in zip(baseObject.occurrences, baseObject.members) {
             let step = PathStep.member(member.key, occurrence: occurrence.count)
-            if let index = sideIndex[occurrence] {
+            if let index = sideIndex(occurrence) {
                 // Nothing moved out of or into a member the side left as it was.
                 guard sideObject.members[index].value != member.value else { continue }
                 collect(member.value, sideObject.members[index].value, at: path + [step], removed: &removed, added: &added)
@@ -72,7 +72,7 @@ struct MemberMoves {
                 removed[member.value, default: []].append(path + [step])
             }
         }
-        for (occurrence, member) in zip(sideObject.occurrences, sideObject.members) where baseIndex[occurrence] == nil {
+        for (occurrence, member) in zip(sideObject.occurrences, sideObject.members) where baseIndex(occurrence) == nil {
             collectAdded(member.value, at: path + [.member(member.key, occurrence: occurrence.count)], into: &added)
         }
     }
@@ -100,7 +100,7 @@ struct MemberMoves {
         var value: StructuredValue? = document
         for step in path {
             guard case .member(let key, let occurrence) = step, case .object(let object)? = value else { return nil }
-            value = object.indexByOccurrence()[ObjectValue.Occurrence(key: Array(key.utf8), count: occurrence)].map { object.members[$0].value }
+            value = object.indexByOccurrence()[ObjectValue.Occurrence(key: key, count: occurrence)].map { object.members[$0].value }
         }
         return value
     }

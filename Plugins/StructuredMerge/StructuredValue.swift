@@ -97,51 +97,6 @@ enum StructuredValue: Hashable, Sendable {
     }
 }
 
-/// Where an item of a container was read: what lets a merge write back the bytes between two items no side moved apart.
-struct ItemSource: Sendable {
-    /// The container it was read in, unique within the process (`JSONParser` numbers every container it reads).
-    let container: Int
-    /// Its position in that container.
-    let index: Int
-    /// The bytes between it and the next item there (whitespace, the comma, whitespace); nil for the last item.
-    let separatorAfter: [UInt8]?
-
-    /// The bytes that went between `self` and `next` where both were read, when `next` followed `self` there.
-    func separator(before next: ItemSource?) -> [UInt8]? {
-        guard let next, next.container == container, next.index == index + 1 else { return nil }
-        return separatorAfter
-    }
-}
-
-/// How a JSON container was written: the bytes inside its brackets that belong to no item.
-struct ContainerLayout: Sendable {
-    /// The container's number, as its items' `ItemSource.container` holds it.
-    let id: Int
-    /// After the opening bracket, before the first item (all the whitespace of an empty container).
-    var opening: [UInt8]
-    /// After the last item, before the closing bracket.
-    var closing: [UInt8]
-    /// The bytes between item i and item i + 1, for each i.
-    var separators: [[UInt8]]
-
-    /// The bytes to put between items `before` and `after` of a merge written in this container's layout.
-    ///
-    /// Items read one after the other keep what was between them. Otherwise,
-    /// when one of them is this container's own item, the gap next to it here:
-    /// after `before` (an item was removed or inserted after it, or the next
-    /// one replaced), or before `after` (the one before it was replaced).
-    /// Else this container's first separator, else one like its opening.
-    func separator(between before: ItemSource?, and after: ItemSource?, afterComma: String) -> [UInt8] {
-        if let before, let kept = before.separator(before: after) { return kept }
-        if let before, before.container == id, before.index < separators.count { return separators[before.index] }
-        if let after, after.container == id, after.index > 0, after.index - 1 < separators.count { return separators[after.index - 1] }
-        if let first = separators.first { return first }
-        // A container read with one item or none: its opening's line break and indentation when it spans lines.
-        if opening.contains(UInt8(ascii: "\n")) { return [UInt8(ascii: ",")] + opening }
-        return Array(("," + afterComma).utf8)
-    }
-}
-
 /// An object's members in document order.
 ///
 /// A key may occur more than once (JSON allows it, RFC 8259 advises against it): the merge matches the n-th member
@@ -150,10 +105,8 @@ struct ObjectValue: Equatable, Sendable {
     struct Member: Sendable {
         let key: String
         var value: StructuredValue
-        /// Where the member was read, nil when it was not read from JSON.
+        /// Where the member was read (and so its key's spelling), nil when it was not read from JSON.
         var source: ItemSource? = nil
-        /// Its bytes before the value, as read: the key's spelling, whitespace, the colon, whitespace.
-        var head: [UInt8]? = nil
 
         /// The same member holding `value` instead.
         func holding(_ value: StructuredValue) -> Member {
@@ -181,18 +134,34 @@ struct ObjectValue: Equatable, Sendable {
     }
 
     /// A member's key and how many members before it have the same key: what matches members across versions.
+    /// Keys compare by their bytes, never by canonical equivalence.
     struct Occurrence: Hashable {
-        let key: [UInt8]
+        let key: String
         let count: Int
+
+        static func == (lhs: Occurrence, rhs: Occurrence) -> Bool { lhs.count == rhs.count && lhs.key.utf8.elementsEqual(rhs.key.utf8) }
+
+        func hash(into hasher: inout Hasher) {
+            var key = key
+            key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(count)
+        }
     }
 
     /// Each member's `Occurrence`, in order.
     var occurrences: [Occurrence] {
-        var seen: [[UInt8]: Int] = [:]
+        // Small objects (most records) are scanned; a table only for large ones.
+        if members.count <= 16 {
+            return members.indices.map { index in
+                let key = members[index].key
+                return Occurrence(key: key, count: members[..<index].count { $0.key.utf8.elementsEqual(key.utf8) })
+            }
+        }
+        var seen: [Occurrence: Int] = [:]
         return members.map { member in
-            let key = Array(member.key.utf8)
-            defer { seen[key, default: 0] += 1 }
-            return Occurrence(key: key, count: seen[key] ?? 0)
+            let first = Occurrence(key: member.key, count: 0)
+            defer { seen[first, default: 0] += 1 }
+            return Occurrence(key: member.key, count: seen[first] ?? 0)
         }
     }
 
@@ -200,6 +169,25 @@ struct ObjectValue: Equatable, Sendable {
     func indexByOccurrence() -> [Occurrence: Int] {
         Dictionary(occurrences.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
+
+    /// A lookup of members by occurrence: a scan for small objects (most records), a table for large ones.
+    struct MemberLookup {
+        let members: [Member]
+        let table: [Occurrence: Int]?
+
+        /// The index of the member with that occurrence, nil when there is none.
+        func callAsFunction(_ occurrence: Occurrence) -> Int? {
+            if let table { return table[occurrence] }
+            var seen = 0
+            for (index, member) in members.enumerated() where member.key.utf8.elementsEqual(occurrence.key.utf8) {
+                if seen == occurrence.count { return index }
+                seen += 1
+            }
+            return nil
+        }
+    }
+
+    func memberIndex() -> MemberLookup { MemberLookup(members: members, table: members.count > 16 ? indexByOccurrence() : nil) }
 
     static func == (lhs: ObjectValue, rhs: ObjectValue) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
@@ -214,7 +202,7 @@ struct ObjectValue: Equatable, Sendable {
 /// An array's elements in order.
 struct ArrayValue: Equatable, Sendable {
     var elements: [StructuredValue]
-    /// Where each element was read (as many as `elements`), or empty when none was read from JSON.
+    /// Where each element was read (as many as `elements`), or empty: then element i is item i of `layout`.
     var sources: [ItemSource?]
     /// True when the document wrote the array on one line.
     var isInline: Bool
@@ -229,7 +217,10 @@ struct ArrayValue: Equatable, Sendable {
     }
 
     /// Where element `index` was read, nil when unknown.
-    func source(_ index: Int) -> ItemSource? { sources.isEmpty ? nil : sources[index] }
+    func source(_ index: Int) -> ItemSource? {
+        guard sources.isEmpty else { return sources[index] }
+        return layout.map { ItemSource(container: $0, index: index) }
+    }
 
     static func == (lhs: ArrayValue, rhs: ArrayValue) -> Bool { lhs.elements == rhs.elements }
 }

@@ -100,15 +100,14 @@ struct TreeMerge {
         tokens: [String], steps: [PathStep]
     ) -> ObjectValue {
         let ourOccurrences = ours.occurrences, theirOccurrences = theirs.occurrences
-        let baseIndex = base.indexByOccurrence(), theirIndex = theirs.indexByOccurrence()
-        let ourIndex = Dictionary(ourOccurrences.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let baseIndex = base.memberIndex(), theirIndex = theirs.memberIndex(), ourIndex = ours.memberIndex()
         var merged: [ObjectValue.Member] = []
         var mergedOccurrences: [ObjectValue.Occurrence] = []
         var kept = Set<ObjectValue.Occurrence>()
         for (member, occurrence) in zip(ours.members, ourOccurrences) {
             let here = steps + [.member(member.key, occurrence: occurrence.count)]
-            let baseValue = baseIndex[occurrence].map { base.members[$0].value }
-            let theirValue = theirIndex[occurrence].map { theirs.members[$0].value }
+            let baseValue = baseIndex(occurrence).map { base.members[$0].value }
+            let theirValue = theirIndex(occurrence).map { theirs.members[$0].value }
             // Theirs moved it: it leaves here, and ours' edit of it is merged where it went.
             if theirValue == nil, moves.theirsFrom.contains(here) { continue }
             let value: StructuredValue?
@@ -125,21 +124,21 @@ struct TreeMerge {
         }
         // Ours' layout, unless ours has no member to show one and theirs has.
         let template = ours.members.isEmpty && !theirs.members.isEmpty ? theirs : ours
-        guard theirOccurrences.contains(where: { ourIndex[$0] == nil }) else {
+        guard theirOccurrences.contains(where: { ourIndex($0) == nil }) else {
             return ObjectValue(members: merged, isInline: template.isInline, layout: template.layout)
         }
         // Members only theirs has go after the member that precedes them in theirs, as they stood there.
         var insertions: [ObjectValue.Occurrence?: [ObjectValue.Member]] = [:]
         var anchor: ObjectValue.Occurrence?
         for (member, occurrence) in zip(theirs.members, theirOccurrences) {
-            if ourIndex[occurrence] != nil {
+            if ourIndex(occurrence) != nil {
                 if kept.contains(occurrence) { anchor = occurrence }
                 continue
             }
             let here = steps + [.member(member.key, occurrence: occurrence.count)]
             // Ours moved it: it leaves here, and theirs' edit of it is merged where it went.
             if moves.oursFrom.contains(here) { continue }
-            let baseValue = baseIndex[occurrence].map { base.members[$0].value }
+            let baseValue = baseIndex(occurrence).map { base.members[$0].value }
             let value: StructuredValue?
             if baseValue == nil, let move = moves.theirsTo[here] {
                 value = merge(move.base, move.other, member.value, tokens: tokens + [member.key], steps: here)

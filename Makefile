@@ -1,8 +1,9 @@
-# The README's commands. Each installs libgit2-dev (and the benchmark's libsqlite3-dev) first when the machine lacks it.
+# The README's commands. Each installs libgit2-dev (and the benchmark's libsqlite3-dev) first when the machine lacks it;
+# `make test` also installs the servers and tools its tests run against (test-deps).
 SWIFT ?= swift
 TRUCE = .build/debug/truce
 
-.PHONY: deps build demo test bench docs lint clean
+.PHONY: deps test-deps build demo test bench docs lint clean
 
 # swift-format, from the toolchain, with the project's .swift-format: any finding fails.
 lint:
@@ -19,10 +20,22 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev; \
 	fi
 
+# Real counterparts the tests run against: a web server for git http-backend (with TLS), sshd and its client, openssl
+# for the test CA, and tmux for the terminal tests. git-daemon comes with git itself (/usr/lib/git-core/git-daemon).
+# `make test` runs this first, and so does .ci/run through it: the one place these are installed.
+TEST_PACKAGES = lighttpd lighttpd-mod-openssl openssh-server openssh-client openssl tmux
+
+test-deps:
+	@if ! (command -v lighttpd && command -v sshd && command -v ssh-agent && command -v openssl && command -v tmux) >/dev/null 2>&1 \
+		|| [ ! -e /usr/lib/lighttpd/mod_openssl.so ]; then \
+		echo "installing $(TEST_PACKAGES)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_PACKAGES); \
+	fi
+
 build: deps
 	$(SWIFT) build
 
-test: build
+test: build test-deps
 	$(SWIFT) test
 
 # A laptop and a phone edit notes/todo.md from the same base and sync through a hub; each settles what it

@@ -9,17 +9,43 @@ extension StructuredMerge {
         package let conflictCount: Int
     }
 
+    /// How a file merge labels and draws its conflict markers.
+    package struct FileMarkers: Sendable {
+        package var size = 7
+        package var oursLabel = "ours"
+        package var baseLabel = "base"
+        package var theirsLabel = "theirs"
+        /// True shows the base's value too, as git's `diff3` and `zdiff3` conflict styles do.
+        package var showsBase = false
+
+        package init() {}
+    }
+
     /// Merges `other` into `current` against `base` by structure, as a git merge driver does.
     ///
-    /// The kind comes from `path`'s extension (`.json`, `.plist`), else from the
-    /// content. Throws `StructuredInputError` when a file cannot be merged by
-    /// structure; then a line merge is the caller's fallback.
+    /// When a side left the file as the base has it, the result is the other
+    /// side's file, byte for byte, as in git; otherwise see
+    /// `mergeByStructure(base:current:other:path:rules:markers:)`. Throws
+    /// `StructuredInputError` when a file cannot be merged by structure; then a
+    /// line merge is the caller's fallback.
     package static func mergeFiles(
-        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(),
-        markerSize: Int = 7, oursLabel: String = "ours", theirsLabel: String = "theirs"
-    )
-        throws(StructuredInputError) -> FileMergeResult
-    {
+        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(), markers: FileMarkers = FileMarkers()
+    ) throws(StructuredInputError) -> FileMergeResult {
+        if current == other || base == other { return FileMergeResult(content: current, conflictCount: 0) }
+        if base == current { return FileMergeResult(content: other, conflictCount: 0) }
+        return try mergeByStructure(base: base, current: current, other: other, path: path, rules: rules, markers: markers)
+    }
+
+    /// Merges `other` into `current` against `base` by structure, whatever the bytes.
+    ///
+    /// The kind comes from `path`'s extension (`.json`, `.plist`), else from
+    /// the content. JSON keeps every byte of what no side changed: the current
+    /// file's layout, spacing, number spelling and member order, and the other
+    /// side's bytes for what it changed (`JSONPrinter`). Property lists are
+    /// written anew by Foundation (XML) or in key order (binary).
+    package static func mergeByStructure(
+        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(), markers: FileMarkers = FileMarkers()
+    ) throws(StructuredInputError) -> FileMergeResult {
         let kind = StructuredDocument.kind(ofPath: path, sample: current)
         func read(_ data: Data, _ role: String) throws(StructuredInputError) -> StructuredDocument {
             do { return try StructuredDocument.read(data, kind: kind) } catch { throw StructuredInputError("the \(role) file \(error.description)") }
@@ -31,11 +57,13 @@ extension StructuredMerge {
         if !merge.conflicts.isEmpty, case .propertyList = currentDocument.format {
             return FileMergeResult(content: current, conflictCount: merge.conflicts.count)
         }
-        let markers = JSONPrinter.Markers(size: markerSize, oursLabel: oursLabel, theirsLabel: theirsLabel)
         if merge.conflicts.isEmpty {
             return FileMergeResult(content: try currentDocument.written(merged), conflictCount: 0)
         }
         guard case .json(let layout) = currentDocument.format else { preconditionFailure("property lists returned above") }
-        return FileMergeResult(content: JSONPrinter.document(merged, layout: layout, markers: markers), conflictCount: merge.conflicts.count)
+        let printed = JSONPrinter.Markers(
+            size: markers.size, oursLabel: markers.oursLabel, baseLabel: markers.baseLabel, theirsLabel: markers.theirsLabel,
+            showsBase: markers.showsBase)
+        return FileMergeResult(content: JSONPrinter.document(merged, layout: layout, markers: printed), conflictCount: merge.conflicts.count)
     }
 }

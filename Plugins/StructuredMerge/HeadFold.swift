@@ -66,8 +66,10 @@ struct HeadFold {
         var value = document
         for step in steps {
             switch step {
-            case .member(let key):
-                value = value?.object?[key]
+            case .member(let key, let occurrence):
+                value = value?.object.flatMap { object in
+                    object.indexByOccurrence()[ObjectValue.Occurrence(key: key, count: occurrence)].map { object.members[$0].value }
+                }
             case .element(let member, let identity):
                 value = value?.array?.elements.first { $0.object?[member] == identity }
             }

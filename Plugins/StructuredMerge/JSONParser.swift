@@ -18,13 +18,25 @@ struct JSONLayout: Equatable, Sendable {
     var newline = "\n"
     /// True when the document ends with a line break.
     var trailingNewline = true
+    /// The whitespace before the document's value and after it, as read; nil for a layout made up, not read.
+    var edges: (leading: [UInt8], trailing: [UInt8])? = nil
+
+    static func == (lhs: JSONLayout, rhs: JSONLayout) -> Bool {
+        (lhs.indent, lhs.afterColon, lhs.afterComma, lhs.newline, lhs.trailingNewline) == (
+            rhs.indent, rhs.afterColon, rhs.afterComma, rhs.newline, rhs.trailingNewline
+        )
+            && lhs.edges?.leading == rhs.edges?.leading && lhs.edges?.trailing == rhs.edges?.trailing
+    }
 }
 
-/// A strict JSON reader (RFC 8259) that keeps number text, string spelling and layout.
+/// A strict JSON reader (RFC 8259) that keeps number text, string spelling and layout, down to every byte.
 ///
-/// It refuses what a merge cannot carry over faithfully: a byte-order mark,
-/// duplicate keys, strings that are not valid UTF-8 (or escape a lone
-/// surrogate) and nesting `maximumDepth` levels deep or more.
+/// Each container records its whitespace (`ContainerLayout`) and each item
+/// where it was read (`ItemSource`), each member its key's spelling, so that a
+/// value written back unchanged is the bytes it was read from. It refuses what
+/// a merge cannot carry over faithfully: a byte-order mark, strings that are
+/// not valid UTF-8 (or escape a lone surrogate) and nesting `maximumDepth`
+/// levels deep or more. Duplicate keys are read as they are (see `ObjectValue`).
 struct JSONParser {
     /// Nesting at which a document is refused: deep enough for real data, shallow enough for the stack.
     static let maximumDepth = 64
@@ -37,10 +49,59 @@ struct JSONParser {
     private var sawInlineComma = false
     private var sawIndent = false
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// Where the document's bytes and layout tables go.
+    private let read: ReadDocument
+    /// Separators and heads of the containers being read, innermost last: each moves to the tables whole when its
+    /// container ends, so that every container's stand together there.
+    private var pendingSeparators: [ReadDocument.Span] = []
+    private var pendingHeads: [ReadDocument.Span] = []
+    /// The document's tables, built here and handed to `read` once read whole (a class's arrays cost more to grow).
+    private var containers: [ReadDocument.Container] = []
+    private var separators: [ReadDocument.Span] = []
+    private var heads: [ReadDocument.Span] = []
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        read = ReadDocument(Array(bytes))
+    }
+
+    /// The bytes `start..<position`, without a copy for the commonest runs (none, one space).
+    private func run(from start: Int) -> [UInt8] {
+        switch position - start {
+        case 0: return []
+        case 1 where bytes[start] == 0x20: return Self.space
+        default: return Array(bytes[start..<position])
+        }
+    }
+
+    private static let space: [UInt8] = [0x20]
+
+    private func span(_ start: Int, _ end: Int) -> ReadDocument.Span { ReadDocument.Span(start: UInt32(start), end: UInt32(end)) }
+
+    /// Starts a container: its number, and where its pending separators and heads start.
+    private mutating func beginContainer() -> (number: Int, separators: Int, heads: Int) {
+        containers.append(ReadDocument.Container())
+        return (containers.count - 1, pendingSeparators.count, pendingHeads.count)
+    }
+
+    /// Ends a container: its whitespace, and its separators and heads moved into the document's tables.
+    private mutating func endContainer(_ started: (number: Int, separators: Int, heads: Int), opening: ReadDocument.Span, closing: ReadDocument.Span)
+    {
+        var record = ReadDocument.Container(opening: opening, closing: closing)
+        record.firstSeparator = UInt32(separators.count)
+        record.separatorCount = UInt32(pendingSeparators.count - started.separators)
+        separators += pendingSeparators[started.separators...]
+        pendingSeparators.removeSubrange(started.separators...)
+        record.firstHead = UInt32(heads.count)
+        heads += pendingHeads[started.heads...]
+        pendingHeads.removeSubrange(started.heads...)
+        containers[started.number] = record
+    }
 
     /// Reads a whole document: one value, whitespace around it.
     static func parse(_ data: Data) throws(StructuredInputError) -> (value: StructuredValue, layout: JSONLayout) {
+        // Offsets into the document are 32-bit; xdiff's own limit is lower.
+        guard data.count < Int(UInt32.max) else { throw StructuredInputError("is too large to merge by structure") }
         let result = data.withUnsafeBytes { raw -> Result<(value: StructuredValue, layout: JSONLayout), StructuredInputError> in
             var parser = JSONParser(raw.bindMemory(to: UInt8.self))
             do throws(StructuredInputError) { return .success(try parser.document()) } catch { return .failure(error) }
@@ -51,9 +112,13 @@ struct JSONParser {
     private mutating func document() throws(StructuredInputError) -> (value: StructuredValue, layout: JSONLayout) {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { throw StructuredInputError("starts with a byte-order mark, which JSON does not allow") }
         skipWhitespace()
+        let leading = run(from: 0)
         let value = try parseValue(depth: 0)
+        let valueEnd = position
         skipWhitespace()
         guard position == bytes.count else { throw failure("unexpected text after the JSON value") }
+        layout.edges = (leading, run(from: valueEnd))
+        (read.containers, read.separators, read.heads) = (containers, separators, heads)
         let bodyEnd = bytes.lastIndex { !Self.isWhitespace($0) } ?? 0
         if !bytes[..<bodyEnd].contains(UInt8(ascii: "\n")) { layout.indent = nil }
         layout.trailingNewline = bytes.last == UInt8(ascii: "\n")
@@ -137,64 +202,78 @@ struct JSONParser {
     private mutating func parseObject(depth: Int) throws(StructuredInputError) -> StructuredValue {
         try enter(depth)
         position += 1
+        let started = beginContainer()
+        let layout = ContainerLayout(document: read, number: started.number)
         var members: [ObjectValue.Member] = []
-        var seen = Set<[UInt8]>()
+        let openingStart = position
         var multiline = skipWhitespace()
+        let opening = span(openingStart, position)
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            endContainer(started, opening: opening, closing: span(position, position))
             position += 1
-            return .object(ObjectValue(members: [], isInline: true))
+            return .object(ObjectValue(members: [], isInline: true, layout: layout))
         }
         while true {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
+            let headStart = position
             let (key, _) = try parseString(keepingSource: false)
-            // Small objects (most records) are checked by a scan; a set only once an object grows.
-            let isDuplicate = members.count < 16 ? members.contains { $0.key.utf8.elementsEqual(key.utf8) } : !seen.insert(Array(key.utf8)).inserted
-            if members.count == 15 { seen = Set(members.map { Array($0.key.utf8) } + [Array(key.utf8)]) }
-            guard !isDuplicate else { throw failure("duplicate key \(JSONPrinter.quoted(key))") }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':' after a member name") }
             position += 1
             if !sawColon {
                 sawColon = true
-                layout.afterColon = position < bytes.count && bytes[position] == 0x20 ? " " : ""
+                self.layout.afterColon = position < bytes.count && bytes[position] == 0x20 ? " " : ""
             }
             skipWhitespace()
+            pendingHeads.append(span(headStart, position))
             let value = try parseValue(depth: depth)
-            members.append(ObjectValue.Member(key: key, value: value))
+            let valueEnd = position
             multiline = skipWhitespace() || multiline
             guard position < bytes.count else { throw failure("the document ends inside an object") }
+            members.append(ObjectValue.Member(key: key, value: value, source: ItemSource(container: layout, index: members.count)))
             if bytes[position] == UInt8(ascii: "}") {
+                endContainer(started, opening: opening, closing: span(valueEnd, position))
                 position += 1
-                return .object(ObjectValue(members: members, isInline: !multiline))
+                return .object(ObjectValue(members: members, isInline: !multiline, layout: layout))
             }
             guard bytes[position] == UInt8(ascii: ",") else { throw failure("expected ',' or '}'") }
             position += 1
             noteComma()
             multiline = skipWhitespace() || multiline
+            pendingSeparators.append(span(valueEnd, position))
         }
     }
 
     private mutating func parseArray(depth: Int) throws(StructuredInputError) -> StructuredValue {
         try enter(depth)
         position += 1
+        let started = beginContainer()
+        // Element i is item i of the layout: no source of its own until a merge moves it.
+        let layout = ContainerLayout(document: read, number: started.number)
         var elements: [StructuredValue] = []
+        let openingStart = position
         var multiline = skipWhitespace()
+        let opening = span(openingStart, position)
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            endContainer(started, opening: opening, closing: span(position, position))
             position += 1
-            return .array(ArrayValue(elements: [], isInline: true))
+            return .array(ArrayValue(elements: [], isInline: true, layout: layout))
         }
         while true {
             elements.append(try parseValue(depth: depth))
+            let valueEnd = position
             multiline = skipWhitespace() || multiline
             guard position < bytes.count else { throw failure("the document ends inside an array") }
             if bytes[position] == UInt8(ascii: "]") {
+                endContainer(started, opening: opening, closing: span(valueEnd, position))
                 position += 1
-                return .array(ArrayValue(elements: elements, isInline: !multiline))
+                return .array(ArrayValue(elements: elements, isInline: !multiline, layout: layout))
             }
             guard bytes[position] == UInt8(ascii: ",") else { throw failure("expected ',' or ']'") }
             position += 1
             noteComma()
             multiline = skipWhitespace() || multiline
+            pendingSeparators.append(span(valueEnd, position))
         }
     }
 

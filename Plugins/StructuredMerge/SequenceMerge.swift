@@ -6,41 +6,61 @@
 /// that overlap, an insertion strictly inside the other side's replaced run,
 /// or two different insertions at one place are a conflict.
 enum SequenceMerge {
-    /// One side's change: base elements `start..<end` replaced by `replacement`.
+    /// One side's change: base elements `start..<end` replaced by `replacement`, the side's elements from `sideStart`.
     struct Edit: Equatable {
         let start: Int
         let end: Int
         let replacement: [StructuredValue]
+        let sideStart: Int
+
+        /// The same change: where each side's replacement stands in the side does not matter.
+        static func == (lhs: Edit, rhs: Edit) -> Bool {
+            lhs.start == rhs.start && lhs.end == rhs.end && lhs.replacement == rhs.replacement
+        }
+    }
+
+    /// Where an element of the merge comes from: which version, at which index there.
+    enum Origin: Equatable {
+        case ours(Int)
+        case theirs(Int)
+        case base(Int)
+
+        var index: Int {
+            switch self {
+            case .ours(let index), .theirs(let index), .base(let index): index
+            }
+        }
     }
 
     /// Above this many cells the longest-common-subsequence table is not built; the differing middle is one change.
     static let tableLimit = 4_000_000
 
-    /// The merged sequence, nil when the sides' changes conflict.
-    static func merge(base: [StructuredValue], ours: [StructuredValue], theirs: [StructuredValue]) -> [StructuredValue]? {
+    /// The merged sequence, as where each element comes from; nil when the sides' changes conflict.
+    static func merge(base: [StructuredValue], ours: [StructuredValue], theirs: [StructuredValue]) -> [Origin]? {
         let ourEdits = edits(from: base, to: ours), theirEdits = edits(from: base, to: theirs)
         for a in ourEdits {
             for b in theirEdits where a != b && conflicts(a, b) { return nil }
         }
-        var all = ourEdits
-        for edit in theirEdits where !ourEdits.contains(edit) { all.append(edit) }
+        var all = ourEdits.map { (edit: $0, isOurs: true) }
+        for edit in theirEdits where !ourEdits.contains(edit) { all.append((edit, false)) }
         // At one start, an insertion goes before a run replaced there.
-        all.sort { ($0.start, $0.end) < ($1.start, $1.end) }
+        all.sort { ($0.edit.start, $0.edit.end) < ($1.edit.start, $1.edit.end) }
         let kept = keptElements(base: base, ours: ours, ourEdits: ourEdits)
-        var result: [StructuredValue] = []
+        var result: [Origin] = []
         var position = 0
-        for edit in all {
+        for (edit, isOurs) in all {
             result += kept[position..<edit.start]
-            result += edit.replacement
+            let replaced = edit.sideStart..<edit.sideStart + edit.replacement.count
+            result += replaced.map { isOurs ? .ours($0) : .theirs($0) }
             position = edit.end
         }
         result += kept[position...]
         return result
     }
 
-    /// The base's elements, each as ours spells it where ours kept it: unchanged parts keep the current layout.
-    private static func keptElements(base: [StructuredValue], ours: [StructuredValue], ourEdits: [Edit]) -> [StructuredValue] {
-        var kept = base
+    /// The base's elements, each where ours kept it: unchanged parts keep the current layout.
+    private static func keptElements(base: [StructuredValue], ours: [StructuredValue], ourEdits: [Edit]) -> [Origin] {
+        var kept = base.indices.map { Origin.base($0) }
         var shift = 0
         var next = 0
         for index in base.indices {
@@ -50,7 +70,7 @@ enum SequenceMerge {
                 next += 1
             }
             let inside = next < ourEdits.count && ourEdits[next].start <= index && index < ourEdits[next].end
-            if !inside, ours.indices.contains(index + shift) { kept[index] = ours[index + shift] }
+            if !inside, ours.indices.contains(index + shift) { kept[index] = .ours(index + shift) }
         }
         return kept
     }
@@ -76,7 +96,7 @@ enum SequenceMerge {
         let old = Array(base[prefix..<base.count - suffix]), new = Array(side[prefix..<side.count - suffix])
         if old.isEmpty && new.isEmpty { return [] }
         if old.isEmpty || new.isEmpty || old.count * new.count > tableLimit {
-            return [Edit(start: prefix, end: prefix + old.count, replacement: new)]
+            return [Edit(start: prefix, end: prefix + old.count, replacement: new, sideStart: prefix)]
         }
         // Elements become small integers once, so the table compares integers.
         var numbers: [StructuredValue: Int32] = [:]
@@ -108,7 +128,9 @@ enum SequenceMerge {
         var i = 0, j = 0
         var runStart: (Int, Int)?
         func close(_ i: Int, _ j: Int) {
-            if let (si, sj) = runStart { edits.append(Edit(start: prefix + si, end: prefix + i, replacement: Array(new[sj..<j]))) }
+            if let (si, sj) = runStart {
+                edits.append(Edit(start: prefix + si, end: prefix + i, replacement: Array(new[sj..<j]), sideStart: prefix + sj))
+            }
             runStart = nil
         }
         while i < n || j < m {

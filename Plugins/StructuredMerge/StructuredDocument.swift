@@ -79,6 +79,8 @@ struct StructuredDocument: Sendable {
         var layout = JSONLayout()
         if case .json(let own) = format { layout = own }
         layout.trailingNewline = true
+        // The document's own whitespace around its value is not this value's.
+        layout.edges = nil
         return JSONPrinter.document(value, layout: layout)
     }
 }

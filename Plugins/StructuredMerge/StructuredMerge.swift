@@ -6,10 +6,14 @@ import TruceCore
 /// Objects merge member by member, recursively; arrays of objects that all
 /// carry an identity member (`id`, `uuid`, `key`, `_id`, or one set per path)
 /// merge element by element, other arrays as sequences; see `MergeRules` for
-/// the options. The result keeps the current version's formatting and types.
-/// Content that is not a document it can read faithfully (invalid JSON, a
-/// byte-order mark, duplicate keys, invalid UTF-8 in a string, nesting 64
-/// levels deep) passes to the fallback with the reason.
+/// the options. The result keeps the current version's formatting and types:
+/// for JSON, every byte no side changed, and when one side left the document as
+/// the base has it, the other side's bytes whole. A key that occurs more than
+/// once in an object is matched by occurrence (the n-th with the n-th); an
+/// object or array one side moved to another member takes the other side's
+/// edits along when the move is unambiguous. Content that is not a document it
+/// can read faithfully (invalid JSON, a byte-order mark, invalid UTF-8 in a
+/// string, nesting 64 levels deep) passes to the fallback with the reason.
 public struct StructuredMerge: PointAnsweringResolver {
     public let name = "structured"
 
@@ -27,6 +31,13 @@ public struct StructuredMerge: PointAnsweringResolver {
         let rules = try MergeRules(context.options)
         let fold: HeadFold
         do { fold = try HeadFold(conflict) } catch { return .pass(reason: error.description) }
+        // A side that left the document as the base has it: the other side's bytes, as git's merge gives them.
+        if conflict.conflicts.count == 1, let base = conflict.base?.content, let current = conflict.current.content,
+            let other = conflict.conflicts[0].content
+        {
+            if base == current { return .resolved(content: other) }
+            if base == other { return .resolved(content: current) }
+        }
         let (value, conflicts) = try fold.run(rules: rules)
         if !conflicts.isEmpty { return .needsPerson(points(conflicts, fold)) }
         guard let value else { return .resolved(content: nil) }

@@ -97,63 +97,144 @@ enum StructuredValue: Hashable, Sendable {
     }
 }
 
-/// An object's members in document order; keys are unique by their bytes.
+/// An object's members in document order.
+///
+/// A key may occur more than once (JSON allows it, RFC 8259 advises against it): the merge matches the n-th member
+/// with a key in one version to the n-th member with that key in the others (see `occurrences`).
 struct ObjectValue: Equatable, Sendable {
     struct Member: Sendable {
         let key: String
         var value: StructuredValue
+        /// Where the member was read (and so its key's spelling), nil when it was not read from JSON.
+        var source: ItemSource? = nil
+
+        /// The same member holding `value` instead.
+        func holding(_ value: StructuredValue) -> Member {
+            var member = self
+            member.value = value
+            return member
+        }
     }
 
     var members: [Member]
     /// True when the document wrote the object on one line.
     var isInline: Bool
+    /// How the document wrote it; nil when it was not read from JSON.
+    var layout: ContainerLayout?
 
-    init(members: [Member], isInline: Bool = false) {
+    init(members: [Member], isInline: Bool = false, layout: ContainerLayout? = nil) {
         self.members = members
         self.isInline = isInline
+        self.layout = layout
     }
 
-    /// The member called `key`, compared by bytes.
+    /// The first member called `key`, compared by bytes.
     subscript(key: String) -> StructuredValue? {
         members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
     }
 
-    /// Members by key bytes, for lookups in large objects.
-    var byKey: [[UInt8]: StructuredValue] {
-        Dictionary(members.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { first, _ in first })
+    /// A member's key and how many members before it have the same key: what matches members across versions.
+    /// Keys compare by their bytes, never by canonical equivalence.
+    struct Occurrence: Hashable {
+        let key: String
+        let count: Int
+
+        static func == (lhs: Occurrence, rhs: Occurrence) -> Bool { lhs.count == rhs.count && lhs.key.utf8.elementsEqual(rhs.key.utf8) }
+
+        func hash(into hasher: inout Hasher) {
+            var key = key
+            key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(count)
+        }
     }
 
-    /// A lookup of members by key: a scan for small objects (most records), a table for large ones.
-    func lookup() -> (String) -> StructuredValue? {
-        if members.count <= 16 { return { self[$0] } }
-        let table = byKey
-        return { table[Array($0.utf8)] }
+    /// Each member's `Occurrence`, in order.
+    var occurrences: [Occurrence] {
+        // Small objects (most records) are scanned; a table only for large ones.
+        if members.count <= 16 {
+            return members.indices.map { index in
+                let key = members[index].key
+                return Occurrence(key: key, count: members[..<index].count { $0.key.utf8.elementsEqual(key.utf8) })
+            }
+        }
+        var seen: [Occurrence: Int] = [:]
+        return members.map { member in
+            let first = Occurrence(key: member.key, count: 0)
+            defer { seen[first, default: 0] += 1 }
+            return Occurrence(key: member.key, count: seen[first] ?? 0)
+        }
     }
+
+    /// A lookup of members by occurrence, giving the member's index.
+    func indexByOccurrence() -> [Occurrence: Int] {
+        Dictionary(occurrences.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A lookup of members by occurrence: a scan for small objects (most records), a table for large ones.
+    struct MemberLookup {
+        let members: [Member]
+        let table: [Occurrence: Int]?
+
+        /// The index of the member with that occurrence, nil when there is none.
+        func callAsFunction(_ occurrence: Occurrence) -> Int? {
+            if let table { return table[occurrence] }
+            var seen = 0
+            for (index, member) in members.enumerated() where member.key.utf8.elementsEqual(occurrence.key.utf8) {
+                if seen == occurrence.count { return index }
+                seen += 1
+            }
+            return nil
+        }
+    }
+
+    func memberIndex() -> MemberLookup { MemberLookup(members: members, table: members.count > 16 ? indexByOccurrence() : nil) }
 
     static func == (lhs: ObjectValue, rhs: ObjectValue) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
         if zip(lhs.members, rhs.members).allSatisfy({ $0.key.utf8.elementsEqual($1.key.utf8) && $0.value == $1.value }) { return true }
-        let right = rhs.byKey
-        return lhs.members.allSatisfy { right[Array($0.key.utf8)] == $0.value }
+        let right = rhs.indexByOccurrence()
+        return zip(lhs.occurrences, lhs.members).allSatisfy { occurrence, member in
+            right[occurrence].map { rhs.members[$0].value == member.value } ?? false
+        }
     }
 }
 
 /// An array's elements in order.
 struct ArrayValue: Equatable, Sendable {
     var elements: [StructuredValue]
+    /// Where each element was read (as many as `elements`), or empty: then element i is item i of `layout`.
+    var sources: [ItemSource?]
     /// True when the document wrote the array on one line.
     var isInline: Bool
+    /// How the document wrote it; nil when it was not read from JSON.
+    var layout: ContainerLayout?
 
-    init(elements: [StructuredValue], isInline: Bool = false) {
+    init(elements: [StructuredValue], sources: [ItemSource?] = [], isInline: Bool = false, layout: ContainerLayout? = nil) {
         self.elements = elements
+        self.sources = sources
         self.isInline = isInline
+        self.layout = layout
+    }
+
+    /// Where element `index` was read, nil when unknown.
+    func source(_ index: Int) -> ItemSource? {
+        guard sources.isEmpty else { return sources[index] }
+        return layout.map { ItemSource(container: $0, index: index) }
     }
 
     static func == (lhs: ArrayValue, rhs: ArrayValue) -> Bool { lhs.elements == rhs.elements }
 }
 
-/// What two heads hold where they could not be merged (nil: the head has no value there).
+/// What two heads hold where they could not be merged (nil: the head has no value there), and what the base held.
 struct UnresolvedValue: Hashable, Sendable {
     let ours: StructuredValue?
     let theirs: StructuredValue?
+    /// The base's value there (nil: none), shown in diff3-style markers.
+    var base: StructuredValue? = nil
+
+    static func == (lhs: UnresolvedValue, rhs: UnresolvedValue) -> Bool { lhs.ours == rhs.ours && lhs.theirs == rhs.theirs }
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ours)
+        hasher.combine(theirs)
+    }
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// One step of the way to a value: a member by name, or an array element by its identity.
+/// One step of the way to a value: a member by name (the first with that name, or a later one for a key that occurs
+/// more than once), or an array element by its identity.
 enum PathStep: Sendable, Hashable {
-    case member(String)
+    case member(String, occurrence: Int)
     case element(identityMember: String, identity: StructuredValue)
 }
 
@@ -22,11 +23,21 @@ struct TreeConflict: Sendable {
 /// others as sequences. Where both sides changed the same place differently
 /// the result holds an `.unresolved` value and a `TreeConflict` is recorded,
 /// unless `answers` holds a person's value for that pointer.
+///
+/// A key that occurs more than once in an object is matched by occurrence: the
+/// n-th member with that key in one version with the n-th in the others
+/// (`ObjectValue.Occurrence`); a conflict there has the key's JSON Pointer, and
+/// a person's answer for it applies to each occurrence that conflicts. An
+/// object or array one side moved to another member follows the move when it
+/// is unambiguous (`MemberMoves`), with the other side's edits merged into it.
+/// Merged containers keep the layout of ours, items they keep where they were
+/// read (`ItemSource`), so what no side changed is written back byte for byte.
 struct TreeMerge {
     let rules: MergeRules
     /// A person's values by JSON Pointer (a nil value: nothing there).
     var answers: [String: StructuredValue?] = [:]
     private(set) var conflicts: [TreeConflict] = []
+    private var moves = MemberMoves()
 
     init(rules: MergeRules, answers: [String: StructuredValue?] = [:]) {
         self.rules = rules
@@ -35,13 +46,21 @@ struct TreeMerge {
 
     /// The merged document; nil when it merged to nothing (both sides' changes removed it).
     mutating func merge(base: StructuredValue?, ours: StructuredValue?, theirs: StructuredValue?) -> StructuredValue? {
-        merge(base, ours, theirs, tokens: [], steps: [])
+        moves = MemberMoves(base: base, ours: ours, theirs: theirs)
+        return merge(base, ours, theirs, tokens: [], steps: [])
     }
 
     private mutating func merge(
         _ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
         tokens: [String], steps: [PathStep]
     ) -> StructuredValue? {
+        // An object one side added that holds the new place of a value it moved: merged member by member to get there.
+        if base == nil, theirs == nil, case .object(let added) = ours, moves.aboveOursTo.contains(steps) {
+            return .object(mergeObjects(ObjectValue(members: []), added, ObjectValue(members: []), tokens: tokens, steps: steps))
+        }
+        if base == nil, ours == nil, case .object(let added) = theirs, moves.aboveTheirsTo.contains(steps) {
+            return .object(mergeObjects(ObjectValue(members: []), ObjectValue(members: []), added, tokens: tokens, steps: steps))
+        }
         if ours == theirs || base == theirs { return ours }
         // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
         if let base, let ours, let theirs {
@@ -61,17 +80,17 @@ struct TreeMerge {
             reason = "its type changed on one side and it was edited on the other"
         default: reason = "changed differently on both sides"
         }
-        return conflict(reason, ours, theirs, tokens: tokens, steps: steps)
+        return conflict(reason, base, ours, theirs, tokens: tokens, steps: steps)
     }
 
     private mutating func conflict(
-        _ reason: String, _ ours: StructuredValue?, _ theirs: StructuredValue?,
+        _ reason: String, _ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
         tokens: [String], steps: [PathStep]
     ) -> StructuredValue? {
         let pointer = JSONPointer.string(tokens)
         if let answer = answers[pointer] { return answer }
         conflicts.append(TreeConflict(pointer: pointer, steps: steps, reason: reason))
-        return .unresolved(UnresolvedValue(ours: ours, theirs: theirs))
+        return .unresolved(UnresolvedValue(ours: ours, theirs: theirs, base: base))
     }
 
     // MARK: - Objects
@@ -80,38 +99,61 @@ struct TreeMerge {
         _ base: ObjectValue, _ ours: ObjectValue, _ theirs: ObjectValue,
         tokens: [String], steps: [PathStep]
     ) -> ObjectValue {
-        let baseMember = base.lookup(), theirMember = theirs.lookup(), ourMember = ours.lookup()
+        let ourOccurrences = ours.occurrences, theirOccurrences = theirs.occurrences
+        let baseIndex = base.memberIndex(), theirIndex = theirs.memberIndex(), ourIndex = ours.memberIndex()
         var merged: [ObjectValue.Member] = []
-        for member in ours.members {
-            if let value = merge(
-                baseMember(member.key), member.value, theirMember(member.key), tokens: tokens + [member.key],
-                steps: steps + [.member(member.key)])
-            {
-                merged.append(ObjectValue.Member(key: member.key, value: value))
+        var mergedOccurrences: [ObjectValue.Occurrence] = []
+        var kept = Set<ObjectValue.Occurrence>()
+        for (member, occurrence) in zip(ours.members, ourOccurrences) {
+            let here = steps + [.member(member.key, occurrence: occurrence.count)]
+            let baseValue = baseIndex(occurrence).map { base.members[$0].value }
+            let theirValue = theirIndex(occurrence).map { theirs.members[$0].value }
+            // Theirs moved it: it leaves here, and ours' edit of it is merged where it went.
+            if theirValue == nil, moves.theirsFrom.contains(here) { continue }
+            let value: StructuredValue?
+            if baseValue == nil, theirValue == nil, let move = moves.oursTo[here] {
+                value = merge(move.base, member.value, move.other, tokens: tokens + [member.key], steps: here)
+            } else {
+                value = merge(baseValue, member.value, theirValue, tokens: tokens + [member.key], steps: here)
+            }
+            if let value {
+                merged.append(member.holding(value))
+                mergedOccurrences.append(occurrence)
+                kept.insert(occurrence)
             }
         }
-        guard theirs.members.contains(where: { ourMember($0.key) == nil }) else { return ObjectValue(members: merged, isInline: ours.isInline) }
+        // Ours' layout, unless ours has no member to show one and theirs has.
+        let template = ours.members.isEmpty && !theirs.members.isEmpty ? theirs : ours
+        guard theirOccurrences.contains(where: { ourIndex($0) == nil }) else {
+            return ObjectValue(members: merged, isInline: template.isInline, layout: template.layout)
+        }
         // Members only theirs has go after the member that precedes them in theirs, as they stood there.
-        var insertions: [[UInt8]?: [ObjectValue.Member]] = [:]
-        var anchor: [UInt8]?
-        let kept = Set(merged.map { Array($0.key.utf8) })
-        for member in theirs.members {
-            let name = Array(member.key.utf8)
-            if ourMember(member.key) != nil {
-                if kept.contains(name) { anchor = name }
+        var insertions: [ObjectValue.Occurrence?: [ObjectValue.Member]] = [:]
+        var anchor: ObjectValue.Occurrence?
+        for (member, occurrence) in zip(theirs.members, theirOccurrences) {
+            if ourIndex(occurrence) != nil {
+                if kept.contains(occurrence) { anchor = occurrence }
                 continue
             }
-            if let value = merge(baseMember(member.key), nil, member.value, tokens: tokens + [member.key], steps: steps + [.member(member.key)]) {
-                insertions[anchor, default: []].append(ObjectValue.Member(key: member.key, value: value))
+            let here = steps + [.member(member.key, occurrence: occurrence.count)]
+            // Ours moved it: it leaves here, and theirs' edit of it is merged where it went.
+            if moves.oursFrom.contains(here) { continue }
+            let baseValue = baseIndex(occurrence).map { base.members[$0].value }
+            let value: StructuredValue?
+            if baseValue == nil, let move = moves.theirsTo[here] {
+                value = merge(move.base, move.other, member.value, tokens: tokens + [member.key], steps: here)
+            } else {
+                value = merge(baseValue, nil, member.value, tokens: tokens + [member.key], steps: here)
             }
+            if let value { insertions[anchor, default: []].append(member.holding(value)) }
         }
-        guard !insertions.isEmpty else { return ObjectValue(members: merged, isInline: ours.isInline) }
+        guard !insertions.isEmpty else { return ObjectValue(members: merged, isInline: template.isInline, layout: template.layout) }
         var members = insertions[nil] ?? []
-        for member in merged {
+        for (member, occurrence) in zip(merged, mergedOccurrences) {
             members.append(member)
-            members += insertions[Array(member.key.utf8)] ?? []
+            members += insertions[occurrence] ?? []
         }
-        return ObjectValue(members: members, isInline: ours.isInline)
+        return ObjectValue(members: members, isInline: template.isInline, layout: template.layout)
     }
 
     // MARK: - Arrays
@@ -123,12 +165,26 @@ struct TreeMerge {
         if let member = identityMember(of: [base, ours, theirs], at: tokens) {
             return mergeByIdentity(base, ours, theirs, member: member, tokens: tokens, steps: steps)
         }
-        guard let elements = SequenceMerge.merge(base: base.elements, ours: ours.elements, theirs: theirs.elements) else {
+        guard let origins = SequenceMerge.merge(base: base.elements, ours: ours.elements, theirs: theirs.elements) else {
             return conflict(
-                "both sides changed the same part of the array", .array(ours), .array(theirs),
+                "both sides changed the same part of the array", .array(base), .array(ours), .array(theirs),
                 tokens: tokens, steps: steps)
         }
-        return .array(ArrayValue(elements: elements, isInline: ours.isInline))
+        var elements: [StructuredValue] = [], sources: [ItemSource?] = []
+        elements.reserveCapacity(origins.count)
+        sources.reserveCapacity(origins.count)
+        for origin in origins {
+            let array =
+                switch origin {
+                case .ours: ours
+                case .theirs: theirs
+                case .base: base
+                }
+            elements.append(array.elements[origin.index])
+            sources.append(array.source(origin.index))
+        }
+        let template = ours.elements.isEmpty && !theirs.elements.isEmpty ? theirs : ours
+        return .array(ArrayValue(elements: elements, sources: sources, isInline: template.isInline, layout: template.layout))
     }
 
     /// The first candidate member that every element of every array carries, with a scalar value unique within its array.
@@ -215,7 +271,7 @@ struct TreeMerge {
             func inAll(_ id: Int) -> Bool { baseIndex[id] != nil && ourIndex[id] != nil && theirIndex[id] != nil }
             if !ourIDs.lazy.filter(inAll).elementsEqual(theirIDs.lazy.filter(inAll)) {
                 return conflict(
-                    "both sides reordered the array differently", .array(ours), .array(theirs),
+                    "both sides reordered the array differently", .array(base), .array(ours), .array(theirs),
                     tokens: tokens, steps: steps)
             }
         }
@@ -258,6 +314,10 @@ struct TreeMerge {
             order.append(id)
             emit(after: id)
         }
-        return .array(ArrayValue(elements: order.map { merged[$0]! }, isInline: ours.isInline))
+        // Each element where ours has it, else where theirs has it, for the bytes between elements that stayed together.
+        let sources = order.map { id in ourIndex[id].map { ours.source($0) } ?? theirIndex[id].map { theirs.source($0) } ?? nil }
+        let template = ours.elements.isEmpty && !theirs.elements.isEmpty ? theirs : ours
+        return .array(
+            ArrayValue(elements: order.map { merged[$0]! }, sources: sources, isInline: template.isInline, layout: template.layout))
     }
 }

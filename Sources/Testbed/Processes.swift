@@ -8,10 +8,8 @@ public struct ProcessResult: Sendable {
 
     public var output: String { String(decoding: stdout, as: UTF8.self) }
     public var errorOutput: String { String(decoding: stderr, as: UTF8.self) }
-    /// stderr without git's deprecation warning for `core.fsyncObjectFiles`, which every store sets on purpose.
-    public var errorLines: [String] {
-        errorOutput.split(separator: "\n").map(String.init).filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
-    }
+    /// stderr, line by line.
+    public var errorLines: [String] { errorOutput.split(separator: "\n").map(String.init) }
 }
 
 /// Runs `executable` with `arguments`, feeding `input` to its stdin, and waits for it.

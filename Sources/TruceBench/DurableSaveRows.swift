@@ -11,8 +11,8 @@ import Truce
 /// Both sides save the same contents (`StoreRows.batch`) to the same
 /// documents, each into a fresh store or database, and each save is durable
 /// when it returns: the store fsyncs what libgit2 and Truce write
-/// (`core.fsyncObjectFiles`, libgit2's fsync of the git directory, which the
-/// benchmark leaves on), SQLite fsyncs its WAL at every commit.
+/// (libgit2's fsync of the git directory, `GIT_OPT_ENABLE_FSYNC_GITDIR`, which
+/// the benchmark leaves on), SQLite fsyncs its WAL at every commit.
 enum DurableSaveRows {
     /// The writers of the concurrent row; the documents divide among them, so no two write the same document.
     static let writers = 8

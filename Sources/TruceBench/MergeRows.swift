@@ -86,7 +86,7 @@ enum MergeRows {
         writeFile(directory + "/theirs", triple.theirs)
         let labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
         let truce = runChildMeasuringPeak(
-            truceExecutable(), ["merge-file"] + labels + [directory + "/ours", directory + "/base", directory + "/theirs"])
+            truceExecutable(), ["merge-file", "-p"] + labels + [directory + "/ours", directory + "/base", directory + "/theirs"])
         let git = runChildMeasuringPeak("git", ["-C", directory, "merge-file", "-p"] + labels + ["ours", "base", "theirs"])
         let ratio = Double(truce.peakBytes) / Double(triple.base.count)
         // A truce that did not run (not built next to the bench) or merged other bytes than git measures nothing.

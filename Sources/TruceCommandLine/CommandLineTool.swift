@@ -69,6 +69,16 @@ protocol Command {
 
 extension Command {
     static var pathPositionals: Set<Int> { [] }
+    static func run(_ invocation: Invocation) async throws -> ExitCode {
+        preconditionFailure("\(name) reads its own words (RawWordsCommand)")
+    }
+}
+
+/// A command that reads its words itself, as the git command it stands in for reads them (`merge-file`), and
+/// prints its own errors with that command's exit statuses; `options` are for `truce help` only.
+protocol RawWordsCommand: Command {
+    /// Runs with the words after the command's name, exactly as the system passed them.
+    static func run(words: [[UInt8]], output: Output) async -> ExitCode
 }
 
 /// The `truce` command-line tool, for an app that ships its own `truce`.
@@ -129,6 +139,7 @@ public enum CommandLineTool {
             output.error("unknown command '\(name)'; see '\(output.toolName) help'")
             return .badInput
         }
+        if let raw = command as? any RawWordsCommand.Type { return await raw.run(words: Array(words.dropFirst()), output: output) }
         do {
             let arguments = try Arguments.parse(
                 global + words.dropFirst(), options: command.options + [.store, .help],

@@ -3,11 +3,16 @@ import Truce
 
 struct MergeDriverCommand: Command {
     static let name = "merge-driver"
-    static let synopsis = "truce merge-driver [--resolver NAME] [--marker-size N] BASE CURRENT OTHER [PATH]"
+    static let synopsis =
+        "truce merge-driver [--resolver NAME] [--marker-size N] [--conflict-style STYLE] [-L CURRENT [-L BASE [-L OTHER]]] BASE CURRENT OTHER [PATH]"
     static let summary = "a git merge driver: merge OTHER into CURRENT against BASE, result in CURRENT; exit 0 clean, 1 conflicted"
     static let options: [Option] = [
         .value("--resolver", help: "structured, three-way or union (default: structured for .json and .plist PATHs, else three-way)"),
-        .value("--marker-size", help: "conflict markers N characters long (git's %L; default 7)"),
+        .value("--marker-size", help: "conflict markers at least N characters long (git's %L; default 7), longer than any such line in the files"),
+        .value(
+            "--conflict-style",
+            help: "merge, diff3 (the base's part in conflicts too) or zdiff3 (default: merge.conflictStyle of the repository here, else merge)"),
+        .value("-L", help: "a label for conflict markers, as in git merge-file: for CURRENT (git's %X), then BASE (%S), then OTHER (%Y)"),
     ]
 
     /// The resolvers a driver can run on plain files, outside any store.
@@ -22,28 +27,39 @@ struct MergeDriverCommand: Command {
         let paths = try [invocation.positional(0, "BASE"), invocation.positional(1, "CURRENT"), invocation.positional(2, "OTHER")]
         let path = invocation.arguments.positionals.count > 3 ? invocation.arguments.positionals[3] : nil
         let resolver = try chooseResolver(invocation.arguments.value("--resolver"), path: path ?? paths[1])
-        var markerSize = 7
+        var requestedSize = 7
         if let text = invocation.arguments.value("--marker-size") {
             guard let size = Int(text), (1...TextMerge.maximumMarkerSize).contains(size) else {
                 throw UsageError("--marker-size needs a whole number from 1 to \(TextMerge.maximumMarkerSize), not '\(text)'")
             }
-            markerSize = size
+            requestedSize = size
         }
+        let labels = invocation.arguments.all("-L")
+        guard labels.count <= 3 else { throw UsageError("too many labels: -L is given at most three times") }
+        let style = try conflictStyle(invocation.arguments.value("--conflict-style"))
         let (base, current, other) = (try readFile(paths[0]), try readFile(paths[1]), try readFile(paths[2]))
+
+        var markers = StructuredMerge.FileMarkers()
+        (markers.oursLabel, markers.baseLabel, markers.theirsLabel) = (
+            labels.count > 0 ? labels[0] : "ours", labels.count > 1 ? labels[1] : "base", labels.count > 2 ? labels[2] : "theirs"
+        )
+        markers.showsBase = style != .merge
+        // Markers that content could be taken for would make the result unreadable: longer ones then.
+        markers.size = TextMerge.markerSize(requestedSize, avoiding: [base, current, other])
 
         var result: (content: Data, conflicts: Int)?
         if resolver == .structured {
             do {
-                let merged = try StructuredMerge.mergeFiles(
-                    base: base, current: current, other: other, path: path ?? paths[1],
-                    markerSize: markerSize)
+                let merged = try StructuredMerge.mergeFiles(base: base, current: current, other: other, path: path ?? paths[1], markers: markers)
                 result = (merged.content, merged.conflictCount)
             } catch {
                 invocation.output.error("merge-driver: \(path ?? paths[1]): \(error.description); merged line by line instead")
             }
         }
         if result == nil {
-            var options = TextMergeOptions(markerSize: markerSize)
+            var options = TextMergeOptions(
+                style: style, markerSize: markers.size, oursLabel: markers.oursLabel, baseLabel: markers.baseLabel,
+                theirsLabel: markers.theirsLabel)
             if resolver == .union { options.favor = .union }
             guard let merged = try TextMerge.merge(base: base, ours: current, theirs: other, options: options) else {
                 invocation.output.error("merge-driver: \(path ?? paths[1]) is binary; the current file is kept")
@@ -51,12 +67,37 @@ struct MergeDriverCommand: Command {
             }
             result = (merged.content, merged.conflictCount)
         }
-        do {
-            try result!.content.write(to: URL(fileURLWithPath: paths[1]), options: .atomic)
-        } catch {
-            throw InputError("merge-driver: cannot write \(paths[1]): \(error.localizedDescription)")
+        // Unchanged bytes are not written again: the file git handed over is already the result.
+        if result!.content != current {
+            do {
+                try result!.content.write(to: URL(fileURLWithPath: paths[1]), options: .atomic)
+            } catch {
+                throw InputError("merge-driver: cannot write \(paths[1]): \(error.localizedDescription)")
+            }
         }
         return result!.conflicts == 0 ? .success : .needsPerson
+    }
+
+    /// `--conflict-style` when given, else `merge.conflictStyle` of the repository git runs the driver in (as git's own
+    /// merge reads it), else merge.
+    static func conflictStyle(_ given: String?) throws -> TextMergeOptions.ConflictStyle {
+        if let given {
+            guard let style = TextMergeOptions.ConflictStyle(rawValue: given) else {
+                throw UsageError("--conflict-style is merge, diff3 or zdiff3, not '\(given)'")
+            }
+            return style
+        }
+        let environment = GitEnvironment()
+        guard
+            let repository = try GitRepository.discover(
+                from: FileManager.default.currentDirectoryPath, gitDirectory: environment.gitDirectory,
+                ceilingDirectories: environment.ceilingDirectories)
+        else { return .merge }
+        do {
+            return try environment.conflictStyle(in: repository) ?? .merge
+        } catch {
+            throw InputError("merge-driver: \(error.message.replacingOccurrences(of: "\n", with: "; "))")
+        }
     }
 
     /// `--resolver` when given, else by PATH's extension: structured for `.json` and `.plist`, three-way otherwise.

@@ -80,6 +80,9 @@ struct ResolveCommand: Command {
                 if !invocation.wantsJSON {
                     invocation.output.out("dry run: \(resolver) would resolve \(key) into \(content.map { "\($0.count) bytes" } ?? "a deletion")")
                 }
+            case .nothingToResolve:
+                // resolveAll reports only documents it settled or that need a person.
+                break
             case .needsPerson(let points, let resolver, let reasons):
                 needsPerson = true
                 reports.append(ResolveReport(document: key, outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
@@ -87,8 +90,6 @@ struct ResolveCommand: Command {
                     invocation.output.out(
                         "\(key): needs a person (\(points.count) conflict points); see '\(invocation.output.toolName) conflicts \(key)'")
                 }
-            case .nothingToResolve:
-                break  // `resolveAll` reports only what it settled or left to a person.
             }
         }
         if invocation.wantsJSON { try invocation.output.json(reports) } else if results.isEmpty { invocation.output.out("no documents in conflict") }
@@ -121,6 +122,13 @@ struct ResolveCommand: Command {
                 output.out("dry run: \(resolver) would resolve \(key) into \(what); nothing was written")
             }
             return .success
+        case .nothingToResolve(let version):
+            if invocation.wantsJSON {
+                try output.json(ResolveReport(outcome: "nothingToResolve", version: version, state: version.isDeletion ? .deleted : .settled))
+            } else {
+                output.out("nothing to resolve: \(key) is \(version.isDeletion ? "deleted" : "settled") at \(version.id.hex)")
+            }
+            return .success
         case .needsPerson(let points, let resolver, let reasons):
             if invocation.wantsJSON {
                 try output.json(ResolveReport(outcome: "needsPerson", resolver: resolver, reasons: reasons, points: points))
@@ -130,18 +138,11 @@ struct ResolveCommand: Command {
                 let place = points.contains { $0.path != nil } ? "PATH" : "HUNK"
                 lines += [
                     "",
-                    "answer with: \(output.toolName) resolve \(key) --take \(place)=ours|theirs|base|both|VERSION|file:FILE ... or --content FILE",
+                    "answer with: \(output.toolName) resolve \(key) --take \(place)=ours|theirs|base|both|both-reversed|VERSION|file:FILE ... or --content FILE",
                 ]
                 output.out(lines.joined(separator: "\n"))
             }
             return .needsPerson
-        case .nothingToResolve(let state):
-            if invocation.wantsJSON {
-                try output.json(ResolveReport(outcome: "nothingToResolve", resolver: "", state: state))
-            } else {
-                output.out("nothing to resolve: \(key) is \(state)")
-            }
-            return .success
         }
     }
 
@@ -174,7 +175,8 @@ struct ResolveReport: Encodable {
     /// Set in `resolve --all`'s list, which reports many documents.
     var document: DocumentKey? = nil
     let outcome: String
-    let resolver: String
+    /// The resolver that settled it or asked for a person; absent when there was nothing to resolve.
+    var resolver: String? = nil
     var version: Version? = nil
     var state: DocumentState? = nil
     /// The content a dry run would write, when it is UTF-8 text.

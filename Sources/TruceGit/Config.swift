@@ -63,6 +63,18 @@ extension Repository {
         defer { git_config_free(local) }
         try check(git_config_set_string(local, name, value), "set \(name)")
     }
+
+    /// Removes every `name` line from the repository's own `config` file; nothing when it has none.
+    package func removeConfig(_ name: String) throws(GitError) {
+        var config: OpaquePointer?
+        try check(git_repository_config(&config, handle), "open configuration")
+        defer { git_config_free(config) }
+        var local: OpaquePointer?
+        try check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "open local configuration")
+        defer { git_config_free(local) }
+        let removed = git_config_delete_multivar(local, name, ".*")
+        if removed != GIT_ENOTFOUND.rawValue { try check(removed, "remove \(name)") }
+    }
 }
 
 extension Repository {

@@ -30,7 +30,7 @@ package final class Repository {
         keptCommitBytes += raw.count
     }
 
-    private init(handle: OpaquePointer, path: String, instrumentation: Instrumentation) {
+    init(handle: OpaquePointer, path: String, instrumentation: Instrumentation = Instrumentation()) {
         self.handle = handle
         self.path = path
         self.instrumentation = instrumentation
@@ -61,12 +61,13 @@ package final class Repository {
     ///
     /// libgit2 1.5.1 loops forever reading a truncated loose object; with the
     /// guard every read of one fails at once with an error naming it.
-    private func guardingLooseObjects() throws(GitError) -> Repository {
+    func guardingLooseObjects() throws(GitError) -> Repository {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }
-        // Above the pack (2) and loose (1) backends, so the guard sees every read first.
-        try check(truce_odb_add_loose_object_guard(odb, gitDirectory + "objects", nil, 3), "guard loose objects")
+        // Above the pack (2) and loose (1) backends, so the guard sees every read first. The objects of a linked
+        // worktree are in its common directory, which is the git directory itself for a store.
+        try check(truce_odb_add_loose_object_guard(odb, commonDirectory + "objects", nil, 3), "guard loose objects")
         return self
     }
 
@@ -100,4 +101,6 @@ package final class Repository {
 
     /// The repository's git directory as libgit2 resolved it, with a trailing slash.
     package var gitDirectory: String { String(cString: git_repository_path(handle)) }
+    /// Where the objects, refs and config shared by every worktree are (`gitDirectory` but for a linked worktree).
+    package var commonDirectory: String { String(cString: git_repository_commondir(handle)) }
 }

@@ -46,7 +46,7 @@ struct ArgumentBytesTests {
 
         // merge-file reads such names too, and prints what git prints for them.
         let args = ["-L", "current", "-L", "base", "-L", "other"] + Array(repeating: directory + #"/\377.txt"#, count: 3)
-        let merged = try truceWithRawBytes(["merge-file"] + args, store: store.path)
+        let merged = try truceWithRawBytes(["merge-file", "-p"] + args, store: store.path)
         let script = "exec git merge-file -p " + Self.shellWords(args)
         let oracle = try run("/bin/sh", ["-c", script])
         #expect(merged.status == 0 && oracle.status == 0, "\(merged.errorOutput) \(oracle.errorOutput)")

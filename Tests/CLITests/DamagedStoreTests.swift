@@ -63,7 +63,7 @@ import Testing
                 let ending = try #require(
                     try BackgroundProcess(arguments, store: target, input: .text("new\n")).wait(upTo: Self.damagedObjectDeadline),
                     "\(arguments) on a \(kind) cut to \(length) of \(whole.count) bytes ran past \(Self.damagedObjectDeadline)s")
-                let lines = ending.errorLines.filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
+                let lines = ending.errorLines
                 #expect(ending.status == 3, "\(arguments), \(kind) cut to \(length): exit \(ending.status) \(ending.errorOutput)")
                 #expect(
                     lines.count == 1 && lines[0].hasPrefix("truce: ") && lines[0].contains(object),

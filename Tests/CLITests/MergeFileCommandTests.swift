@@ -5,7 +5,7 @@ import Testing
 /// `truce merge-file` against `git merge-file -p` run on the same files with the same arguments.
 @Suite struct MergeFileCommandTests {
     /// Files with one conflict, two conflicts, a clean merge, CRLF and no final newline, marker-like content.
-    private static let fixtures: [String: String] = [
+    static let fixtures: [String: String] = [
         "base": "a\nb\nc\nd\ne\nf\ng\nh\ni\n",
         "current": "a\nB current\nc\nd\ne\nf\ng\nH current\ni\n",
         "other": "a\nB other\nc\nd\ne\nf\ng\nH other\ni\n",
@@ -19,7 +19,7 @@ import Testing
         "shared-other": "a\nsame start\nB other\nsame end\nc\nd\ne\nf\ng\nh\ni\n",
     ]
 
-    private static let triples: [[String]] = [
+    static let triples: [[String]] = [
         ["current", "base", "other"],
         ["one", "base", "other"],
         ["clean", "base", "current"],
@@ -33,7 +33,10 @@ import Testing
         ["-L", "mine"], ["-L", "mine", "-L", "ancestor"], ["--diff3", "-L", "mine", "-L", "ancestor", "-L", "yours"],
         ["--zdiff3", "-L", "", "-L", "base label", "-L", "x y"],
         ["--ours"], ["--theirs"], ["--union"], ["--diff3", "--union"],
-        ["--marker-size", "3"], ["--marker-size=12", "--diff3"], ["--marker-size", "0"],
+        ["--marker-size", "3"], ["--marker-size=12", "--diff3"], ["--marker-size", "0"], ["--marker-size=-4"], ["--no-marker-size"],
+        // git's parse-options: the last of a group wins, --no- undoes, flags bundle, values stick, long names abbreviate.
+        ["--diff3", "--zdiff3"], ["--zdiff3", "--no-zdiff3"], ["--ours", "--union"], ["--union", "--no-union"], ["-q"], ["--quiet"],
+        ["-Lmine", "-L", "ancestor"], ["-qLmine"], ["--the"], ["--zd", "--uni", "--marker=9"], ["--stdout"], ["--no-stdout", "-p"],
     ]
 
     @Test func printsWhatGitMergeFilePrints() async throws {
@@ -43,7 +46,8 @@ import Testing
         for files in Self.triples {
             for options in Self.optionSets {
                 let git = try await gitWithoutUserConfig(["merge-file", "-p"] + options + files, in: directory.path)
-                let ours = try await runAsync(truce, ["merge-file"] + options + files, directory: directory.path)
+                let ours = try await runAsync(
+                    truce, ["merge-file", "-p"] + options + files, environment: Self.isolated(directory.path), directory: directory.path)
                 #expect(git.stderr.isEmpty, "git \(options) \(files): \(git.errorOutput)")
                 #expect(ours.stdout == git.stdout, "\(options) \(files):\ngit:   \(git.stdout.escaped)\ntruce: \(ours.stdout.escaped)")
                 #expect(ours.status == git.status, "\(options) \(files): exit \(ours.status), git \(git.status)")
@@ -65,45 +69,14 @@ import Testing
                 directory.write(Data(text.utf8), to: side)
             }
             let git = try await gitWithoutUserConfig(["merge-file", "-p"] + files, in: directory.path)
-            let ours = try await runAsync(truce, ["merge-file"] + files, directory: directory.path)
+            let ours = try await runAsync(truce, ["merge-file", "-p"] + files, directory: directory.path)
             #expect(git.status == Int32(min(count, 127)))
             #expect(ours.status == git.status)
             #expect(ours.stdout == git.stdout)
         }
     }
 
-    @Test func anUnreadableFileExitsWithStatus2AndOneLine() async throws {
-        let directory = Self.writeFixtures()
-        let truce = try Self.builtTruce()
-        try FileManager.default.createDirectory(atPath: directory.file("folder"), withIntermediateDirectories: true)
-        for files in [["current", "missing", "other"], ["folder", "base", "other"], ["current", "base", "-"]] {
-            let result = try await runAsync(truce, ["merge-file"] + files, directory: directory.path)
-            let lines = result.errorOutput.split(separator: "\n")
-            #expect(result.status == 2, "\(files)")
-            #expect(lines.count == 1, "\(files): \(lines)")
-            #expect(result.stdout.isEmpty)
-        }
-        directory.write(Data([0x61, 0x00, 0x62, 0x0A]), to: "binary")
-        let binary = try await runAsync(truce, ["merge-file", "current", "binary", "other"], directory: directory.path)
-        #expect(binary.status == 2)
-        #expect(binary.errorOutput.split(separator: "\n").count == 1)
-    }
-
-    @Test func badUsageExitsWithStatus2() async throws {
-        let directory = Self.writeFixtures()
-        let truce = try Self.builtTruce()
-        for arguments in [
-            ["current", "base"], ["current", "base", "other", "extra"],
-            ["-L", "1", "-L", "2", "-L", "3", "-L", "4", "current", "base", "other"],
-            ["--marker-size", "seven", "current", "base", "other"],
-        ] {
-            let result = try await runAsync(truce, ["merge-file"] + arguments, directory: directory.path)
-            #expect(result.status == 2, "\(arguments)")
-            #expect(result.errorOutput.split(separator: "\n").count == 1, "\(arguments)")
-        }
-    }
-
-    private static func writeFixtures() -> TemporaryDirectory {
+    static func writeFixtures() -> TemporaryDirectory {
         let directory = TemporaryDirectory("truce-merge-file")
         for (name, text) in fixtures {
             directory.write(Data(text.utf8), to: name)
@@ -111,8 +84,16 @@ import Testing
         return directory
     }
 
+    /// The environment both run in: no system or user config, no repository found above the test's directory.
+    static func isolated(_ directory: String) -> [String: String] {
+        [
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
+            "GIT_CEILING_DIRECTORIES": URL(fileURLWithPath: directory).deletingLastPathComponent().path,
+        ]
+    }
+
     /// The `truce` built next to the test bundle, or in the package's default build directory.
-    private static func builtTruce() throws -> String {
+    static func builtTruce() throws -> String {
         try #require(FileManager.default.isExecutableFile(atPath: truceExecutable), "the truce executable was not built")
         return truceExecutable
     }

@@ -242,6 +242,7 @@ struct ResolveCommandTests {
             words: ["resolve", key, "--take", "H1=file:/nonexistent/answer", "--take", "H2=ours"],
             message: "cannot read '/nonexistent/answer': no such file"),
         BadInput(words: ["resolve", "settled.md", "--take", "H1=ours"], message: "'settled.md' is not in conflict"),
+        BadInput(words: ["resolve", "settled.md", "--content", "$FILE"], message: "'settled.md' is not in conflict"),
         BadInput(words: ["resolve", "missing.md"], message: "no document 'missing.md'"),
         BadInput(words: ["resolve", key, "--take", "H1=ours", "--content", "$FILE"], message: "give only one of --take, --content and --delete"),
         BadInput(words: ["resolve", key, "--content", "$FILE", "--delete"], message: "give only one of --take, --content and --delete"),
@@ -415,11 +416,11 @@ extension CLIStore {
 }
 
 /// What `git merge-file -p current base other` prints for these bytes, with no user config that could change it.
-func gitMergeFile(current: Data, base: Data, other: Data) throws -> ProcessResult {
+func gitMergeFile(current: Data, base: Data, other: Data, options: [String] = []) throws -> ProcessResult {
     let directory = TemporaryDirectory("truce-merge-oracle")
     let files = [directory.write(current, to: "current"), directory.write(base, to: "base"), directory.write(other, to: "other")]
     return try run(
-        "/usr/bin/env", ["git", "merge-file", "-p"] + files,
+        "/usr/bin/env", ["git", "merge-file", "-p"] + options + files,
         environment: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"])
 }
 

@@ -96,9 +96,9 @@ struct StructuredCommandTests {
         let broken = try CLIStore()
         try broken.writeAttributes("*.json merge=structured\n")
         _ = try broken.gitInStore("config", "resolver.structured.fallback", "list-conflicts")
-        try broken.saveConflict("b.json", base: .text("{}"), heads: [("laptop", .text("{\"a\": 1, \"a\": 2}")), ("phone", .text("{\"a\": 3}"))])
+        try broken.saveConflict("b.json", base: .text("{}"), heads: [("laptop", .text("{\"a\": 1,}")), ("phone", .text("{\"a\": 3}"))])
         let why = try broken.run("explain", "b.json")
         #expect(why.output.contains("passed: structured: version "), "\(why.output)")
-        #expect(why.output.contains("duplicate key \"a\""), "\(why.output)")
+        #expect(why.output.contains("is not valid JSON: expected a member name in quotes"), "\(why.output)")
     }
 }

@@ -32,6 +32,17 @@ extension TestStore {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path + "/info/attributes"))
     }
 
+    /// Removes the fsync lines a store's config gets at creation (`core.fsync`, `core.fsyncMethod`), whatever it holds.
+    public func unsetFsyncConfig() throws {
+        for name in ["core.fsync", "core.fsyncMethod"] {
+            // git config exits 5 when there was nothing to remove.
+            let result = try TestSupport.git(["-C", path, "config", "--unset-all", name])
+            guard [0, 5].contains(result.status) else {
+                throw GitCommandFailed(arguments: ["config", "--unset-all", name], stderr: result.errorOutput)
+            }
+        }
+    }
+
     /// Sets `name = value` in the store's config with the real git.
     public func setConfig(_ name: String, _ value: String) throws {
         _ = try git("config", name, value)

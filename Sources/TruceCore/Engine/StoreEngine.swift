@@ -76,8 +76,8 @@ extension StoreEngine {
             let repository = try Repository.createBare(at: path)
             // Every ref update is audited in the reflog; bare repositories keep none by default.
             try repository.setConfig("core.logAllRefUpdates", to: "always")
-            // Acknowledged saves must survive power loss.
-            try repository.setConfig("core.fsyncObjectFiles", to: "true")
+            // Acknowledged saves must survive power loss, git's writes into the store too.
+            try DurabilityConfig.write(in: repository)
             // Names this replica's manifest on the hubs it syncs with.
             try repository.setConfig(replicaConfigName, to: newReplicaID())
             try writeAttributesTemplate(in: repository.gitDirectory)
@@ -114,6 +114,7 @@ extension StoreEngine {
         guard entries.contains(where: { $0.isLocal && $0.name == formatConfigName }) else {
             throw .notAStore(path, reason: "it is a git repository without '\(formatConfigName)' in its config")
         }
+        DurabilityConfig.upgrade(repository, entries: entries)
         // The last one wins, as in git; a value git would not read as a boolean is refused, not taken for false.
         let saveLog = entries.last { $0.isLocal && $0.name == saveLogConfigName }
         if let saveLog, saveLog.boolValue == nil {

@@ -8,8 +8,8 @@ public enum ResolveResult: Sendable {
     case needsPerson([ConflictPoint], resolver: String, reasons: [String])
     /// `dryRun`: the resolver settled it, but nothing was written.
     case wouldResolve(content: Data?, resolver: String)
-    /// The document is not in conflict (settled or deleted, its state given) and has no heads to merge: nothing was written.
-    case nothingToResolve(DocumentState)
+    /// The document was settled already (one head, this version, content or a deletion): nothing was written.
+    case nothingToResolve(Version)
 
     /// The resolution written, for `.resolved`; nil when nothing was written.
     public var version: Version? {

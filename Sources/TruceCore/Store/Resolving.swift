@@ -228,7 +228,7 @@ extension DocumentStore {
         let versions = try versions(of: key)
         guard versions.state == .inConflict else {
             guard versions.current != nil else { throw .documentNotFound(key) }
-            guard let identical = try identicalContentSettlement(versions) else { return .nothingToResolve(versions.state) }
+            guard let identical = try identicalContentSettlement(versions) else { return .nothingToResolve(versions.current!) }
             if dryRun { return .wouldResolve(content: identical.conflict.current.content, resolver: identical.resolver) }
             return try write(identical.conflict, settlement: identical.settlement, resolver: identical.resolver, device: device)
         }

@@ -128,7 +128,7 @@ import Testing
                         while true {
                             let result = try await runAsync(truceExecutable, arguments, input: input)
                             switch result.status {
-                            case 0 where result.output.hasPrefix("nothing to resolve"):
+                            case 0 where result.output.hasPrefix("nothing to resolve: \(document) "):
                                 break
                             case 0:
                                 guard let id = Reliability.resolutionID(result.output) else {
@@ -144,8 +144,6 @@ import Testing
                                 input = Self.content(writer: 0, save: -1)
                                 answered = true
                                 continue
-                            case 2 where result.errorLines == ["truce: '\(document)' is not in conflict"]:
-                                break
                             default:
                                 if Reliability.isBusy(status: result.status, errorLines: result.errorLines) {
                                     outcome.busyOthers += 1

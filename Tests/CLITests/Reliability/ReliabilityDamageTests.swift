@@ -94,7 +94,7 @@ import Testing
             let ending = try BackgroundProcess(command, store: store, input: .text("new\n")).wait(upTo: 10)
             let situation = "seed \(seed) iteration \(iteration): \(command) with \(object) cut to \(length) of \(whole.count) bytes"
             let finished = try #require(ending, "\(situation) ran past 10 seconds")
-            let lines = finished.errorLines.filter { !$0.contains("core.fsyncObjectFiles is deprecated") }
+            let lines = finished.errorLines
             #expect(
                 finished.status == 0 || (finished.status == 3 && lines.count == 1 && lines[0].contains(object)),
                 "\(situation): exit \(finished.status) \(lines)")

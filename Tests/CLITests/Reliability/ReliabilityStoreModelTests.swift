@@ -172,28 +172,34 @@ import Testing
                 let result = try truce(
                     ["resolve", document, "--resolver", "overwrite-with-current", "--device", "resolver"],
                     store: model.stores[store].path)
-                // Resolving is idempotent: one head is nothing to resolve, several equal heads merge into one version.
                 guard model.distinct(heads).count > 1 else {
+                    // No conflict: an absent document is bad input; one head is nothing to resolve; equal heads merge
+                    // into one version (identical-content), as resolve --all merges them.
                     if heads.isEmpty {
                         if result.status != 2 || result.errorLines.count != 1 {
                             problems.append("\(context): resolve of an absent document exited \(result.status): \(result.errorOutput)")
                         }
+                        counts["resolve refused", default: 0] += 1
                     } else if heads.count == 1 {
-                        if result.status != 0 || !result.output.hasPrefix("nothing to resolve") {
+                        if result.status != 0 || !result.output.hasPrefix("nothing to resolve: \(document) ") || !result.errorLines.isEmpty {
                             problems.append(
-                                "\(context): resolve of a settled document exited \(result.status): \(result.output)\(result.errorOutput)")
+                                "\(context): resolve of a settled document exited \(result.status): \(result.output) \(result.errorOutput)")
                         }
-                    } else if result.status == 0, let id = Reliability.resolutionID(result.output) {
+                        counts["resolve settled", default: 0] += 1
+                    } else {
+                        guard result.status == 0, let id = Reliability.resolutionID(result.output), result.output.contains("identical-content") else {
+                            problems.append(
+                                "\(context): resolve of \(heads.count) equal heads exited \(result.status): \(result.output) \(result.errorOutput)")
+                            break
+                        }
+                        let current = model.current(of: heads)!
                         let written = try Self.readVersion(id, of: document, in: model.stores[store].path)
-                        if Set(written.parents) != heads || written.parents.first != model.current(of: heads)!.id {
-                            problems.append("\(context): \(id) merged \(written.parents) where the equal heads are \(heads.sorted())")
+                        if written.parents.first != current.id || Set(written.parents) != heads || written.content != current.content {
+                            problems.append("\(context): identical-content resolution \(id) has parents \(written.parents), heads \(heads.sorted())")
                         }
                         model.add(written, to: store)
-                    } else {
-                        problems.append(
-                            "\(context): resolve of \(heads.count) equal heads exited \(result.status): \(result.output)\(result.errorOutput)")
+                        counts["resolve equal heads", default: 0] += 1
                     }
-                    counts["resolve with nothing to decide", default: 0] += 1
                     break
                 }
                 guard result.status == 0, let id = Reliability.resolutionID(result.output) else {

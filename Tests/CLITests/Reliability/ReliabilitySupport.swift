@@ -29,8 +29,7 @@ enum Reliability {
     /// What `git fsck --strict` finds wrong in `store`: empty when it exits 0 and says nothing but notices.
     ///
     /// Dangling objects (an unacknowledged save a kill cut short) are not
-    /// problems; git's own deprecation warning for `core.fsyncObjectFiles`,
-    /// which every store sets on purpose, is not either.
+    /// problems; any other line git prints is.
     static func fsckProblems(_ store: String) throws -> [String] {
         let result = try git(["-C", store, "fsck", "--strict", "--no-dangling", "--no-progress"])
         var problems = result.errorLines.filter { !$0.hasPrefix("notice: HEAD points to an unborn branch") }

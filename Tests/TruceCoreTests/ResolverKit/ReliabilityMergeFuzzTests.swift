@@ -12,7 +12,7 @@ import TruceCore
 /// CRLF, mixed or bare-CR line ends, missing final newlines, and NUL bytes.
 /// A NUL in the first 8000 bytes makes an input binary: git then prints
 /// nothing and exits 255 with "Cannot merge binary files", `TextMerge`
-/// returns nil and `truce merge-file` exits 2 with one line on stderr. A NUL
+/// returns nil and `truce merge-file` prints git's line and exits 255. A NUL
 /// further on is text to both. `truce merge-file` itself runs on every binary
 /// case and on a sample of the others. 2,000 cases in CI, 20,000 with `HEAVY=1`;
 /// `RELIABILITY_SEED` picks another seed.
@@ -65,20 +65,21 @@ import TruceCore
             mismatches.isEmpty,
             "\(mismatches.count) of \(count) merges differ from git (seed \(seed)):\n\(mismatches.prefix(5).joined(separator: "\n"))")
 
-        // The command line on every binary case and on a sample of the rest: git's output and exit status, or one line and exit 2.
+        // The command line on every binary case and on a sample of the rest: git's output, messages and exit status.
         let sample = cases.filter { gitResults[$0.index].status == 255 || $0.index % 40 == 0 }
         let cliResults = try await concurrently(sample.indices, width: 2) { index in
             try await runAsync(
-                truceExecutable, ["merge-file"] + sample[index].optionArguments + ["ours", "base", "theirs"],
+                truceExecutable, ["merge-file", "-p"] + sample[index].optionArguments + ["ours", "base", "theirs"],
                 directory: directory.file("\(sample[index].index)"))
         }
         var cliMismatches: [String] = []
         for (fuzz, truce) in zip(sample, cliResults) {
             let git = gitResults[fuzz.index]
             if git.status == 255 {
-                let line = truce.errorLines.first ?? ""
-                if truce.status != 2 || truce.errorLines.count != 1 || !line.hasPrefix("truce: cannot merge") || !truce.stdout.isEmpty {
-                    cliMismatches.append("\(fuzz): binary input, truce exited \(truce.status) with stderr \(truce.errorOutput.debugDescription)")
+                if truce.status != 255 || truce.errorOutput != git.errorOutput || !truce.stdout.isEmpty {
+                    cliMismatches.append(
+                        "\(fuzz): binary input, truce exited \(truce.status) with stderr \(truce.errorOutput.debugDescription), git \(git.errorOutput.debugDescription)"
+                    )
                 }
             } else if truce.stdout != git.stdout || truce.status != git.status || !truce.stderr.isEmpty {
                 cliMismatches.append(

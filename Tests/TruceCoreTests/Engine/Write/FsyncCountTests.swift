@@ -58,6 +58,25 @@ struct FsyncCountTests {
         for key in keys { #expect(try test.store.contents(of: key) == .text("second \(key)\n")) }
     }
 
+    /// libgit2 fsyncs the refs and reflogs a save writes because Truce tells it to for the whole process, not because
+    /// of a line in the store's config: none of a store's config lines is one libgit2 reads for that (the deprecated
+    /// `core.fsyncObjectFiles` was, and stores lose it when opened).
+    @Test func aSaveFsyncsItsRefsAndReflogsWithoutAnyFsyncLineInTheConfig() throws {
+        let test = try TestStore()
+        try test.unsetFsyncConfig()
+        let store = try DocumentStore.open(at: test.path)
+        try store.save(.text("warm-up\n"), to: "warm-up.txt", device: "laptop")
+        // A document's head ref and the journal's, each with its directory; their reflogs likewise.
+        for (directory, least) in [("refs", 4), ("logs", 4)] {
+            for round in 0..<3 {
+                let count = try Self.fsyncs(under: test.path + "/" + directory) {
+                    try store.save(.text("\(directory) \(round)\n"), to: DocumentKey("docs/\(round).txt"), device: "laptop")
+                }
+                #expect(count >= least, "a save fsynced \(count) files under \(directory)/")
+            }
+        }
+    }
+
     @Test func aBatchStaysWithinItsPromisedFsyncs() throws {
         let test = try TestStore()
         let saves = try (0..<Self.batchVersions).map {

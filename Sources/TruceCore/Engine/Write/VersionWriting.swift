@@ -5,7 +5,8 @@ internal import TruceGit
 extension WriteTransaction {
     /// Writes `content` (nil: a deletion) as a new version of `key` based on `base` (nil: the current version), and
     /// commits; returns the version with the document's state after it, and the change with the states around it.
-    mutating func save(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date) throws
+    /// A restore names the dropped value it brings back (`Restores-Dropped:`).
+    mutating func save(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date, restoring: RestoredDrop? = nil) throws
         -> (result: SaveResult, event: DocumentStateChange)
     {
         let before = try versions(of: key)
@@ -21,7 +22,8 @@ extension WriteTransaction {
             if parent.isDeletion { throw TruceError.alreadyDeleted(key, version: parent.id) }
         }
         let kind: VersionMessage.Kind = content == nil ? .delete : .save
-        let message = VersionMessage(kind: kind, key: key.rawValue, device: author)
+        var message = VersionMessage(kind: kind, key: key.rawValue, device: author)
+        message.restoresDropped = restoring
         let tree = try writeTree(holding: content, at: key)
         let signature = Signature(device: author, date: date)
         let committer = Signature(device: author, date: Date())

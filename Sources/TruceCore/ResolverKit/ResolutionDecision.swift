@@ -6,7 +6,7 @@ import Foundation
 /// the store writes them into the resolution commit's message, where `git
 /// show` reads them, and ``DocumentStore/review(_:since:resolver:)`` lists
 /// them so that a person can bring a dropped value back
-/// (``DocumentStore/restore(_:device:)``). A decision is a record, not an
+/// (``DocumentStore/restore(_:registry:device:)``). A decision is a record, not an
 /// instruction: it never changes what the resolution holds.
 ///
 /// ```swift

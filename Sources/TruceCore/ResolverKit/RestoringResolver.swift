@@ -1,6 +1,6 @@
 import Foundation
 
-/// A resolver that can put back, at one place, a value it dropped: what ``DocumentStore/restore(_:device:)`` asks
+/// A resolver that can put back, at one place, a value it dropped: what ``DocumentStore/restore(_:registry:device:)`` asks
 /// of it for a decision at a `point`.
 ///
 /// A decision about the whole document needs no resolver: the store brings

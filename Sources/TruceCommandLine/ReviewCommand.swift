@@ -39,10 +39,12 @@ struct ReviewCommand: Command {
         return .success
     }
 
-    /// `<resolution>  <date>  <resolver>  <who ran it>  <key>`, then each decision and its values.
+    /// `<resolution>  <date>  <resolver>  <who ran it here, or "received">  <key>`, then each decision and its values.
     private static func print(_ reviewed: ReviewedResolution, _ output: Output) {
         let version = reviewed.resolution
-        var heading = "\(version.id.hex)  \(ISO8601.format(version.modificationDate))  \(reviewed.resolver)  \(reviewed.author)  \(reviewed.key)"
+        // A resolution a sync brought is journaled under its commit's author, the resolver: who ran it is not known here.
+        let runBy = reviewed.author.utf8.elementsEqual(reviewed.resolver.utf8) ? "received" : visible(reviewed.author)
+        var heading = "\(version.id.hex)  \(ISO8601.format(version.modificationDate))  \(reviewed.resolver)  \(runBy)  \(reviewed.key)"
         if reviewed.decisions.isEmpty, reviewed.problem == nil, reviewed.unlistedDecisions == 0 { heading += "  (nothing dropped)" }
         output.out(heading)
         if let problem = reviewed.problem { output.out("  \(problem)") }

@@ -43,6 +43,15 @@ struct ReviewCommandTests {
         #expect(!result.stdout.contains(0x1B) && !result.stdout.contains(0x07))
     }
 
+    @Test func aResolutionASyncBroughtIsListedAsReceived() throws {
+        let (store, _, resolution) = try Self.resolvedStore()
+        let other = try CLIStore()
+        #expect(try other.run("sync", store.path).status == 0)
+        let lines = try other.run("review").output.split(separator: "\n")
+        #expect(lines.first == "\(resolution)  2026-11-30T11:00:00Z  last-writer-wins  received  settings.json")
+        #expect(lines.count == 8, "the same decisions as where it was made")
+    }
+
     @Test func restoreBringsAValueBackAndReviewShowsItRestored() throws {
         let (store, conflict, _) = try Self.resolvedStore()
         let restored = try store.run("review", "settings.json", "--restore", "/theme", "--device", "me")
@@ -59,6 +68,16 @@ struct ReviewCommandTests {
         let again = try store.run("review", "settings.json", "--restore", "/theme@\(conflict.heads[0].prefix(8))")
         #expect(again.status == 0 && again.output == "nothing to restore: the current version of settings.json already holds that value\n")
         #expect(try store.gitInStore("fsck", "--strict", "--no-dangling").status == 0)
+    }
+
+    @Test func aValueThatNoLongerFitsIsRefusedAndNothingIsWritten() throws {
+        let (store, _, _) = try Self.resolvedStore()
+        try store.save("settings.json", "[1, 2]")
+        let before = snapshot(ofStore: store.path)
+        let result = try store.run("review", "settings.json", "--restore", "/theme")
+        #expect(result.status == 2 && result.errorLines.count == 1, "\(result.errorOutput)")
+        #expect(result.errorLines.first?.hasPrefix("truce: cannot restore in 'settings.json': last-writer-wins could not put back") == true)
+        #expect(snapshot(ofStore: store.path) == before)
     }
 
     @Test func jsonListsTheResolutionsDecisionsAndDroppedValues() throws {

@@ -5,7 +5,8 @@ import Foundation
 public struct ReviewedResolution: Sendable, Encodable {
     /// The resolution version (``Version/resolvedBy`` names the resolver; its parents are the heads it settled).
     public let resolution: Version
-    /// The device that ran it, as this store's change journal recorded it (a replica's device for one a sync brought).
+    /// The device that ran it here, as this store's change journal recorded it; for one a sync brought, which records
+    /// no device (replicas agree on the commit, not on who ran it), the resolver's name.
     public let author: String
     /// What it kept and dropped, per place, as its commit records them: empty for a resolution that dropped
     /// nothing (a clean three-way merge) or made by a release that did not record decisions.

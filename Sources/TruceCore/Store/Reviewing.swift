@@ -58,7 +58,7 @@ extension DocumentStore {
         } else {
             content = droppedSide.content
         }
-        if content == current.content && current.version.isDeletion == (content == nil) { return nil }
+        if content == current.content { return nil }
         let restore = RestoredDrop(resolution: resolution.id, version: droppedSide.version.id, point: decision.point)
         return try transacting(.packed) { transaction in
             try transaction.save(content, to: key, base: current.version.id, author: author, date: Date(), restoring: restore).result
@@ -85,19 +85,27 @@ extension DocumentStore {
         }
         let options = choice.options[name] ?? ResolverOptions(resolverName: name)
         let tips = [current.version.id]
-        let content = try await Deadline.running(name, timeout: choice.timeout(of: name)) { [self] deadline in
-            let context = ResolutionContext(
-                options: options, deadline: deadline,
-                history: { [self] (limit: Int) async throws(TruceError) -> [Version] in
-                    try withEngine { try $0.history(from: tips, of: key, limit: limit) }
-                },
-                content: { [self] (version: Version) async throws(TruceError) -> Data? in
-                    guard version.key == key else {
-                        throw TruceError.versionOfAnotherDocument(version.id, requested: key, actual: version.key.rawValue)
-                    }
-                    return try contents(of: version)
-                })
-            return try await restorer.restoring(point, from: dropped, into: current, context: context)
+        let content: Data?
+        do {
+            content = try await Deadline.running(name, timeout: choice.timeout(of: name)) { [self] deadline in
+                let context = ResolutionContext(
+                    options: options, deadline: deadline,
+                    history: { [self] (limit: Int) async throws(TruceError) -> [Version] in
+                        try withEngine { try $0.history(from: tips, of: key, limit: limit) }
+                    },
+                    content: { [self] (version: Version) async throws(TruceError) -> Data? in
+                        guard version.key == key else {
+                            throw TruceError.versionOfAnotherDocument(version.id, requested: key, actual: version.key.rawValue)
+                        }
+                        return try contents(of: version)
+                    })
+                return try await restorer.restoring(point, from: dropped, into: current, context: context)
+            }
+        } catch {
+            if ResolverChain.isStoreProblem(error) { throw error }
+            // Not a store that failed: the document no longer has a shape the value fits, or the resolver gave up.
+            let reason = if case .resolverFailed(_, let reason) = error { reason } else { error.errorDescription ?? "\(error)" }
+            throw .nothingToRestore(key, reason: "\(name) could not put back the value at \(TruceError.quoted(point)): \(reason)")
         }
         if let content, let problem = OutputValidation.problem(with: content, for: key) {
             throw .resolverFailed(name, reason: "putting back \(TruceError.quoted(point)) gave content that is \(problem); nothing was written")

@@ -15,11 +15,10 @@ extension StoreEngine {
         var listed: [VersionID: Int] = [:]
         var reviewedKeys = Set<DocumentKey>()
         for change in changes where key == nil || change.key == key {
-            // A version pruned since (a reopened resolution, say) is simply gone.
-            guard try repository.containsCommit(change.version.objectID) else { continue }
             switch change.kind {
             case .resolution:
-                guard listed[change.version] == nil else { continue }
+                // A version pruned since (a reopened resolution, say) is simply gone.
+                guard listed[change.version] == nil, try repository.containsCommit(change.version.objectID) else { continue }
                 let commit = try repository.readCommit(change.version.objectID)
                 let version = try readVersion(commit, of: change.key)
                 guard let by = version.resolvedBy, by != DocumentStore.personResolverName,
@@ -29,7 +28,7 @@ extension StoreEngine {
                 reviewedKeys.insert(change.key)
                 reviewed.append(ReviewedResolution(resolution: version, author: change.author, section: DecisionsSection.reading(commit.message)))
             case .save, .delete:
-                guard reviewedKeys.contains(change.key),
+                guard reviewedKeys.contains(change.key), try repository.containsCommit(change.version.objectID),
                     let restore = VersionMessage(parsing: try repository.readCommit(change.version.objectID).message)?.restoresDropped,
                     let index = listed[restore.resolution], reviewed[index].key == change.key
                 else { continue }

@@ -10,7 +10,11 @@ import TruceCore
 /// appears: the current version's records in its order, then each conflict
 /// version's new ones in head order. Keys ending in `.jsonl` or `.ndjson` are
 /// JSON Lines; any other key is a JSON array.
-public struct Deduplicate: Resolver {
+///
+/// Where records with one key differ, it records a decision at
+/// `<key field>=<key value as JSON>` (`uuid="7f3c"`): the record kept and each
+/// one merged away, which `restoring(_:from:into:context:)` can put back.
+public struct Deduplicate: RestoringResolver {
     /// Which of several records with the same key stays.
     enum KeepRule: Sendable, Equatable {
         /// The record whose canonical JSON (keys sorted) sorts first: needs no field, and every replica picks alike.
@@ -47,15 +51,51 @@ public struct Deduplicate: Resolver {
         }
         let collections = try conflict.heads.map { try RecordCollection($0, key: conflict.key) }
         var order: [String] = []
-        var groups: [String: [Record]] = [:]
-        for record in collections.flatMap(\.records) {
-            // A record without the key field can only collapse with an identical one.
-            let identity = record.fields[field].map { "k" + Record.canonical($0) } ?? "r" + record.canonical
-            if groups[identity] == nil { order.append(identity) }
-            groups[identity, default: []].append(record)
+        var groups: [String: [(record: Record, version: Version)]] = [:]
+        for (head, collection) in zip(conflict.heads, collections) {
+            for record in collection.records {
+                // A record without the key field can only collapse with an identical one.
+                let identity = record.fields[field].map { "k" + Record.canonical($0) } ?? "r" + record.canonical
+                if groups[identity] == nil { order.append(identity) }
+                groups[identity, default: []].append((record, head.version))
+            }
         }
-        let kept = order.map { identity in groups[identity]!.min { rule.prefers($0, over: $1) }! }
-        return .resolved(content: try collections[0].serialized(kept))
+        let kept = order.map { identity in groups[identity]!.min { rule.prefers($0.record, over: $1.record) }! }
+        for (identity, stays) in zip(order, kept) where identity.hasPrefix("k") {
+            // Each distinct record merged away, from the first head that holds it.
+            var seen: Set<String> = [stays.record.canonical]
+            let dropped = groups[identity]!.filter { seen.insert($0.record.canonical).inserted }
+            guard !dropped.isEmpty else { continue }
+            func value(_ entry: (record: Record, version: Version)) -> ResolutionDecision.Value {
+                ResolutionDecision.Value(entry.version, content: Data(entry.record.canonical.utf8))
+            }
+            context.record(
+                ResolutionDecision(point: field + "=" + identity.dropFirst(), rule: rule.description, kept: value(stays), dropped: dropped.map(value))
+            )
+        }
+        return .resolved(content: try collections[0].serialized(kept.map(\.record)))
+    }
+
+    /// Puts back the record with the decision's key that the dropped head held, in place of the current one (added
+    /// at the end when the current version has none).
+    public func restoring(_ point: String, from dropped: ConflictSet.Side, into current: ConflictSet.Side, context: ResolutionContext)
+        async throws -> Data?
+    {
+        let (field, _) = try settings(context.options)
+        let prefix = field + "="
+        guard point.utf8.starts(with: prefix.utf8) else {
+            throw TruceError.resolverFailed(name, reason: "\(point) is not a record of key \(field), which resolver.deduplicate.key names now")
+        }
+        let identity = String(Substring(point.utf8.dropFirst(prefix.utf8.count)))
+        func hasIdentity(_ record: Record) -> Bool { record.fields[field].map { Record.canonical($0) == identity } ?? false }
+        let key = current.version.key
+        guard let restored = try RecordCollection(dropped, key: key).records.first(where: hasIdentity) else {
+            throw TruceError.resolverFailed(name, reason: "version \(dropped.version.id.short) holds no record \(point)")
+        }
+        let collection = try RecordCollection(current, key: key)
+        var records = collection.records
+        if let index = records.firstIndex(where: hasIdentity) { records[index] = restored } else { records.append(restored) }
+        return try collection.serialized(records)
     }
 
     func settings(_ options: ResolverOptions) throws(TruceError) -> (key: String, keep: KeepRule) {
@@ -68,7 +108,16 @@ public struct Deduplicate: Resolver {
     }
 }
 
-extension Deduplicate.KeepRule {
+extension Deduplicate.KeepRule: CustomStringConvertible {
+    /// The rule in words, as a decision records it.
+    var description: String {
+        switch self {
+        case .smallestKey: "the record whose canonical JSON sorts first stays"
+        case .latest(let field): "the record with the latest \(field) stays"
+        case .smallest(let field): "the record with the smallest \(field) stays"
+        }
+    }
+
     /// True when `lhs` stays rather than `rhs`; ties on the field fall back to the smallest canonical record.
     func prefers(_ lhs: Record, over rhs: Record) -> Bool {
         switch self {

@@ -81,6 +81,18 @@ struct KeyedDocument {
         }
     }
 
+    /// A value as people read it in a decision: compact JSON with sorted keys (`"dark"`, `{"a":1}`), or for a
+    /// property-list value JSON cannot hold (data, a date), its XML; nil when there is no value.
+    static func text(of value: Any?, kind: Kind) -> Data? {
+        guard let value else { return nil }
+        if JSONSerialization.isValidJSONObject([value]),
+            let data = try? JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys, .withoutEscapingSlashes])
+        {
+            return Data(data.dropFirst().dropLast())
+        }
+        return try? PropertyListSerialization.data(fromPropertyList: value, format: .xml, options: 0)
+    }
+
     /// The parser's own words, when it gave any, after a colon.
     private static func detail(_ error: Error) -> String {
         guard let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String, !text.isEmpty else { return "" }

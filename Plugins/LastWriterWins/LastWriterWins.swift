@@ -3,13 +3,18 @@ import TruceCore
 
 /// The latest author date wins, ties broken alike on every replica; with `granularity = key`, key by key.
 ///
+/// It records what it dropped: with `document`, every other head whole; with
+/// `key`, per key that several heads changed differently, the value kept and
+/// the values replaced (places are JSON Pointers, `/theme`), which
+/// `restoring(_:from:into:context:)` can put back one at a time.
+///
 /// Options (`resolver.last-writer-wins.<option>`): `granularity` is
 /// `document` (default: the latest head wins whole) or `key` (JSON objects and
 /// property-list dictionaries merged top-level key by key against the base,
 /// the iCloud key-value store's rule). "Latest" is the store's current-version
 /// rule (the later author date, on a tie the larger version id), so the head
 /// kept whole is always the current version.
-public struct LastWriterWins: Resolver {
+public struct LastWriterWins: RestoringResolver {
     /// What one decision covers.
     enum Granularity: String, Sendable, CaseIterable {
         /// The whole document: the latest head is kept as it is.
@@ -29,14 +34,41 @@ public struct LastWriterWins: Resolver {
     public func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome {
         switch try context.options.choice("granularity", default: Granularity.document) {
         case .document:
-            return .kept(Self.latest(conflict.heads).version.id)
+            let latest = Self.latest(conflict.heads).version
+            context.record(
+                .wholeDocument(rule: Self.rule, kept: latest, dropped: conflict.heads.map(\.version).filter { $0.id != latest.id }))
+            return .kept(latest.id)
         case .key:
             if let deleted = conflict.heads.first(where: { $0.content == nil }) {
                 return .pass(reason: "version \(deleted.version.id.short) is a deletion, which has no keys to merge")
             }
-            return .resolved(content: try KeyedMerge(conflict).merged())
+            let (content, decisions) = try KeyedMerge(conflict).merged()
+            for decision in decisions { context.record(decision) }
+            return .resolved(content: content)
         }
     }
+
+    /// Puts back the value the dropped head held at a top-level key (`/theme`), or removes the key when it had none.
+    public func restoring(_ point: String, from dropped: ConflictSet.Side, into current: ConflictSet.Side, context: ResolutionContext)
+        async throws -> Data?
+    {
+        let key = current.version.key
+        let tokens = KeyedMerge.tokens(of: point)
+        guard tokens.count == 1, let member = tokens.first else {
+            throw TruceError.resolverFailed(name, reason: "\(point) is not a top-level key, the only places it decides")
+        }
+        guard current.content != nil else {
+            throw TruceError.resolverFailed(name, reason: "the current version of \(key) is a deletion, which has no keys")
+        }
+        let kind = KeyedDocument.kind(of: key, sample: current.content ?? Data())
+        let document = try KeyedDocument(current, kind: kind, key: key)
+        var entries = document.entries
+        entries[member] = try KeyedDocument(dropped, kind: kind, key: key).entries[member]
+        return try document.serialized(entries)
+    }
+
+    /// The reason each decision records.
+    static let rule = "the latest change wins"
 
     /// The head that wins: the one the current-version rule puts first.
     static func latest(_ heads: [ConflictSet.Side]) -> ConflictSet.Side {

@@ -87,8 +87,8 @@ public enum CommandLineTool {
         [
             InitCommand.self, SaveCommand.self, CatCommand.self, DeleteCommand.self, VersionsCommand.self,
             StatusCommand.self, LogCommand.self, ExplainCommand.self, ResolveCommand.self, ConflictsCommand.self,
-            ReopenCommand.self, SyncCommand.self, ChangesCommand.self, WatchCommand.self, PruneCommand.self, MergeFileCommand.self,
-            MergeDriverCommand.self, RerereCommand.self, HelpCommand.self,
+            ReopenCommand.self, SyncCommand.self, ChangesCommand.self, ReviewCommand.self, WatchCommand.self, PruneCommand.self,
+            MergeFileCommand.self, MergeDriverCommand.self, RerereCommand.self, HelpCommand.self,
             ImportCommand.self, ExportCommand.self,
         ]
     }

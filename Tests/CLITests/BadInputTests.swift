@@ -64,6 +64,11 @@ struct BadInputTests {
         Row(words: ["export", "$FILE"], status: 2, message: "it is a file, not a folder"),
         Row(words: ["export", "$DIR/new", "--version-at", "later"], status: 2, message: "invalid date 'later'"),
         Row(words: ["status", "--store", ""], status: 2, message: "--store needs a directory, not an empty name"),
+        Row(words: ["review", "--restore", "/theme"], status: 2, message: "review: --restore needs DOC"),
+        Row(words: ["review", "a.txt", "--restore", "/theme"], status: 2, message: "cannot restore in 'a.txt': no automatic resolution dropped"),
+        Row(words: ["review", "--since", "yesterday"], status: 2, message: "invalid change token 'yesterday'"),
+        Row(words: ["review", "a.txt", "extra"], status: 2, message: "unexpected argument 'extra'"),
+        Row(words: ["review", "a/../b"], status: 2, message: "'..' segment"),
     ]
 
     @Test(arguments: rows)

@@ -27,11 +27,16 @@ public final class EventRecorder: Sendable {
     public init(_ store: DocumentStore) {
         let events = store.events
         let task = Task { [self] in
-            for await event in events { state.withLock { $0.events.append(event) } }
-            state.withLock { $0.ended = true }
+            for await event in events { record(event) }
+            recordEnd()
         }
         consumer.withLock { $0 = task }
     }
+
+    // Synchronous on purpose: Swift 6.3.1 can abort a task that takes the mutex right in its async body
+    // ("freed pointer was not the last allocation", DefaultStoreTests).
+    private func record(_ event: DocumentStateChange) { state.withLock { $0.events.append(event) } }
+    private func recordEnd() { state.withLock { $0.ended = true } }
 
     /// Everything received so far, oldest first.
     public var events: [DocumentStateChange] { state.withLock { $0.events } }

@@ -12,6 +12,9 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
     public let previous: DocumentState
     /// The document's state just after the change.
     public let current: DocumentState
+    /// For a resolution, how many values it dropped, as its decisions record them (0 for anything else): when it is
+    /// more than 0, an app can offer its user a review (`DocumentStore.review(_:since:resolver:)`).
+    public let droppedValueCount: Int
 
     /// The document that changed.
     public var key: DocumentKey { change.key }
@@ -29,15 +32,16 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
     /// True when the change settled a conflict.
     public var wasResolved: Bool { previous == .inConflict && current != .inConflict }
 
-    init(change: Change, previous: DocumentState, current: DocumentState) {
+    init(change: Change, previous: DocumentState, current: DocumentState, droppedValueCount: Int = 0) {
         self.change = change
         self.previous = previous
         self.current = current
+        self.droppedValueCount = droppedValueCount
     }
 
-    private enum CodingKeys: String, CodingKey { case kind, key, version, author, date, previous, current }
+    private enum CodingKeys: String, CodingKey { case kind, key, version, author, date, previous, current, droppedValueCount }
 
-    /// One flat object: the change's fields beside the two states.
+    /// One flat object: the change's fields beside the two states and the count of dropped values.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
@@ -47,6 +51,7 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
         try container.encode(change.date, forKey: .date)
         try container.encode(previous, forKey: .previous)
         try container.encode(current, forKey: .current)
+        try container.encode(droppedValueCount, forKey: .droppedValueCount)
     }
 
     public init(from decoder: Decoder) throws {
@@ -57,5 +62,7 @@ public struct DocumentStateChange: Sendable, Equatable, Codable {
             date: try container.decode(Date.self, forKey: .date))
         previous = try container.decode(DocumentState.self, forKey: .previous)
         current = try container.decode(DocumentState.self, forKey: .current)
+        // Absent from what earlier releases encoded.
+        droppedValueCount = try container.decodeIfPresent(Int.self, forKey: .droppedValueCount) ?? 0
     }
 }

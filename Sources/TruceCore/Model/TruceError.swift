@@ -39,6 +39,8 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
     case notInConflict(DocumentKey)
     /// `reopen` on a document whose heads hold no resolution.
     case nothingToReopen(DocumentKey)
+    /// `restore` of a value no resolution of the document dropped, or that cannot be put back; the reason says which.
+    case nothingToRestore(DocumentKey, reason: String)
     /// A resolver failed in a way that is neither a pass nor bad input.
     case resolverFailed(String, reason: String)
     /// A version's content is not what its resolver can read (JSON that does not parse, say).
@@ -130,6 +132,7 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
         case .invalidAnswer(let what): what
         case .notInConflict(let key): "\(Self.quoted(key.rawValue)) is not in conflict"
         case .nothingToReopen(let key): "nothing to reopen: no head of \(Self.quoted(key.rawValue)) is a resolution"
+        case .nothingToRestore(let key, let reason): "cannot restore in \(Self.quoted(key.rawValue)): \(reason)"
         case .resolverFailed(let name, let reason): "resolver \(Self.quoted(name)) failed: \(reason)"
         case .malformedContent(let key, let version, let reason): "version \(version.short) of \(Self.quoted(key.rawValue)) \(reason)"
         case .invalidToken(let token, let reason): "invalid change token \(Self.quoted(token)): \(reason)"

@@ -30,10 +30,15 @@ struct ResolverChain: Sendable {
         let contested: ConflictSet
         switch try conflict.applying(choice.deleteConflict) {
         case .settled(let kept):
-            return .settle(kept.map { .kept($0.version) } ?? .content(nil), content: kept?.content, resolver: choice.deleteConflict.rawValue)
+            let decisions = choice.deleteConflict.decision(on: conflict, keeping: kept).map { [$0] } ?? []
+            return .settle(
+                kept.map { .kept($0.version, decisions: decisions) } ?? .content(nil, decisions: decisions), content: kept?.content,
+                resolver: choice.deleteConflict.rawValue)
         case .contested(let heads):
             contested = heads
         }
+        // Under modify-wins with several edits the deletions are set aside here; the resolver decides the rest.
+        let policyDecisions = choice.deleteConflict.decision(on: conflict, keeping: nil).map { [$0] } ?? []
         var reasons = earlier
         var ran: [String] = []
         var failure: TruceError?
@@ -50,10 +55,13 @@ struct ResolverChain: Sendable {
             }
             ran.append(name)
             let outcome: ResolutionOutcome
+            let recorded: [ResolutionDecision]
             do {
                 let options = choice.options[name] ?? ResolverOptions(resolverName: name)
-                outcome = try await Deadline.running(name, timeout: choice.timeout(of: name)) { [context] deadline in
-                    try await resolver.resolve(contested, context: context(contested, options, deadline))
+                (outcome, recorded) = try await Deadline.running(name, timeout: choice.timeout(of: name)) { [context] deadline in
+                    let resolverContext = context(contested, options, deadline)
+                    let outcome = try await resolver.resolve(contested, context: resolverContext)
+                    return (outcome, resolverContext.closeDecisions())
                 }
             } catch {
                 if Self.isStoreProblem(error) { throw error }
@@ -70,13 +78,15 @@ struct ResolverChain: Sendable {
                     reasons.append("\(name): its output is \(problem); nothing was written")
                     continue
                 }
-                return .settle(.content(content), content: content, resolver: name)
+                return .settle(.content(content, decisions: policyDecisions + recorded), content: content, resolver: name)
             case .kept(let id):
                 guard let kept = contested.heads.first(where: { $0.version.id == id }) else {
                     failed(name, .resolverFailed(name, reason: "it kept \(id.short), which is not a head of \(key)"))
                     continue
                 }
-                return .settle(.kept(kept.version), content: kept.content, resolver: name)
+                // Keeping one head drops the others whole: recorded for a resolver that records nothing itself.
+                let keeping = recorded.isEmpty ? [ResolutionDecision.keeping(kept, of: contested)] : recorded
+                return .settle(.kept(kept.version, decisions: policyDecisions + keeping), content: kept.content, resolver: name)
             }
         }
         if let failure { throw failure }

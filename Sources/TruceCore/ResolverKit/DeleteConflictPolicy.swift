@@ -20,3 +20,20 @@ public enum DeleteConflictPolicy: String, Sendable, CaseIterable, Codable {
         self = policy
     }
 }
+
+extension DeleteConflictPolicy {
+    /// What the policy drops of a delete conflict, for the resolution's record: under delete-wins every edit, under
+    /// modify-wins every deletion (the edit kept is `kept`, nil when several edits go on to the resolver chain).
+    func decision(on conflict: ConflictSet, keeping kept: ConflictSet.Side?) -> ResolutionDecision? {
+        guard conflict.isDeleteConflict else { return nil }
+        let deletions = conflict.heads.filter { $0.content == nil }.map(\.version)
+        let edits = conflict.heads.filter { $0.content != nil }.map(\.version)
+        switch self {
+        case .deleteWins:
+            return .wholeDocument(rule: "delete-wins: the deletion stands", kept: deletions.first, dropped: edits)
+        case .modifyWins:
+            let rule = kept == nil ? "modify-wins: the edits are merged" : "modify-wins: the edit stands"
+            return .wholeDocument(rule: rule, kept: kept?.version, dropped: deletions)
+        }
+    }
+}

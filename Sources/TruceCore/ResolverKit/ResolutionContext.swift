@@ -1,6 +1,8 @@
 import Foundation
+import Synchronization
 
-/// What a resolver gets besides the conflict: its options, the document's history and the deadline the store gives it.
+/// What a resolver gets besides the conflict: its options, the document's history and the deadline the store gives
+/// it; and where it reports what it kept and dropped.
 ///
 /// The store builds one for each resolver of a chain it runs. A test builds
 /// one with `init(options:deadline:history:content:)`, or from a
@@ -16,6 +18,7 @@ public struct ResolutionContext: Sendable {
     public let deadline: ContinuousClock.Instant
     private let readHistory: @Sendable (Int) async throws(TruceError) -> [Version]
     private let readContent: @Sendable (Version) async throws(TruceError) -> Data?
+    private let decisions = DecisionLog()
 
     /// A context over any history: `history` gives at most that many versions, newest first; `content` one version's bytes.
     public init(
@@ -40,5 +43,47 @@ public struct ResolutionContext: Sendable {
     /// The bytes of one version of the document (nil for a deletion), such as one `history(limit:)` gave.
     public func content(of version: Version) async throws(TruceError) -> Data? {
         try await readContent(version)
+    }
+
+    /// Reports what the resolver kept and replaced at one place; the resolution commit records it if the resolver settles.
+    ///
+    /// Record while deciding, before returning `.resolved` or `.kept`. What
+    /// a resolver records and then passes, throws or times out with is
+    /// thrown away, and so is anything recorded after it returned. The store
+    /// writes the decisions sorted by place (whole-document decisions
+    /// first), so the order they are recorded in does not change the commit,
+    /// leaves out values from versions that are not heads of the conflict,
+    /// and writes no decision that drops nothing. Recording nothing is fine:
+    /// a resolver that keeps one head (`.kept`) and records nothing gets the
+    /// whole-document decision written for it.
+    public func record(_ decision: ResolutionDecision) {
+        decisions.append(decision)
+    }
+
+    /// The decisions recorded so far, in the order they were recorded: for a resolver's tests.
+    public var recordedDecisions: [ResolutionDecision] { decisions.current }
+
+    /// The decisions recorded until now; later ones are ignored, so a task the resolver left running cannot change a
+    /// resolution already decided.
+    func closeDecisions() -> [ResolutionDecision] { decisions.close() }
+}
+
+/// The decisions one resolver run records, until the store takes them.
+private final class DecisionLog: Sendable {
+    private let state = Mutex<(decisions: [ResolutionDecision], isClosed: Bool)>(([], false))
+
+    func append(_ decision: ResolutionDecision) {
+        state.withLock { state in
+            if !state.isClosed { state.decisions.append(decision) }
+        }
+    }
+
+    var current: [ResolutionDecision] { state.withLock { $0.decisions } }
+
+    func close() -> [ResolutionDecision] {
+        state.withLock { state in
+            state.isClosed = true
+            return state.decisions
+        }
     }
 }

@@ -32,11 +32,16 @@ extension StoreEngine {
             for index in indices.reversed() {
                 let change = changes[index]
                 // A version pruned since is simply gone: its parents are unknown, so the replay keeps the rest.
+                var dropped = 0
                 if heads.remove(change.version.objectID) != nil, let commit = try? repository.readCommit(change.version.objectID) {
                     heads.formUnion(commit.parents)
+                    // The commit is read anyway: what a resolution dropped costs no other read.
+                    if change.kind == .resolution, case .section(let section) = DecisionsSection.reading(commit.message) {
+                        dropped = section.droppedValueCount
+                    }
                 }
                 let before = try documentVersions(of: key, amongCandidates: Array(heads)).state
-                events[index] = DocumentStateChange(change: change, previous: before, current: after)
+                events[index] = DocumentStateChange(change: change, previous: before, current: after, droppedValueCount: dropped)
                 after = before
             }
         }

@@ -4,6 +4,9 @@
 ///
 ///     Document: notes/todo.md
 ///     Device: laptop
+///
+/// A resolution that dropped values has its `DecisionsSection` between the
+/// title and the trailers; a restore is a save with `Restores-Dropped:`.
 struct VersionMessage: Equatable {
     enum Kind: String, CaseIterable {
         case save = "Save"
@@ -20,13 +23,20 @@ struct VersionMessage: Equatable {
     /// For a reopening: the resolution it undoes (`Reopens:`) and the settled version whose content it restores (`Restores:`).
     var reopens: VersionID? = nil
     var restores: VersionID? = nil
+    /// For a resolution, what it kept and dropped; written only, `DecisionsSection.reading` reads it when asked.
+    var decisions = DecisionsSection()
+    /// For a restore, the dropped value it brings back (`Restores-Dropped:`).
+    var restoresDropped: RestoredDrop? = nil
 
     var text: String {
-        var lines = ["\(kind.rawValue) \(key)", "", "Document: \(key)", "Device: \(device)"]
+        var lines = ["\(kind.rawValue) \(key)", ""]
+        if !decisions.isEmpty { lines += decisions.lines + [""] }
+        lines += ["Document: \(key)", "Device: \(device)"]
         if let resolvedBy { lines.append("Resolved-By: \(resolvedBy)") }
         lines += resolves.map { "Resolves: \($0.hex)" }
         if let reopens { lines.append("Reopens: \(reopens.hex)") }
         if let restores { lines.append("Restores: \(restores.hex)") }
+        if let restoresDropped { lines.append("\(RestoredDrop.trailer): \(restoresDropped.text)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -37,6 +47,7 @@ struct VersionMessage: Equatable {
             let kind = Kind.allCases.first(where: { $0.rawValue.utf8.elementsEqual(MessageLines.firstWord(of: title).utf8) })
         else { return nil }
         var key: String?, device: String?, resolvedBy: String?, resolves: [VersionID] = [], reopens: VersionID?, restores: VersionID?
+        var restoresDropped: RestoredDrop?
         for line in lines.dropFirst() {
             guard let (name, value) = MessageLines.trailer(in: line) else { continue }
             switch name {
@@ -46,11 +57,13 @@ struct VersionMessage: Equatable {
             case "Resolves": if let id = VersionID(hex: value) { resolves.append(id) }
             case "Reopens": reopens = VersionID(hex: value)
             case "Restores": restores = VersionID(hex: value)
+            case RestoredDrop.trailer: restoresDropped = RestoredDrop(parsing: value)
             default: continue
             }
         }
         guard let key, let device else { return nil }
         self.init(kind: kind, key: key, device: device, resolvedBy: resolvedBy, resolves: resolves, reopens: reopens, restores: restores)
+        self.restoresDropped = restoresDropped
     }
 
     init(

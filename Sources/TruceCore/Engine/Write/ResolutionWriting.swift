@@ -1,10 +1,18 @@
 import Foundation
 internal import TruceGit
 
-/// How a resolution settles the conflict: with new content, or by keeping one head's tree as it is.
+/// How a resolution settles the conflict: with new content, or by keeping one head's tree as it is; and what the
+/// resolver reported it kept and dropped.
 enum Settlement: Sendable {
-    case content(Data?)
-    case kept(Version)
+    case content(Data?, decisions: [ResolutionDecision] = [])
+    case kept(Version, decisions: [ResolutionDecision] = [])
+
+    /// What the resolver recorded, as it recorded it: the commit holds them as `DecisionsSection` normalizes them.
+    var decisions: [ResolutionDecision] {
+        switch self {
+        case .content(_, let decisions), .kept(_, let decisions): decisions
+        }
+    }
 }
 
 /// Resolutions staged in a `WriteTransaction`: the commit, its head replacing the heads it settles, its change.
@@ -35,19 +43,22 @@ extension WriteTransaction {
     /// the parents are every head (equivalents included), the current version
     /// first, then the current-version rule's order; author and committer are
     /// the resolver's name with the latest author date among the heads; the
-    /// message names the document, the resolver and every loser. Who ran it
+    /// message names the document, the resolver and every loser, and holds
+    /// what the resolver recorded it kept and dropped (`DecisionsSection`,
+    /// itself a function of the conflict and those decisions). Who ran it
     /// is recorded outside the commit: the change journal and the reflog.
     func writeResolution(_ conflict: ConflictSet, settlement: Settlement, resolver: String) throws -> VersionID {
         let tree: ObjectID
         switch settlement {
-        case .content(let content): tree = try writeTree(holding: content, at: conflict.key)
-        case .kept(let version): tree = try repository.readCommit(version.id.objectID).tree
+        case .content(let content, _): tree = try writeTree(holding: content, at: conflict.key)
+        case .kept(let version, _): tree = try repository.readCommit(version.id.objectID).tree
         }
         let parents = conflict.settledVersions
         let name = (try? DeviceName.validated(resolver)) ?? "truce"
         let signature = Signature(device: name, date: parents.map(\.modificationDate).max()!)
-        let message = VersionMessage(
+        var message = VersionMessage(
             kind: .resolve, key: conflict.key.rawValue, device: name, resolvedBy: resolver, resolves: parents.dropFirst().map(\.id))
+        message.decisions = DecisionsSection(normalizing: settlement.decisions, for: conflict)
         return try writeVersion(tree: tree, parents: parents.map(\.id), author: signature, committer: signature, message: message.text)
     }
 

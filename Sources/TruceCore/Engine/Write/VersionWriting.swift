@@ -5,10 +5,11 @@ internal import TruceGit
 extension WriteTransaction {
     /// Writes `content` (nil: a deletion) as a new version of `key` based on `base` (nil: the current version), and
     /// commits; returns the version with the document's state after it, and the change with the states around it.
-    mutating func save(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date) throws
+    /// A restore names the dropped value it brings back (`Restores-Dropped:`).
+    mutating func save(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date, restoring: RestoredDrop? = nil) throws
         -> (result: SaveResult, event: DocumentStateChange)
     {
-        let (id, change, before) = try stageSave(content, to: key, base: base, author: author, date: date)
+        let (id, change, before) = try stageSave(content, to: key, base: base, author: author, date: date, restoring: restoring)
         let committed = try commit()
         let after = try committed.versions(of: key).state
         return (
@@ -19,7 +20,8 @@ extension WriteTransaction {
 
     /// Stages the version `save` writes, without committing: for a write that saves beside something else (a
     /// resolution and the answers it records).
-    mutating func stageSave(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date) throws
+    mutating func stageSave(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date, restoring: RestoredDrop? = nil)
+        throws
         -> (id: VersionID, change: Change, before: DocumentVersions)
     {
         let before = try versions(of: key)
@@ -35,7 +37,8 @@ extension WriteTransaction {
             if parent.isDeletion { throw TruceError.alreadyDeleted(key, version: parent.id) }
         }
         let kind: VersionMessage.Kind = content == nil ? .delete : .save
-        let message = VersionMessage(kind: kind, key: key.rawValue, device: author)
+        var message = VersionMessage(kind: kind, key: key.rawValue, device: author)
+        message.restoresDropped = restoring
         let tree = try writeTree(holding: content, at: key)
         let signature = Signature(device: author, date: date)
         let committer = Signature(device: author, date: Date())

@@ -82,6 +82,31 @@ public struct StructuredMerge: PointAnsweringResolver {
         }
     }
 
+    /// A JSON document of two heads with `answers` given and the conflicts still open between git's conflict markers,
+    /// around just those members, as the merge driver draws them; nil for property lists (markers would break them)
+    /// and for three heads or more.
+    public func preview(
+        _ answers: [String: HunkAnswer], of conflict: ConflictSet, markers: PreviewMarkers, context: ResolutionContext
+    ) async throws -> Data? {
+        guard conflict.heads.count == 2, let fold = try? HeadFold(conflict), case .json(let layout) = fold.current.format else { return nil }
+        let rules = try MergeRules(context.options)
+        let conflicts = try fold.run(rules: rules).conflicts
+        let points = points(conflicts, fold)
+        var values: [String: StructuredValue?] = [:]
+        for (name, answer) in answers {
+            guard let point = points.first(where: { $0.id == name || $0.path == name }), let path = point.path,
+                let found = conflicts.first(where: { $0.pointer == path })
+            else { continue }
+            values[path] = try value(for: answer, at: found, named: name, fold)
+        }
+        guard let value = try fold.run(rules: rules, answers: values).value else { return nil }
+        let size = TextMerge.markerSize(7, avoiding: conflict.heads.compactMap(\.content) + [conflict.base?.content].compactMap { $0 })
+        let printed = JSONPrinter.Markers(
+            size: size, oursLabel: markers.labels.first ?? "ours", baseLabel: markers.baseLabel, theirsLabel: markers.labels.last ?? "theirs",
+            showsBase: markers.style != .merge)
+        return JSONPrinter.document(value, layout: layout, markers: printed)
+    }
+
     /// The value a person's answer puts at a conflict's path (nil: no member there).
     private func value(for answer: HunkAnswer, at conflict: TreeConflict, named name: String, _ fold: HeadFold) throws -> StructuredValue? {
         let versions = fold.conflict.heads

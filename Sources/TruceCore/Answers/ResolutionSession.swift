@@ -173,17 +173,32 @@ public struct ResolutionSession: Sendable {
         }
     }
 
-    /// The whole document as the answers make it: open points between conflict markers in `style` (line hunks), or,
-    /// in a structured document, holding the current version's value (the resolver cannot write markers into JSON).
-    /// nil: the answers delete the document.
+    /// The whole document as the answers make it, open points between conflict markers in `style`; nil: the answers
+    /// delete the document.
+    ///
+    /// In a structured document the resolver draws the markers around the
+    /// open members when it can (JSON with two heads); where it cannot, an
+    /// open point shows the current version's value.
     public func preview(style: TextMergeOptions.ConflictStyle = .merge) async throws(TruceError) -> Data? {
         if let analysis {
             return try analysis.preview(answers, style: style, label: label(of:), baseLabel: baseLabel)
         }
+        let markers = PreviewMarkers(
+            style: style,
+            labels: heads.map { version in
+                "\(version.deviceName) \(ISO8601.format(version.modificationDate)) \(version.id.short)"
+                    + (version.id == heads[0].id ? " (current)" : "")
+            }, baseLabel: baseLabel)
+        let (answers, conflict, chain) = (self.answers, self.conflict, self.chain)
+        if !isComplete,
+            let drawn = try await BlockingExecutor.preferring({ () async throws(TruceError) in
+                try await chain.preview(answers, of: conflict, markers: markers)
+            })
+        {
+            return drawn
+        }
         var shown = answers
         for point in points where shown[point.id] == nil { shown[point.id] = .ours }
-        let conflict = conflict
-        let chain = chain
         return try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.applying(shown, to: conflict) }
     }
 

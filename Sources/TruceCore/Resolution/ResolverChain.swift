@@ -129,6 +129,16 @@ struct ResolverChain: Sendable {
         }
     }
 
+    /// The point-answering resolver's drawing of `answers` with the open points between markers; nil when the chain
+    /// has no such resolver or it cannot draw them.
+    func preview(_ answers: [String: HunkAnswer], of conflict: ConflictSet, markers: PreviewMarkers) async throws(TruceError) -> Data? {
+        guard let answering = try await answeringResolver(for: conflict) else { return nil }
+        let resolver = answering.resolver
+        return try await Deadline.running(resolver.name, timeout: answering.timeout) { [context] deadline in
+            try await resolver.preview(answers, of: conflict, markers: markers, context: context(conflict, answering.options, deadline))
+        }
+    }
+
     /// True for an error of the store or the file system under a resolver (or another writer's lock), not of the
     /// resolver: it is reported as it is, never settled around.
     static func isStoreProblem(_ error: TruceError) -> Bool {

@@ -14,4 +14,36 @@ public protocol PointAnsweringResolver: Resolver {
 
     /// The document with every point answered, keyed by point id or path (nil: settled as a deletion).
     func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, context: ResolutionContext) async throws -> Data?
+
+    /// The document with `answers` given and the points still open drawn between conflict markers, for a person
+    /// answering (`ResolutionSession.preview(style:)`); nil when the resolver cannot draw them. Has a default: nil.
+    func preview(_ answers: [String: HunkAnswer], of conflict: ConflictSet, markers: PreviewMarkers, context: ResolutionContext) async throws
+        -> Data?
+}
+
+/// How a resolver that lists its own points draws the ones still open, for a person answering.
+public struct PreviewMarkers: Sendable, Equatable {
+    /// The conflict style: `diff3` and `zdiff3` show the base's value too.
+    public var style: TextMergeOptions.ConflictStyle
+    /// Each head's label (device, date, short id), current first.
+    public var labels: [String]
+    /// The base's label.
+    public var baseLabel: String
+
+    /// Markers in `style`, labelled.
+    public init(style: TextMergeOptions.ConflictStyle = .merge, labels: [String], baseLabel: String) {
+        self.style = style
+        self.labels = labels
+        self.baseLabel = baseLabel
+    }
+}
+
+extension PointAnsweringResolver {
+    /// The document with `answers` given and the points still open between conflict markers; nil when the resolver
+    /// cannot draw them (the default), and a session then shows the current version's value at each open point.
+    public func preview(
+        _ answers: [String: HunkAnswer], of conflict: ConflictSet, markers: PreviewMarkers, context: ResolutionContext
+    ) async throws -> Data? {
+        nil
+    }
 }

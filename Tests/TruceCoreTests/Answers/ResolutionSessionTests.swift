@@ -125,6 +125,10 @@ struct ResolutionSessionTests {
             heads: [("laptop", .text(#"{"theme": "dark", "size": 1}"# + "\n")), ("phone", .text(#"{"theme": "solarized", "size": 2}"# + "\n"))])
         var session = try await test.store.resolutionSession(for: "settings.json")
         #expect(session.points.map(\.path) == ["/theme"])
+        // Open, the member is drawn between markers labelled with each head; the rest merged as it will be.
+        let open = String(decoding: try #require(try await session.preview(style: .diff3)), as: UTF8.self)
+        #expect(open.contains("<<<<<<< phone ") && open.contains("\"theme\": \"solarized\"") && open.contains("||||||| base "), "\(open)")
+        #expect(open.contains("\"theme\": \"dark\"") && open.contains(">>>>>>> laptop ") && open.contains("\"size\": 2"), "\(open)")
         try session.answer("/theme", with: .theirs)
         #expect(session.isComplete)
         let result = try await test.store.commit(session, device: "person")

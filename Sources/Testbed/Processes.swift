@@ -34,9 +34,11 @@ public func run(
         err = stderr.fileHandleForReading.readDataToEndOfFile()
         group.leave()
     }
+    let watchdog = killing(process, after: childProcessDeadline)
     stdin.fileHandleForWriting.write(input)
     try stdin.fileHandleForWriting.close()
     process.waitUntilExit()
+    watchdog.cancel()
     group.wait()
     return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err)
 }
@@ -64,16 +66,39 @@ public func runAsync(
 
     let process = makeProcess(executable, arguments, environment: environment, directory: directory)
     (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
+    nonisolated(unsafe) var watchdog: DispatchWorkItem?
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
         do {
             try process.run()
+            watchdog = killing(process, after: childProcessDeadline)
         } catch {
             process.terminationHandler = nil
             continuation.resume(throwing: error)
         }
     }
+    watchdog?.cancel()
     return ProcessResult(status: status, stdout: try Data(contentsOf: stdoutURL), stderr: try Data(contentsOf: stderrURL))
+}
+
+/// How long `run` and `runAsync` let a child run before killing it: far beyond any command a test runs, so that a
+/// child that hangs ends as a failed test (its status is SIGKILL's) rather than a suite that never finishes.
+public let childProcessDeadline: TimeInterval = 600
+
+/// Kills `process` (started) with SIGKILL once `seconds` have passed, unless the returned item is cancelled first.
+///
+/// The item holds the process weakly: a cancelled item stays queued until its deadline, and a strong reference would
+/// keep the process's pipes (three descriptors a run) open that long.
+private func killing(_ process: Process, after seconds: TimeInterval) -> DispatchWorkItem {
+    let pid = process.processIdentifier
+    let item = DispatchWorkItem { [weak process] in
+        guard let process, process.isRunning else { return }
+        FileHandle.standardError.write(
+            Data("test support: killing \(process.executableURL?.path ?? "?") (pid \(pid)) after \(Int(seconds)) s\n".utf8))
+        kill(pid, SIGKILL)
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+    return item
 }
 
 /// A process for `executable`, not yet started: the test's environment without `TRUCE_STORE`, then `environment` over it.

@@ -79,7 +79,8 @@ enum SyncRows {
                         date: StoreRows.start.addingTimeInterval(Double(documents + version * SyncRows.longHistories + key)))
                 }
             }
-            let ids = try writer.saveBatch(saves)
+            // Dates from a fixed start, a second apart: ahead of the clock once the history is long, on purpose.
+            let ids = try writer.saveBatchOnCallingThread(saves, allowingFutureDates: true)
             (versions, longDocument, longHead) = (imported.newVersions + saves.count, StoreRows.key(0), ids[saves.count - SyncRows.longHistories])
         }
     }
@@ -165,7 +166,7 @@ enum SyncRows {
             let content = Data(Corpus.lines(2, &random).joined().utf8)
             let version = try setup.writer.save(
                 content, to: setup.longDocument, device: "bench",
-                date: StoreRows.start.addingTimeInterval(Double(10_000_000 + round)))
+                date: StoreRows.start.addingTimeInterval(Double(10_000_000 + round)), allowingFutureDate: true)
             var sent: SyncReport?, received: SyncReport?
             let truce =
                 try setup.relay.measure { sent = try setup.writer.sync(with: setup.hub) }

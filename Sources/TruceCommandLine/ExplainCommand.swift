@@ -1,3 +1,4 @@
+import Foundation
 import Truce
 
 struct ExplainCommand: Command {
@@ -36,6 +37,7 @@ struct ExplainCommand: Command {
             var lines = VersionsCommand.lines(for: explanation.versions)
             lines.append("why current: \(explanation.currentReason)")
             lines.append("rule: the head with the latest author date is current; on a tie, the larger version id")
+            lines += explanation.datedAhead.map { DatesAhead.headNote($0, now: Date()) }
             lines.append("merge attribute: \(explanation.mergeAttribute)")
             if let choice {
                 lines.append("resolver: \(choice.chain[0]) (from \(choice.source))")
@@ -74,6 +76,8 @@ struct ExplainCommand: Command {
 struct ExplainReport: Encodable {
     let versions: VersionsReport
     let currentReason: String
+    /// The heads dated more than a day ahead of this device's clock.
+    let datedAhead: [VersionID]
     let mergeAttribute: String
     let resolvers: [String]?
     let resolverSource: String?
@@ -96,6 +100,7 @@ struct ExplainReport: Encodable {
     ) {
         versions = VersionsReport(explanation.versions)
         currentReason = explanation.currentReason
+        datedAhead = explanation.datedAhead.map(\.id)
         mergeAttribute = explanation.mergeAttribute
         resolvers = choice?.chain
         resolverSource = choice?.source

@@ -9,10 +9,10 @@ import Truce
 
 struct ImportCommand: Command {
     static let name = "import"
-    static let synopsis = "truce import DIR|- [--device NAME] [--date ISO8601] [--prefix KEY/]"
+    static let synopsis = "truce import DIR|- [--device NAME] [--date ISO8601 [--allow-future-date]] [--prefix KEY/]"
     static let summary = "save every file under DIR (or the records of a stream on standard input) as documents, in one batch"
     static let options: [Option] = [
-        .device, .date, .value("--prefix", help: "put every key under this folder (notes/ makes a.txt notes/a.txt)"), .json,
+        .device, .date, .allowFutureDate, .value("--prefix", help: "put every key under this folder (notes/ makes a.txt notes/a.txt)"), .json,
     ]
 
     static func run(_ invocation: Invocation) async throws -> ExitCode {
@@ -28,7 +28,7 @@ struct ImportCommand: Command {
         let output = invocation.output
         let showsProgress = isatty(STDERR_FILENO) == 1
         let report = try await store.importDocuments(
-            from: source, device: device, date: date,
+            from: source, device: device, date: date, allowingFutureDate: invocation.allowsFutureDate,
             progress: showsProgress
                 ? { @Sendable read, total in
                     output.progress(read < total ? "reading files: \(count(read)) of \(count(total))" : "read \(count(total)) files; saving…")

@@ -3,9 +3,9 @@ import Truce
 
 struct SaveCommand: Command {
     static let name = "save"
-    static let synopsis = "truce save DOC [FILE|-] [--device NAME] [--base VERSION] [--date ISO8601]"
+    static let synopsis = "truce save DOC [FILE|-] [--device NAME] [--base VERSION] [--date ISO8601 [--allow-future-date]]"
     static let summary = "write a version of DOC from FILE (or standard input) and print its id"
-    static let options: [Option] = [.device, .base, .date, .json]
+    static let options: [Option] = [.device, .base, .date, .allowFutureDate, .json]
     static let pathPositionals: Set<Int> = [1]
 
     static func run(_ invocation: Invocation) async throws -> ExitCode {
@@ -15,11 +15,21 @@ struct SaveCommand: Command {
         let (device, date) = try (invocation.device(), invocation.date())
         let store = try invocation.openStore()
         let base = try invocation.arguments.value("--base").map { try store.version($0, of: key).id }
-        let result = try store.save(content, to: key, device: device, base: base, date: date)
-        // The command's promise: the version is in git when it exits, wherever the store keeps its saves meanwhile.
-        try store.checkpoint()
+        let result = try store.save(content, to: key, device: device, base: base, date: date, allowingFutureDate: invocation.allowsFutureDate)
+        try landInGit(result, store, invocation)
         try report(result, invocation)
         return .success
+    }
+
+    /// The command's promise: the version is in git when it exits, wherever the store keeps its saves meanwhile.
+    ///
+    /// The save is durable whatever follows: when the checkpoint fails (a save
+    /// through the save log on a full disk), the id is still printed, with a
+    /// note, and the next command with room lands it.
+    static func landInGit(_ result: SaveResult, _ store: DocumentStore, _ invocation: Invocation) throws {
+        do { try store.checkpoint() } catch {
+            invocation.output.error("note: saved; git will see \(result.key) at the next checkpoint: \(error.errorDescription ?? "\(error)")")
+        }
     }
 
     /// Prints the new version's id, and says so on stderr when the write put the document into conflict.
@@ -43,13 +53,16 @@ struct SaveCommand: Command {
 
 struct SaveReport: Encodable {
     let version: Version
-    let state: DocumentState
+    /// nil when it could not be read after the save (see `SaveCommand.report`).
+    let state: DocumentState?
 }
 
 extension Option {
     static let device = Option.value("--device", help: "who saves (default: $TRUCE_DEVICE, then the host name)")
     static let base = Option.value("--base", help: "the version this one is made from (default: the current version)")
-    static let date = Option.value("--date", help: "the save's date, ISO 8601 (default: now)")
+    static let date = Option.value(
+        "--date", help: "the save's date, ISO 8601 (default: now); raised to a second past its parents' and what sync brought")
+    static let allowFutureDate = Option.flag("--allow-future-date", help: "save with a --date more than a day ahead of this clock")
 }
 
 extension Invocation {
@@ -59,6 +72,9 @@ extension Invocation {
     }
 
     func date() throws -> Date { try date(option: "--date") ?? Date() }
+
+    /// `--allow-future-date`: a `--date` more than a day ahead of this device's clock is saved rather than refused.
+    var allowsFutureDate: Bool { arguments.has("--allow-future-date") }
 
     /// The ISO 8601 date given for `option`, nil when absent.
     func date(option: String) throws -> Date? {

@@ -33,6 +33,58 @@ package enum DurableFiles {
         if !complete { throw failure("write \(path)") }
     }
 
+    /// Replaces the file at `path` with `bytes`: written under a temporary name beside it (`<path>.tmp-…`), fsynced,
+    /// renamed over it and its directory fsynced, so that a crash leaves the old file or the new one, whole.
+    package static func replace(_ path: String, with bytes: [UInt8]) throws(GitError) {
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("create \(temporary)") }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        do {
+            defer { close(descriptor) }
+            try writeAll(bytes, to: descriptor, path: temporary)
+            guard fsync(descriptor) == 0 else { throw failure("fsync \(temporary)") }
+        }
+        guard rename(temporary, path) == 0 else { throw failure("rename \(temporary)") }
+        renamed = true
+        syncDirectory(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+    }
+
+    /// The directories above `path` that do not exist yet, nearest the root first: those a writer of `path` creates.
+    package static func missingDirectories(holding path: String) -> [String] {
+        var missing: [String] = []
+        var directory = path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
+        var status = stat()
+        while !directory.isEmpty, stat(String(directory), &status) != 0 {
+            missing.insert(String(directory), at: 0)
+            directory = directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)]
+        }
+        return missing
+    }
+
+    /// Fsyncs the parent of each directory in `directories` that now exists, so that their names survive a power loss.
+    package static func syncParents(of directories: [String]) {
+        for directory in directories where access(directory, F_OK) == 0 {
+            syncDirectory(String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)]))
+        }
+    }
+
+    /// Makes the removal or rewrite of `path` survive a power loss: fsyncs the file when it is there, and the nearest
+    /// directory above it that still exists (a directory emptied and removed goes with its parent's fsync).
+    package static func syncRemovalOrRewrite(of path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+        var directory = path[..<(path.lastIndex(of: "/") ?? path.startIndex)]
+        while !directory.isEmpty, access(String(directory), F_OK) != 0 {
+            directory = directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)]
+        }
+        if !directory.isEmpty { syncDirectory(String(directory)) }
+    }
+
     /// Fsyncs a directory, so that the renames and new names in it survive a power loss; best effort.
     package static func syncDirectory(_ path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

@@ -77,7 +77,10 @@ extension ObjectID {
 /// `author` and one `committer`, ids as 40 lowercase hex digits; an ident
 /// `Name <email> seconds +hhmm` with a space before `<`, no `<`/`>` inside,
 /// digits without leading zeros and a four-digit zone. Later headers
-/// (`encoding`, `gpgsig`, …) are git's to allow and are allowed.
+/// (`encoding`, `gpgsig`, …) are git's to allow and are allowed, except a
+/// second `author` or `committer` after the committer: git 2.39's fsck takes
+/// it, but one reader could take that date and another skip it
+/// (`RawCommitReadingTests.refusedBeyondGit`).
 package func commitHeaderProblem(_ raw: [UInt8]) -> String? {
     guard let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A }) else { return "its header is unterminated" }
     let header = raw[..<end]

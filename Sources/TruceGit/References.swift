@@ -15,12 +15,21 @@ extension Repository {
     ///
     /// This is the compare-and-swap every writer relies on: a lost race fails
     /// with `GIT_EMODIFIED` or `GIT_EEXISTS` and changes nothing.
+    ///
+    /// libgit2 fsyncs the reference, its reflog and the directories holding
+    /// them, but not the directories above those that it creates on the way
+    /// (a new document's `refs/truce/heads/<xx>/<key hash>/`): a power loss
+    /// could keep the reference file and lose the directory naming it. Each
+    /// directory this call creates is fsynced in its parent before it returns.
     package func updateReference(_ name: String, to target: ObjectID, expecting expected: ObjectID?, message: String) throws(GitError) {
         var newID = target.raw
         var oldID = expected?.raw ?? git_oid()
         var ref: OpaquePointer?
+        let created =
+            DurableFiles.missingDirectories(holding: gitDirectory + name) + DurableFiles.missingDirectories(holding: gitDirectory + "logs/" + name)
         try check(git_reference_create_matching(&ref, handle, name, &newID, 1, &oldID, message), "update reference \(name)")
         git_reference_free(ref)
+        DurableFiles.syncParents(of: created)
     }
 
     /// Deletes `name` only if it still points at `expected`; false when it was already gone.

@@ -410,6 +410,20 @@ package final class SaveLog: @unchecked Sendable {
         DurableFiles.syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 
+    /// Removes the files a creation of the log at `path` killed before it finished left beside it (`<path>.new-…`):
+    /// a second name of the log itself (killed between its link and its unlink), or, once older than `age` seconds, a
+    /// log that never got its name (a live creation holds one for the time of one write and one sync).
+    package static func removeAbandonedCreations(of path: String, olderThan age: TimeInterval) {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let prefix = URL(fileURLWithPath: path).lastPathComponent + ".new-"
+        let log = DurableFiles.status(path)?.number
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+            let file = directory + "/" + name
+            guard let status = DurableFiles.status(file), status.number == log || Date().timeIntervalSince(status.modified) > age else { continue }
+            unlink(file)
+        }
+    }
+
     /// The current header: the valid slot with the higher generation.
     static func readHeader(_ descriptor: Int32, path: String) throws -> Header {
         let bytes = try read(descriptor, at: 0, count: slotOffsets[1] + slotSize, path: path)

@@ -59,16 +59,17 @@ extension ConflictFixture {
             func save(_ spec: FixtureVersion, base: VersionID?) -> BatchSave {
                 BatchSave(key: key, content: spec.content, device: spec.device, date: spec.date, base: base, committerDate: spec.date)
             }
+            // A fixture's dates are what its author chose, in the future too.
             var baseID: VersionID?
             if let base {
-                baseID = try store.saveBatchOnCallingThread([save(base, base: nil)])[0]
-                _ = try store.saveBatchOnCallingThread(heads.map { save($0, base: baseID) })
+                baseID = try store.saveBatchOnCallingThread([save(base, base: nil)], allowingFutureDates: true)[0]
+                _ = try store.saveBatchOnCallingThread(heads.map { save($0, base: baseID) }, allowingFutureDates: true)
             } else {
-                _ = try store.saveBatchOnCallingThread([save(heads[0], base: nil)])
+                _ = try store.saveBatchOnCallingThread([save(heads[0], base: nil)], allowingFutureDates: true)
                 for (index, head) in heads.dropFirst().enumerated() {
                     let side = try DocumentStore.create(at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)", resolvers: resolvers)
                     defer { try? FileManager.default.removeItem(atPath: side.path) }
-                    _ = try side.saveBatchOnCallingThread([save(head, base: nil)])
+                    _ = try side.saveBatchOnCallingThread([save(head, base: nil)], allowingFutureDates: true)
                     _ = try store.syncOnCallingThread(with: side.path)
                 }
             }

@@ -5,7 +5,7 @@ import Truce
 
 /// Command-line words are bytes: text words must be UTF-8 (never silently replaced), file names may be any bytes,
 /// and keys that differ only by Unicode normalization are two documents everywhere, down to `resolve --all`.
-struct ArgumentBytesTests {
+@Suite(.timeLimit(.minutes(10))) struct ArgumentBytesTests {
     /// Runs `truce --store STORE` with `words`, where `\ooo` octal escapes become raw bytes (through printf in sh).
     func truceWithRawBytes(_ words: [String], store: String) throws -> ProcessResult {
         try run("/bin/sh", ["-c", "exec \"$0\" --store \"$1\" " + Self.shellWords(words), truceExecutable, store])

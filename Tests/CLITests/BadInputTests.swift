@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Every bad input gets one clear line on stderr, the right exit code, and leaves the store exactly as it was.
-struct BadInputTests {
+@Suite(.timeLimit(.minutes(10))) struct BadInputTests {
     struct Row: CustomTestStringConvertible, Sendable {
         let words: [String]
         let status: Int32

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Several `truce` processes write one store at once; every acknowledged version must survive.
-struct ConcurrentProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct ConcurrentProcessTests {
     static let processes = 6
     static let savesPerProcess = 8
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Truce reads only the store's own config: no global, XDG or system git config (nor an attributes file one of
 /// them names) changes what it does, and a home directory whose config cannot be read does not matter.
-struct ConfigIsolationTests {
+@Suite(.timeLimit(.minutes(10))) struct ConfigIsolationTests {
     /// A conflict three-way cannot settle (both heads change the same line) but `union` would.
     func sameLineConflict() throws -> CLIStore {
         let store = try CLIStore()

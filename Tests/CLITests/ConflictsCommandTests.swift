@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce conflicts` with three heads (N-way), and a person's answers given to `truce resolve`.
-struct ConflictsCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ConflictsCommandTests {
     static let key = "notes/todo.md"
     static let base = "1\n2\n3\n4\n5\n6\n7\n"
     /// Changes line 2 (into two lines) and line 6.

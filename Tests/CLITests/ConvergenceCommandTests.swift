@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `sync --resolve`, `log` and `explain` for replicas that each resolve what they see.
-struct ConvergenceCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ConvergenceCommandTests {
     /// A laptop and a phone with one document edited on both since their last sync, both in conflict now.
     static func conflictedPair(phoneText: String = "a\nb\nC\n") throws -> (laptop: CLIStore, phone: CLIStore) {
         let laptop = try CLIStore(), phone = try CLIStore()

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Damaged stores: every reader says what is damaged, by name, and nothing deletes what the damage hides.
-@Suite struct DamagedStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct DamagedStoreTests {
     /// The path of the one head ref file of the version `id`.
     static func headReferenceFile(of id: String, in store: String) throws -> String {
         let listed = try git(["-C", store, "for-each-ref", "--format=%(refname)", "refs/truce/heads/"]).output

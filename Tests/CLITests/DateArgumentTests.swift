@@ -5,7 +5,7 @@ import TruceCore
 @testable import TruceCommandLine
 
 /// Dates given on the command line: strict ISO 8601, and the library prints them back in UTC.
-struct DateArgumentTests {
+@Suite(.timeLimit(.minutes(10))) struct DateArgumentTests {
     @Test(arguments: [
         ("2026-11-30T20:15:00Z", 1_796_069_700.0),
         ("2026-11-30T21:15:00+01:00", 1_796_069_700.0),

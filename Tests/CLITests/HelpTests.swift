@@ -3,7 +3,7 @@ import Testing
 
 @testable import TruceCommandLine
 
-struct HelpTests {
+@Suite(.timeLimit(.minutes(10))) struct HelpTests {
     /// Every command the CLI dispatches, read from its own table: a command added there is checked here too.
     static let commands = CommandLineTool.commands.map { $0.name }
 

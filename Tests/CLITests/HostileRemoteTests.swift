@@ -34,10 +34,10 @@ struct HostileStore {
     /// A commit with a Truce version message for `key` (unless `message` is given) and the header lines as given.
     func commit(
         tree: String, parents: [String] = [], key: String, author: String = "evil <evil@truce> 1700000000 +0000",
-        message: String? = nil
+        message: String? = nil, afterAuthor: String = "", afterCommitter: String = ""
     ) throws -> String {
         var header = "tree \(tree)\n" + parents.map { "parent \($0)\n" }.joined()
-        header += "author \(author)\ncommitter evil <evil@truce> 1700000000 +0000\n\n"
+        header += "author \(author)\n\(afterAuthor)committer evil <evil@truce> 1700000000 +0000\n\(afterCommitter)\n"
         return try write("commit", .text(header + (message ?? "Save \(key)\n\nDocument: \(key)\nDevice: evil\n")))
     }
 
@@ -61,6 +61,8 @@ struct HostileStore {
 enum CraftedHead: String, CaseIterable {
     case canonical, dotGitEntry, dotGitKey, ntfsShortName, zeroPaddedMode, executableMode, extraEntry
     case zeroPaddedDate, badTimeZone, notAVersion, badParent
+    /// Two author lines, before the committer or after it: git fsck's `multipleAuthors`, `missingCommitter`.
+    case twoAuthors, authorAfterCommitter
     /// An author libgit2 cannot even parse.
     case unparseableAuthor
     /// A valid version whose author name holds terminal escapes and a bell: adopted, and escaped wherever it is shown.
@@ -86,6 +88,9 @@ enum CraftedHead: String, CaseIterable {
         case .zeroPaddedDate: commit = try hostile.commit(tree: canonical, key: key, author: "evil <evil@truce> 01700000000 +0000")
         case .badTimeZone: commit = try hostile.commit(tree: canonical, key: key, author: "evil <evil@truce> 1700000000 +00")
         case .notAVersion: commit = try hostile.commit(tree: canonical, key: key, message: "not a version\n")
+        case .twoAuthors: commit = try hostile.commit(tree: canonical, key: key, afterAuthor: "author evil2 <evil@truce> 1700000001 +0000\n")
+        case .authorAfterCommitter:
+            commit = try hostile.commit(tree: canonical, key: key, afterCommitter: "author evil2 <evil@truce> 1700000001 +0000\n")
         case .badParent:
             // A clean head on top of a bad parent: the history it brings is checked, not just its tip.
             let parent = try hostile.commit(tree: try hostile.tree([("40000", ".git", dotGit), ("100644", key, evil)]), key: key)
@@ -99,7 +104,7 @@ enum CraftedHead: String, CaseIterable {
     }
 }
 
-@Suite struct HostileRemoteTests {
+@Suite(.timeLimit(.minutes(10))) struct HostileRemoteTests {
     @Test func syncRefusesEveryCraftedBadHeadByNameAdoptsTheGoodOnesAndKeepsFsckClean() throws {
         let directory = TemporaryDirectory("truce-hostile")
         let hostile = try HostileStore(in: directory)

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce import` and `truce export` on real folders, as a user runs them.
-struct ImportExportCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ImportExportCommandTests {
     @Test func importPrintsASummaryRefusesBadFilesOneLineEachAndImportsTheRest() throws {
         let store = try CLIStore()
         let folder = TemporaryDirectory("truce-import")

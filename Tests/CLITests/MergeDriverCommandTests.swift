@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce merge-driver` as real `git merge` runs it in an ordinary repository.
-struct MergeDriverCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct MergeDriverCommandTests {
     static let base =
         "{\n  \"name\": \"app\",\n  \"version\": \"1.0\",\n  \"theme\": \"light\",\n  \"deps\": [\n    {\"id\": \"a\", \"v\": 1},\n    {\"id\": \"b\", \"v\": 1}\n  ]\n}\n"
 

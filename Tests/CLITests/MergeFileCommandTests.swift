@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce merge-file` against `git merge-file -p` run on the same files with the same arguments.
-@Suite struct MergeFileCommandTests {
+@Suite(.timeLimit(.minutes(20))) struct MergeFileCommandTests {
     /// Files with one conflict, two conflicts, a clean merge, CRLF and no final newline, marker-like content.
     static let fixtures: [String: String] = [
         "base": "a\nb\nc\nd\ne\nf\ng\nh\ni\n",

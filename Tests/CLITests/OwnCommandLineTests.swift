@@ -5,7 +5,7 @@ import Truce
 import TruceCommandLine
 
 /// An app's own `truce`: its Swift resolver registered in a registry, run through `CommandLineTool`, the library entry.
-struct OwnCommandLineTests {
+@Suite(.timeLimit(.minutes(10))) struct OwnCommandLineTests {
     /// An app's resolver: the current version's lines, then every conflict version's, as one document.
     struct JoinHeads: Resolver {
         let name = "join-heads"

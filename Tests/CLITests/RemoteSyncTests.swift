@@ -4,7 +4,7 @@ import Testing
 
 /// `sync` against real git servers on 127.0.0.1 (git daemon, lighttpd + git http-backend over http and https, OpenSSH),
 /// each hub a plain bare repository, started by the test and stopped by pid.
-@Suite(.serialized) struct RemoteSyncTests {
+@Suite(.timeLimit(.minutes(20)), .serialized) struct RemoteSyncTests {
     /// A HOME of the test's own, so the user's ~/.gitconfig, keys and credential helpers play no part.
     let home = TemporaryDirectory("truce-home")
 

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce reopen`: a resolution turned back into the conflict it settled.
-struct ReopenCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ReopenCommandTests {
     @Test func reopenBringsBackTheHeadsAResolutionSettled() throws {
         let (store, conflict) = try ResolveCommandTests.sectionConflict()
         let key = ResolveCommandTests.key

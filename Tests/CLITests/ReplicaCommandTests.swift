@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `sync`, `changes` and `prune` through the `truce` binary.
-struct ReplicaCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ReplicaCommandTests {
     @Test func syncBringsEveryVersionEverywhereAndChangesSurvivesARestart() throws {
         let laptop = try CLIStore(), phone = try CLIStore()
         let base = try laptop.save("notes/a.md", "a\nb\nc\n", "--device", "laptop", "--date", "2026-11-30T09:00:00Z")

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce resolve` and `truce explain` through the real binary, with git as the oracle for what was written.
-struct ResolveCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ResolveCommandTests {
     static let key = "notes/todo.md"
 
     /// A Markdown file with three sections, so two devices can edit different parts of it.
@@ -282,7 +282,7 @@ struct ResolveCommandTests {
 }
 
 /// `truce explain`: which resolver settles a document, from which config line, with which fallbacks.
-struct ExplainResolverTests {
+@Suite(.timeLimit(.minutes(10))) struct ExplainResolverTests {
     @Test func namesTheResolverItsAttributesLineAndTheFallbackChain() throws {
         let store = try CLIStore()
         try store.saveConflict(

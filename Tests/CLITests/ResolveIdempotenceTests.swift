@@ -4,7 +4,7 @@ import Testing
 
 /// `truce resolve DOC` can run after every sync: identical heads are merged as `--all` merges them, a settled document
 /// is "nothing to resolve" with exit 0, and only a person's answers for a settled document are an error.
-struct ResolveIdempotenceTests {
+@Suite(.timeLimit(.minutes(10))) struct ResolveIdempotenceTests {
     static let key = "notes/todo.md"
 
     /// Two devices that saved the same bytes from one base: two heads, no conflict.

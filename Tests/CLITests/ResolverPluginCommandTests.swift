@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The resolvers of issue 5 through `truce`: config errors `explain` reports, drivers only from the store's own config.
-struct ResolverPluginCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ResolverPluginCommandTests {
     /// A store with `key` in conflict between a laptop and a phone.
     func conflict(_ key: String, base: String, laptop: String, phone: String) throws -> CLIStore {
         let store = try CLIStore()

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `truce review`: what automatic resolutions dropped, and `--restore`.
-struct ReviewCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct ReviewCommandTests {
     /// settings.json settled key by key by last-writer-wins: the laptop's theme and note dropped, the phone's kept.
     static func resolvedStore() throws -> (store: CLIStore, conflict: SavedConflict, resolution: String) {
         let store = try CLIStore()

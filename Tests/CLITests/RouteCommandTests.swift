@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// Routing written by the library's `store.route(_:to:options:)`, as the `truce` command reads it.
-struct RouteCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct RouteCommandTests {
     @Test func explainAndResolvePickUpARouteWrittenFromCode() throws {
         let store = try CLIStore()
         try store.save("notes/todo.md", "a\nb\nc\n", "--device", "laptop", "--date", "2026-11-30T09:00:00Z")

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The synced routing documents `.truce/attributes` and `.truce/config`, as the CLI reads them.
-struct RoutingCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct RoutingCommandTests {
     @Test func theSyncedAttributesDecideBeforeTheLocalOnesAndExplainNamesTheLine() throws {
         let store = try CLIStore()
         try store.writeAttributes("*.md merge=three-way\n")

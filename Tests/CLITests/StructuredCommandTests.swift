@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `conflicts`, `resolve --take PATH=…` and `explain` on a JSON document that `merge=structured` settles.
-struct StructuredCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct StructuredCommandTests {
     static let base = "{\n  \"editor\": {\n    \"theme\": \"light\",\n    \"size\": 12\n  },\n  \"tags\": [\"a\", \"b\"]\n}\n"
     /// Changes the theme and the size.
     static let laptop = "{\n  \"editor\": {\n    \"theme\": \"dark\",\n    \"size\": 14\n  },\n  \"tags\": [\"a\", \"b\"]\n}\n"

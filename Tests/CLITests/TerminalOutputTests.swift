@@ -4,7 +4,7 @@ import Testing
 
 /// Text that arrives from elsewhere (author names and trailers of commits another replica made with plain git)
 /// reaches people's terminals with its control characters escaped, never raw.
-struct TerminalOutputTests {
+@Suite(.timeLimit(.minutes(10))) struct TerminalOutputTests {
     static let evilDevice = "x\u{1B}[31mEVIL\u{1B}[0m\u{7}y"
     static let evilResolver = "r\u{1B}[2Jz"
 

@@ -5,7 +5,7 @@ import Testing
 @testable import TruceCommandLine
 
 /// `truce watch` as a user runs it: a process of its own, printing what other processes change, stopped by a signal.
-struct WatchCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct WatchCommandTests {
     /// Starts `truce watch` on `store` and waits until it prints a probe save: it reports only what lands after it started.
     static func startWatch(_ store: CLIStore, _ options: String...) async throws -> BackgroundProcess {
         let watch = try BackgroundProcess(["watch"] + options, store: store.path)

@@ -11,7 +11,7 @@ import Truce
 /// round after that moves nothing; every acknowledged save is in the final
 /// history; and no two resolution commits settle the same set of heads, so
 /// the number of resolutions is the number of distinct conflicts met.
-struct ConvergenceSimulatorTests {
+@Suite(.timeLimit(.minutes(20))) struct ConvergenceSimulatorTests {
     enum Routing: String, CaseIterable, Sendable {
         case threeWay = "three-way"
         case overwriteWithCurrent = "overwrite-with-current"

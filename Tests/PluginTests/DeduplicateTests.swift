@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct DeduplicateTests {
+@Suite(.timeLimit(.minutes(10))) struct DeduplicateTests {
     /// A store where `*.json`, `*.jsonl` and `*.ndjson` deduplicate on `uuid`, keeping `keep` when given.
     func store(keep: String? = nil) throws -> TestStore {
         let test = try TestStore()

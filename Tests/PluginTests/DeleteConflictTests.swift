@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct DeleteConflictTests {
+@Suite(.timeLimit(.minutes(10))) struct DeleteConflictTests {
     static let base = "a\nb\nc\nd\n"
 
     @Test func byDefaultTheEditWinsAndTheDeletionIsResolved() async throws {

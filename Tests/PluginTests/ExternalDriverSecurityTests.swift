@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// Drivers that misbehave, and keys that try to reach the shell: the store stays as it was.
-struct ExternalDriverSecurityTests {
+@Suite(.timeLimit(.minutes(10))) struct ExternalDriverSecurityTests {
     /// A conflict on `key` settled by the driver `bad` running `command`, with no fallback.
     func conflict(_ key: DocumentKey = "a.md", driver command: String) throws -> TestStore {
         let test = try TestStore()

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct ExternalDriverTests {
+@Suite(.timeLimit(.minutes(10))) struct ExternalDriverTests {
     static let base = "one\ntwo\nthree\nfour\nfive\nsix\n"
     static let laptop = base.replacingOccurrences(of: "two\n", with: "TWO\n")
     static let phone = base.replacingOccurrences(of: "five\n", with: "FIVE\n")

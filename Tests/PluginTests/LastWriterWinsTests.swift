@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct LastWriterWinsTests {
+@Suite(.timeLimit(.minutes(10))) struct LastWriterWinsTests {
     static let start = Date(timeIntervalSince1970: 1_796_000_000)
 
     /// Saves `base`, then each `(device, content, minutes after base)` from it: a conflict with dates the test chooses.

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct ListConflictsTests {
+@Suite(.timeLimit(.minutes(10))) struct ListConflictsTests {
     static let base = "a\nb\nc\nd\ne\nf\ng\n"
 
     /// Three heads: all change line b differently, only the laptop changes f, phone and tablet both add after g.

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct OverwriteWithCurrentTests {
+@Suite(.timeLimit(.minutes(10))) struct OverwriteWithCurrentTests {
     @Test func keepsTheCurrentTreeAndResolvesEveryOtherHead() async throws {
         let test = try TestStore()
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0, 0, 0, 1])

@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// Two replicas and one conflict: what each replica writes, and what sync makes of it.
-struct ReplicaConvergenceTests {
+@Suite(.timeLimit(.minutes(10))) struct ReplicaConvergenceTests {
     /// Two replicas with a document saved on `a` and synced to `b`, then edited concurrently on both.
     struct Pair {
         let directory = TemporaryDirectory("truce-pair")

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct ResolveAllTests {
+@Suite(.timeLimit(.minutes(10))) struct ResolveAllTests {
     static let base = "one\ntwo\nthree\nfour\nfive\nsix\n"
 
     @Test func everyConflictIsSettledTogetherExceptThoseThatNeedAPerson() async throws {

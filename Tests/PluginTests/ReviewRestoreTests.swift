@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// What the built-in resolvers record they dropped, what `review` lists of it, and `restore` bringing a value back.
-struct ReviewRestoreTests {
+@Suite(.timeLimit(.minutes(10))) struct ReviewRestoreTests {
     static let start = Date(timeIntervalSince1970: 1_796_000_000)
 
     /// A store where `*.json` is settled by last-writer-wins key by key.

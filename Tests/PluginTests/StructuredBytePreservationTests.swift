@@ -6,7 +6,7 @@ import Truce
 /// A structured merge writes back every byte no side changed: the identity property over a generated corpus of JSON
 /// written every way JSON allows, edits of one side and of both sides that leave the rest byte for byte, and the
 /// layout of what is inserted or removed.
-struct StructuredBytePreservationTests {
+@Suite(.timeLimit(.minutes(10))) struct StructuredBytePreservationTests {
     static let corpus = JSONCorpus.generate(count: 400, seed: 28)
     static let shapes = JSONCorpus.shapes.map { Data($0.utf8) }
 

@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// Generated triples (seeded): properties every structured merge must have, whatever the documents.
-struct StructuredMergePropertyTests {
+@Suite(.timeLimit(.minutes(20))) struct StructuredMergePropertyTests {
     static let count = 240
 
     static func merge(_ triple: StructuredTriple, swapped: Bool) throws -> StructuredMerge.FileMergeResult {

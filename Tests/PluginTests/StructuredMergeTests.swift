@@ -22,7 +22,7 @@ struct StructuredCase: CustomTestStringConvertible, Sendable {
     var testDescription: String { rule }
 }
 
-struct StructuredMergeTests {
+@Suite(.timeLimit(.minutes(10))) struct StructuredMergeTests {
     static let cases: [StructuredCase] = [
         StructuredCase(
             rule: "a member changed on one side takes that side, recursively",

@@ -5,7 +5,7 @@ import Truce
 
 /// Where a structured merge used to give up: an object moved on one side and edited on the other, and keys that occur
 /// more than once in an object.
-struct StructuredMovesAndDuplicatesTests {
+@Suite(.timeLimit(.minutes(10))) struct StructuredMovesAndDuplicatesTests {
     static func merge(_ base: String, _ current: String, _ other: String) throws -> (text: String, conflicts: Int) {
         let result = try StructuredMerge.mergeFiles(
             base: Data(base.utf8), current: Data(current.utf8), other: Data(other.utf8), path: "x.json")

@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// Property lists, XML and binary, merged by structure with their types and format kept.
-struct StructuredPropertyListTests {
+@Suite(.timeLimit(.minutes(10))) struct StructuredPropertyListTests {
     static let date = Date(timeIntervalSince1970: 1_700_000_000)
 
     static func plist(_ entries: [String: Any], _ format: PropertyListSerialization.PropertyListFormat) throws -> Data {

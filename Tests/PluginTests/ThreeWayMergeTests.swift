@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct ThreeWayMergeTests {
+@Suite(.timeLimit(.minutes(10))) struct ThreeWayMergeTests {
     static let base = "# Notes\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\n"
 
     /// What `git merge-file -p` prints for current/base/other.

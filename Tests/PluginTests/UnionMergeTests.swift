@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 import Truce
 
-struct UnionMergeTests {
+@Suite(.timeLimit(.minutes(10))) struct UnionMergeTests {
     @Test func keepsTheLinesOfEveryHeadAsGitUnionDoes() async throws {
         let test = try TestStore()
         try test.setAttributes("*.log merge=union\n")

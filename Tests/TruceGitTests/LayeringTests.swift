@@ -3,7 +3,7 @@ import Testing
 
 /// libgit2 is the git layer's alone, and the built-in resolvers see only TruceCore: SwiftPM does not hold modules to
 /// that (a module a dependency imports can be imported too), so the sources are read for it.
-struct LayeringTests {
+@Suite(.timeLimit(.minutes(10))) struct LayeringTests {
     /// The package's root, three levels above this file (Tests/TruceGitTests/LayeringTests.swift).
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -6,7 +6,7 @@ import Testing
 @testable import TruceGit
 
 /// An id held as three words reads and writes the same 20 bytes and 40 digits git does, and orders as its bytes do.
-struct ObjectIDTests {
+@Suite(.timeLimit(.minutes(10))) struct ObjectIDTests {
     static func samples() -> [[UInt8]] { objectIDByteSamples() }
 
     @Test func bytesDigitsAndLibgit2sOidRoundTrip() throws {

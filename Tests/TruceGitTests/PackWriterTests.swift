@@ -5,7 +5,7 @@ import Testing
 @testable import TruceGit
 
 /// A pack `PackWriter` writes is one git accepts, holds exactly the objects given, and is written without reading refs.
-struct PackWriterTests {
+@Suite(.timeLimit(.minutes(10))) struct PackWriterTests {
     /// A bare repository in a temporary directory, with git run on it as the oracle.
     final class Fixture {
         let directory = TemporaryDirectory("truce-pack")

@@ -5,7 +5,7 @@ import Testing
 @testable import TruceGit
 
 /// The SHA-1 a pack's trailer is made with gives FIPS 180's digests and git's ids, however its input is split.
-struct SHA1Tests {
+@Suite(.timeLimit(.minutes(10))) struct SHA1Tests {
     static func hex(_ digest: [UInt8]) -> String { ObjectID(bytes: digest[...]).hex }
 
     @Test func fipsVectors() {

@@ -7,7 +7,7 @@ import TruceCore
 import TruceTesting
 
 /// The testing kit as a resolver's author uses it: conflicts in memory for unit tests, fabricated stores for integration tests.
-struct TruceTestingTests {
+@Suite(.timeLimit(.minutes(10))) struct TruceTestingTests {
     static let shopping = ConflictFixture(
         key: "lists/shop.todo",
         base: FixtureVersion("- [ ] milk\n- [ ] eggs\n", device: "laptop", date: ConflictFixture.date(minute: 0)),

@@ -68,29 +68,41 @@ extension StoreEngine {
 
     /// Makes a store in `path`, a new or empty directory, with the config every store has: reflogs for all refs,
     /// fsynced objects, a replica id, and the save log off when `saveLog` is false.
+    ///
+    /// A creation that fails (a full disk) removes what it made; one that was killed or cut by a power loss is
+    /// started again here (see `StoreCreation`).
     static func create(at path: String, saveLog: Bool) throws(TruceError) {
         let manager = FileManager.default
+        if StoreCreation.isInterrupted(at: path) {
+            do { try StoreCreation.clear(path) } catch { throw .storeFailure(.init(operation: "clear \(path)", message: "\(error)")) }
+        }
         if let contents = try? manager.contentsOfDirectory(atPath: path), !contents.isEmpty { throw .storeExists(path) }
         if manager.fileExists(atPath: path), (try? manager.contentsOfDirectory(atPath: path)) == nil { throw .storeExists(path) }
         do {
-            let repository = try Repository.createBare(at: path)
-            // Every ref update is audited in the reflog; bare repositories keep none by default.
-            try repository.setConfig("core.logAllRefUpdates", to: "always")
-            // Acknowledged saves must survive power loss, git's writes into the store too.
-            try DurabilityConfig.write(in: repository)
-            // Names this replica's manifest on the hubs it syncs with.
-            try repository.setConfig(replicaConfigName, to: newReplicaID())
-            try writeAttributesTemplate(in: repository.gitDirectory)
-            // Now rather than at the first sync, so that a sync that adopts nothing leaves the store as it was.
-            try SyncLock.prepare(in: repository)
-            if !saveLog { try repository.setConfig("truce.saveLog", to: "false") }
-            // Written last: a store whose creation was interrupted is not mistaken for a whole one.
-            try repository.setConfig(formatConfigName, to: "1")
+            try StoreCreation.creating(at: path) { try makeStore(at: path, saveLog: saveLog) }
         } catch let error as GitError {
             throw .storeFailure(error)
         } catch {
             throw .storeFailure(TruceError.StoreFailure(operation: "create store at \(path)", message: error.localizedDescription))
         }
+    }
+
+    /// Writes a new store's repository and config at `path` (see `create`).
+    private static func makeStore(at path: String, saveLog: Bool) throws {
+        let repository = try Repository.createBare(at: path)
+        // Every ref update is audited in the reflog; bare repositories keep none by default.
+        try repository.setConfig("core.logAllRefUpdates", to: "always")
+        // Acknowledged saves must survive power loss, git's writes into the store too.
+        try DurabilityConfig.write(in: repository)
+        // Names this replica's manifest on the hubs it syncs with.
+        try repository.setConfig(replicaConfigName, to: newReplicaID())
+        try writeAttributesTemplate(in: repository.gitDirectory)
+        // Now rather than at the first sync, so that a sync that adopts nothing leaves the store as it was.
+        try SyncLock.prepare(in: repository)
+        if !saveLog { try repository.setConfig("truce.saveLog", to: "false") }
+        // Written last, once the rest is durable: a store whose creation was interrupted is not mistaken for a whole one.
+        try StoreCreation.syncTree(path)
+        try repository.setConfig(formatConfigName, to: "1")
     }
 
     /// Opens the store at `path`, and reads whether its saves go through the save log; fails when `path` is missing or
@@ -112,6 +124,9 @@ extension StoreEngine {
             throw .notAStore(path, reason: error.message)
         }
         guard entries.contains(where: { $0.isLocal && $0.name == formatConfigName }) else {
+            if StoreCreation.isInterrupted(at: path) {
+                throw .notAStore(path, reason: "its creation was interrupted; run 'truce init' again to make it")
+            }
             throw .notAStore(path, reason: "it is a git repository without '\(formatConfigName)' in its config")
         }
         DurabilityConfig.upgrade(repository, entries: entries)

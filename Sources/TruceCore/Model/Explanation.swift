@@ -10,6 +10,9 @@ public struct Explanation: Sendable {
     /// The `merge` attribute of the key in the store's `info/attributes`, as `git check-attr merge` prints it:
     /// `unspecified`, `set`, `unset`, or its value (a resolver's name).
     public let mergeAttribute: String
+    /// The heads dated more than `DocumentStore.futureDateTolerance` ahead of this device's clock when explained,
+    /// current first: versions from a replica whose clock runs ahead, which nothing loses (see `DocumentStore.save`).
+    public var datedAhead: [Version] = []
 }
 
 extension Explanation {

@@ -27,6 +27,10 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
     case invalidDate(String)
     /// A version date git cannot store exactly (see `Signature.representableDates`).
     case dateOutOfRange(Date)
+    /// A date asked for a new version that runs more than a day ahead of this device's clock (`clock`), not forced.
+    ///
+    /// Pass `allowingFutureDate: true` (the CLI's `--allow-future-date`) to save it anyway.
+    case dateTooFarAhead(Date, clock: Date)
     /// The store's config or attributes say something Truce cannot use.
     case invalidConfiguration(String)
     /// A routing rule `store.route(_:to:options:)` cannot write: a pattern, resolver name or option that git's formats cannot hold.
@@ -126,6 +130,9 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
         case .dateOutOfRange(let date):
             "date \(ISO8601.format(date)) is outside what git stores exactly: \(ISO8601.format(Signature.representableDates.lowerBound)) "
                 + "to \(ISO8601.format(Signature.representableDates.upperBound))"
+        case .dateTooFarAhead(let date, let clock):
+            "date \(ISO8601.format(date)) is more than a day ahead of this device's clock (\(ISO8601.format(clock))): "
+                + "check the date and the clock, or save it anyway with --allow-future-date (allowingFutureDate: true)"
         case .invalidConfiguration(let what): "invalid configuration: \(what)"
         case .invalidRoute(let pattern, let reason): "cannot route \(Self.quoted(pattern)): \(reason)"
         case .unknownResolver(let name, let source): "unknown resolver \(Self.quoted(name)) (\(source))"

@@ -38,7 +38,9 @@ public final class DocumentStore: Sendable {
     public convenience init(at url: URL, device: String, resolvers: ResolverRegistry) async throws(TruceError) {
         let path = url.path
         let device = try DeviceName.validated(device)
-        if (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty ?? !FileManager.default.fileExists(atPath: path) {
+        if (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty ?? !FileManager.default.fileExists(atPath: path)
+            || StoreCreation.isInterrupted(at: path)
+        {
             do { try StoreEngine.create(at: path, saveLog: true) } catch .storeExists {
                 // Another writer created it meanwhile: open theirs.
             }
@@ -51,7 +53,9 @@ public final class DocumentStore: Sendable {
     ///
     /// Calls that name no device use `device` (validated here). Saves go
     /// through the store's save log (see <doc:SavingAndTheSaveLog>) unless
-    /// `saveLog` is false, which the store's config then records.
+    /// `saveLog` is false, which the store's config then records. A creation
+    /// that fails removes what it made; one that was killed or cut by a power
+    /// loss is started again here.
     public static func create(
         at path: String, device: String? = nil, saveLog: Bool = true, resolvers: ResolverRegistry
     ) throws(TruceError) -> DocumentStore {

@@ -11,22 +11,35 @@ extension DocumentStore {
     /// is in conflict (`result.state == .inConflict`): neither is lost. The
     /// save is durable when this returns; with the save log on (the default)
     /// git sees it at the next checkpoint (see <doc:SavingAndTheSaveLog>).
+    ///
+    /// The version is dated `date` (to the second), or one second past the
+    /// newest date the store has seen when that is later: its parents' and
+    /// those of every version it adopted by sync (hybrid logical dates, see
+    /// <doc:Dates>), so a version is never dated before its parents. A `date`
+    /// more than a day ahead of this device's clock is refused
+    /// (`TruceError.dateTooFarAhead`) unless `allowingFutureDate`.
     @discardableResult
-    public func save(_ content: Data, to key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date()) throws(TruceError)
-        -> SaveResult
-    {
-        try write(content, to: key, device: device, base: base, date: date)
+    public func save(
+        _ content: Data, to key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date(),
+        allowingFutureDate: Bool = false
+    ) throws(TruceError) -> SaveResult {
+        try write(content, to: key, device: device, base: base, date: date, allowingFutureDate: allowingFutureDate)
     }
 
-    /// Writes a deletion: a version whose tree lacks the key.
+    /// Writes a deletion: a version whose tree lacks the key, dated as `save` dates a version.
     @discardableResult
-    public func delete(_ key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date()) throws(TruceError) -> SaveResult {
-        try write(nil, to: key, device: device, base: base, date: date)
+    public func delete(
+        _ key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date(), allowingFutureDate: Bool = false
+    ) throws(TruceError) -> SaveResult {
+        try write(nil, to: key, device: device, base: base, date: date, allowingFutureDate: allowingFutureDate)
     }
 
-    private func write(_ content: Data?, to key: DocumentKey, device: String?, base: VersionID?, date: Date) throws(TruceError) -> SaveResult {
+    private func write(
+        _ content: Data?, to key: DocumentKey, device: String?, base: VersionID?, date: Date, allowingFutureDate: Bool
+    ) throws(TruceError) -> SaveResult {
         let author = try author(device)
         try Signature.checkRepresentable(date)
+        try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
         // Small saves go through the save log when the store has it on: large ones would sit whole in its memory.
         if (content?.count ?? 0) <= PendingSaves.largestLoggedContent,
             let logged = try withPendingSaves({ pending in
@@ -54,27 +67,34 @@ extension DocumentStore {
     /// hears (saves written to memory, saves in all). A cancelled batch throws
     /// `TruceError.cancelled` and leaves no object, head or journal entry
     /// behind. Returns the new version ids in the order of `saves`.
-    public func saveBatch(_ saves: [BatchSave], progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) async throws(TruceError)
-        -> [VersionID]
-    {
+    ///
+    /// Each version is dated as `save` dates one (never before its parents,
+    /// nor before a version the store adopted by sync); a date more than a
+    /// day ahead of this device's clock is refused unless `allowingFutureDates`.
+    public func saveBatch(
+        _ saves: [BatchSave], allowingFutureDates: Bool = false, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) async throws(TruceError) -> [VersionID] {
         try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
-            try saveBatch(saves, cancellation: cancellation, progress: progress)
+            try saveBatch(saves, allowingFutureDates: allowingFutureDates, cancellation: cancellation, progress: progress)
         }
     }
 
     /// `saveBatch` on the calling thread, for the package's own synchronous callers (a test fixture's store).
-    package func saveBatchOnCallingThread(_ saves: [BatchSave]) throws(TruceError) -> [VersionID] {
-        try saveBatch(saves, cancellation: nil)
+    package func saveBatchOnCallingThread(_ saves: [BatchSave], allowingFutureDates: Bool = false) throws(TruceError) -> [VersionID] {
+        try saveBatch(saves, allowingFutureDates: allowingFutureDates, cancellation: nil)
     }
 
     /// `saveBatch` on the calling thread, stopping with `TruceError.cancelled` once `cancellation` is set.
     func saveBatch(
-        _ saves: [BatchSave], cancellation: Cancellation?, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+        _ saves: [BatchSave], allowingFutureDates: Bool = false, cancellation: Cancellation?,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) throws(TruceError) -> [VersionID] {
         guard !saves.isEmpty else { return [] }
         let authors = try saves.map { save throws(TruceError) in try author(save.device) }
+        let now = Date()
         for save in saves {
             try Signature.checkRepresentable(save.date)
+            try HybridDates.checkNotFarAhead(save.date, now: now, allowing: allowingFutureDates)
             if let committed = save.committerDate { try Signature.checkRepresentable(committed) }
         }
         return try transacting(.packed) { transaction in

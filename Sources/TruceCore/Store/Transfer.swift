@@ -18,19 +18,26 @@ extension DocumentStore {
     /// files that changed. A file that cannot be read now (it vanished, became
     /// a link, or is unreadable) is refused and the rest are imported.
     /// `progress` is called with (files read, files in all) while reading.
+    /// The versions are dated as `save` dates one; a `date` more than a day
+    /// ahead of this device's clock is refused unless `allowingFutureDate`.
     public func importDocuments(
-        from source: ImportSource, device: String? = nil, date: Date = Date(), progress: (@Sendable (Int, Int) -> Void)? = nil
+        from source: ImportSource, device: String? = nil, date: Date = Date(), allowingFutureDate: Bool = false,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws(TruceError) -> ImportReport {
         try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
-            try importDocuments(from: source, device: device, date: date, progress: progress, cancellation: cancellation)
+            try importDocuments(
+                from: source, device: device, date: date, allowingFutureDate: allowingFutureDate, progress: progress,
+                cancellation: cancellation)
         }
     }
 
     /// `importDocuments` on the calling thread.
     func importDocuments(
-        from source: ImportSource, device: String?, date: Date, progress: (@Sendable (Int, Int) -> Void)?, cancellation: Cancellation?
+        from source: ImportSource, device: String?, date: Date, allowingFutureDate: Bool = false,
+        progress: (@Sendable (Int, Int) -> Void)?, cancellation: Cancellation?
     ) throws(TruceError) -> ImportReport {
         let author = try author(device)
+        try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
         var refused = source.refused
         let contents = try ImportReading.read(source, refusing: &refused, progress: progress)
         try cancellation?.check()
@@ -38,7 +45,8 @@ extension DocumentStore {
             try contents.filter { key, content in try !engine.currentVersion(of: key, holds: content) }
         }
         let ids = try saveBatch(
-            changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, cancellation: cancellation)
+            changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, allowingFutureDates: true,
+            cancellation: cancellation)
         let versions = zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
         return ImportReport(
             documents: contents.count, newVersions: changed.count, unchanged: contents.count - changed.count,

@@ -10,7 +10,7 @@ import Testing
 /// git repository and a few input files. "Nothing changed" compares every
 /// file of that whole directory byte for byte, so the refs, reflogs, objects
 /// and config of both stores, and the inputs, are all covered.
-@Suite struct ReliabilityBadInputTests {
+@Suite(.timeLimit(.minutes(20))) struct ReliabilityBadInputTests {
     /// What is wrong with the store itself before the command runs.
     enum Setup: String, Sendable {
         case none

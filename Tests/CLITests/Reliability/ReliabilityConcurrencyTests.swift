@@ -17,7 +17,7 @@ import Testing
 /// resolver's last pass, after the writers, left no document in conflict. The
 /// only failure a writer may meet is "the store is busy" (exit 3), which it
 /// would retry; those saves are counted and are not acknowledged.
-@Suite(.serialized) struct ReliabilityConcurrencyTests {
+@Suite(.timeLimit(.minutes(20)), .serialized) struct ReliabilityConcurrencyTests {
     static let writers = 8
     static let sharedDocuments = ["shared.txt", "shared.md"]
     static let otherDocuments = (0..<16).map { "many/\($0).\($0 % 4 == 0 ? "md" : "txt")" }

@@ -8,7 +8,7 @@ import Testing
 /// way a disk, a crash or an attacker would, runs the commands a user would
 /// run next, and checks with `git fsck --strict` and the acknowledged
 /// versions that the damage was reported and nothing else changed.
-@Suite struct ReliabilityDamageTests {
+@Suite(.timeLimit(.minutes(20))) struct ReliabilityDamageTests {
     /// A store with `documents` documents, each saved a few times; returns every acknowledged version per document.
     static func populatedStore(in directory: TemporaryDirectory, documents: Int, random: inout SeededRandom) throws -> (String, [String: [String]]) {
         let store = try Reliability.makeStore(in: directory, named: "store")

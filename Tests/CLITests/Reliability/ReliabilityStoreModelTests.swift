@@ -7,7 +7,8 @@ import Testing
 /// The model knows only the product's definitions: a document's heads are the
 /// versions no other version of it descends from, and heads with the same
 /// content count as one; the current version is the head with the latest
-/// author date, then the larger id; a save based on a head descends from every
+/// author date, then the larger id; a save is dated its `--date`, or one second past its parents' dates and the newest
+/// date of any version the store adopted by sync when that is later (hybrid dates); a save based on a head descends from every
 /// head with that head's content; a resolution's parents are every head,
 /// current first; `reopen` writes one child of the newest resolution per
 /// parent, restoring that parent's content; `sync` unions heads; `prune --now`
@@ -15,7 +16,7 @@ import Testing
 /// remaining heads reach. Saves and deletions use a few fixed
 /// dates so that ties between dates (and the id tie-break) happen often, and
 /// bases are drawn from every version the store holds, heads or not.
-@Suite(.serialized) struct ReliabilityStoreModelTests {
+@Suite(.timeLimit(.minutes(20)), .serialized) struct ReliabilityStoreModelTests {
     static let documents = ["a.txt", "notes/b.md", "c", "d/e/f.txt"]
     static let dates = ["2026-01-01T10:00:00Z", "2026-01-01T10:00:01Z", "2026-01-01T10:00:02Z"]
 
@@ -37,6 +38,8 @@ import Testing
         var heads: [String: Set<String>] = [:]
         /// Every version whose commit is in this store's object database.
         var objects: Set<String> = []
+        /// The newest author date among the versions this store adopted by sync: its saves are dated after it.
+        var newestAdopted: Int?
     }
 
     /// Both replicas and every version either ever made.
@@ -162,9 +165,14 @@ import Testing
                     problems.append(
                         "\(context): \(words.joined(separator: " ")) wrote \(id) with parents \(written.parents); the model expects \(parents)")
                 }
+                let seen = (parents.compactMap { model.versions[$0]?.date } + [model.stores[store].newestAdopted].compactMap { $0 }).max()
+                let dated = max(seconds, seen.map { $0 + 1 } ?? seconds)
+                if written.date != dated {
+                    problems.append("\(context): \(words.joined(separator: " ")) dated \(id) \(written.date); the model expects \(dated)")
+                }
                 model.add(
                     ModelVersion(
-                        id: id, document: document, parents: written.parents, date: seconds,
+                        id: id, document: document, parents: written.parents, date: dated,
                         content: isDeletion ? nil : content, isResolution: false), to: store)
                 counts[base == nil ? operation : operation + " --base", default: 0] += 1
             case 55..<72:
@@ -257,9 +265,16 @@ import Testing
                 let other = 1 - store
                 let result = try truce(["sync", model.stores[other].path], store: model.stores[store].path)
                 if result.status != 0 { problems.append("\(context): sync exited \(result.status): \(result.errorOutput)") }
+                let reachedBefore = model.stores.map { model.closure($0.heads.values.joined()) }
                 for key in Self.documents {
                     let union = model.independent(model.stores[0].heads[key, default: []].union(model.stores[1].heads[key, default: []]))
                     for index in 0...1 where !union.isEmpty { model.stores[index].heads[key] = union }
+                }
+                // Each side adopts what its heads did not reach, and dates its next saves after the newest of it.
+                for index in 0...1 {
+                    let adopted = model.closure(model.stores[index].heads.values.joined()).subtracting(reachedBefore[index])
+                    let newest = (adopted.compactMap { model.versions[$0]?.date } + [model.stores[index].newestAdopted].compactMap { $0 }).max()
+                    model.stores[index].newestAdopted = newest
                 }
                 let reached = model.closure(model.stores[0].heads.values.joined())
                 for index in 0...1 { model.stores[index].objects.formUnion(reached) }

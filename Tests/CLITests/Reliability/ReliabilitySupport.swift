@@ -56,6 +56,17 @@ enum Reliability {
             })
     }
 
+    /// The files a write cut short leaves in `store`: lock files and the temporary files of packs and objects.
+    ///
+    /// Proof, with dangling objects, that a kill landed inside a write rather than before it started.
+    static func interruptedWriteTraces(in store: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: store) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { path in
+            let name = (path as NSString).lastPathComponent
+            return name.hasSuffix(".lock") || name.hasPrefix("tmp") || name.hasPrefix("pack_git2_")
+        }
+    }
+
     /// The acknowledged versions no head ref of `store` reaches: lost ones. Empty when nothing was lost.
     static func lostVersions(_ acknowledged: Set<String>, in store: String) throws -> [String] {
         acknowledged.subtracting(try reachableVersions(in: store)).sorted()

@@ -7,7 +7,7 @@ import Testing
 
 /// A sync's transfer and a prune's repack run on a repository handle of their own: the store's other calls, from
 /// another thread of the same process, do not wait behind them.
-@Suite struct LongWorkTests {
+@Suite(.timeLimit(.minutes(10))) struct LongWorkTests {
     /// Whether a read started from inside a long operation's progress finished while that operation still ran.
     final class ReadDuring: Sendable {
         /// What the first read found ("read: settled"), or that it was still waiting after the time allowed.

@@ -5,7 +5,7 @@ import Truce
 
 /// Plain git reads a store, and clones it, without a word on stderr: a store's config holds no deprecated setting,
 /// and a store made before with `core.fsyncObjectFiles` is upgraded once, when Truce opens it.
-struct PlainGitOnAStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct PlainGitOnAStoreTests {
     /// A store with history: saves, a conflict and its resolution, a deletion.
     static func populated() async throws -> TestStore {
         let test = try TestStore()

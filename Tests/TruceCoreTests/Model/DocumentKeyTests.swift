@@ -3,7 +3,7 @@ import Testing
 
 @testable import TruceCore
 
-struct DocumentKeyTests {
+@Suite(.timeLimit(.minutes(10))) struct DocumentKeyTests {
     @Test(arguments: [
         ("", "empty"),
         ("/etc/passwd", "absolute"),

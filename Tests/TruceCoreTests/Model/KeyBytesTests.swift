@@ -6,7 +6,7 @@ import Testing
 
 /// Keys, trailers and device names are bytes, as git sees them: never split at grapheme boundaries, never
 /// compared by canonical equivalence.
-struct KeyBytesTests {
+@Suite(.timeLimit(.minutes(10))) struct KeyBytesTests {
     @Test(arguments: [
         "\u{200C}.md", "\u{200D}x", "\u{0301}accent.txt", "\u{FE0F}", "dir/\u{0301}name.txt", "a/\u{200C}/b",
         ": \u{0301}colon", "\u{0301}/\u{0301}",
@@ -90,7 +90,7 @@ struct KeyBytesTests {
 }
 
 /// A store written before a spelling was reserved keeps a readable journal.
-struct LegacyKeyTests {
+@Suite(.timeLimit(.minutes(10))) struct LegacyKeyTests {
     @Test func aJournalEntryForAKeyNowReservedDoesNotBreakTheJournal() throws {
         let test = try TestStore()
         let saved = try test.store.save(.text("x\n"), to: "a.txt", device: "laptop")

@@ -6,7 +6,7 @@ import Testing
 @testable import TruceGit
 
 /// A remote's password never shows, however an app prints the error a sync throws.
-struct RedactionTests {
+@Suite(.timeLimit(.minutes(10))) struct RedactionTests {
     @Test func aSyncErrorPrintedAnyWayShowsNoPassword() throws {
         let test = try TestStore()
         let port = try freeLoopbackPort()

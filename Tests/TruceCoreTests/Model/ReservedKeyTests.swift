@@ -6,7 +6,7 @@ import Testing
 
 /// Keys git treats as `.git`, `.gitmodules` or `.gitattributes` in some spelling are refused; every other key
 /// leaves a store that `git fsck --strict` accepts and reads back byte for byte.
-struct ReservedKeyTests {
+@Suite(.timeLimit(.minutes(10))) struct ReservedKeyTests {
     /// Names `git fsck --strict` rejects in a tree (the oracle), each of which Truce must refuse as a key segment.
     static let spellingsGitRejects = [
         ".git", ".GIT", ".gi\u{200C}t", ".git\u{FEFF}", "\u{200D}.Git", ".g\u{202E}it", ".git.", ".git ", ".git . .",

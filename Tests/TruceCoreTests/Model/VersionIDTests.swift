@@ -7,7 +7,7 @@ import Testing
 
 /// A version id is its own type, not an object id under another name, yet it reads, prints, orders and encodes
 /// exactly as the commit id it wraps: apps' stored ids and the CLI's `--json` output stay what they were.
-struct VersionIDTests {
+@Suite(.timeLimit(.minutes(10))) struct VersionIDTests {
     static func samples() -> [ObjectID] {
         objectIDByteSamples().map { ObjectID(bytes: $0[...]) }
     }

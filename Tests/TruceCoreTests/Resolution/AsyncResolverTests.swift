@@ -76,7 +76,7 @@ private struct AskPerson: Resolver {
 }
 
 /// Resolvers that await, read history through their context, and overrun their timeout.
-struct AsyncResolverTests {
+@Suite(.timeLimit(.minutes(10))) struct AsyncResolverTests {
     static func conflicted() throws -> (TestStore, MadeConflict) {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("one\n"), heads: [("laptop", .text("two\n")), ("phone", .text("three\n"))])

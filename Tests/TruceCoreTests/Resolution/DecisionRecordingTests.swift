@@ -67,7 +67,7 @@ private struct KeepOldest: Resolver {
 }
 
 /// How the store records what resolvers report: only the settling resolver's decisions, in one order, always.
-struct DecisionRecordingTests {
+@Suite(.timeLimit(.minutes(10))) struct DecisionRecordingTests {
     static func conflicted() throws -> (TestStore, MadeConflict) {
         let test = try TestStore()
         let made = try test.makeConflict(

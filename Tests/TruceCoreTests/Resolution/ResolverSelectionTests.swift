@@ -10,7 +10,7 @@ struct NamedResolver: Resolver {
     func resolve(_ conflict: ConflictSet, context: ResolutionContext) async throws -> ResolutionOutcome { .pass(reason: "test") }
 }
 
-struct ResolverSelectionTests {
+@Suite(.timeLimit(.minutes(10))) struct ResolverSelectionTests {
     static let registry = ResolverRegistry(
         ["three-way", "list-conflicts", "union", "overwrite-with-current", "mine", "custom"].map(NamedResolver.init))
     static let attributes = """

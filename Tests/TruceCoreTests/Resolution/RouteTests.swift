@@ -12,7 +12,7 @@ private struct OptionEcho: Resolver {
 }
 
 /// `store.route(_:to:options:)`: routing written from code into the synced `.truce/attributes` and `.truce/config`.
-struct RouteTests {
+@Suite(.timeLimit(.minutes(10))) struct RouteTests {
     static let registry = ResolverRegistry([OptionEcho(name: "todo-list"), OptionEcho(name: "other"), OptionEcho(name: "three-way")])
     static let date = Date(timeIntervalSince1970: 1_796_000_000)
 

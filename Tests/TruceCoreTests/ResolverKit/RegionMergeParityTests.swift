@@ -5,7 +5,7 @@ import Testing
 @testable import TruceCore
 
 /// `TextMerge.mergeFiles` split into many regions against the real `git merge-file -p` on the whole files.
-@Suite struct RegionMergeParityTests {
+@Suite(.timeLimit(.minutes(20))) struct RegionMergeParityTests {
     /// Regions of about 1.5 KB, so a triple of a few hundred lines is cut a dozen times.
     private static let small = RegionSplitting(minimumBytes: 4 << 10, regionBytes: 1536)
 

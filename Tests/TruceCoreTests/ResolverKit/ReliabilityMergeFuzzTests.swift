@@ -16,7 +16,7 @@ import TruceCore
 /// further on is text to both. `truce merge-file` itself runs on every binary
 /// case and on a sample of the others. 2,000 cases in CI, 20,000 with `HEAVY=1`;
 /// `RELIABILITY_SEED` picks another seed.
-@Suite struct ReliabilityMergeFuzzTests {
+@Suite(.timeLimit(.minutes(20))) struct ReliabilityMergeFuzzTests {
     @Test func randomTriplesMergeLikeGitMergeFile() async throws {
         let environment = ProcessInfo.processInfo.environment
         let heavy = environment["HEAVY"] == "1"

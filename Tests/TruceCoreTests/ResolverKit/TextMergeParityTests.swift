@@ -4,7 +4,7 @@ import Testing
 import TruceCore
 
 /// TextMerge against the real `git merge-file`: same bytes, and a conflict count equal to git's exit status.
-@Suite struct TextMergeParityTests {
+@Suite(.timeLimit(.minutes(20))) struct TextMergeParityTests {
     @Test func generatedTriplesMatchGitMergeFile() async throws {
         let triples = MergeTestTriple.generate(count: 260, seed: 0x7275_6365_2d6d_6572)
         let cases = triples.enumerated().flatMap { index, triple in

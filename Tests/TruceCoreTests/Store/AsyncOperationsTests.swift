@@ -6,7 +6,7 @@ import Testing
 @testable import TruceCore
 
 /// The async overloads of the long operations, their cancellation, and the device a store is opened with.
-struct AsyncOperationsTests {
+@Suite(.timeLimit(.minutes(10))) struct AsyncOperationsTests {
     static let start = Date(timeIntervalSince1970: 1_796_000_000)
 
     /// `count` saves of distinct documents with fixed dates, so two stores given them write the same version ids.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TruceCore
 
-struct ConflictTests {
+@Suite(.timeLimit(.minutes(10))) struct ConflictTests {
     static func date(_ text: String) -> Date { isoDate(text)! }
 
     @Test func concurrentSavesFromOneBaseAreAConflictWithTheLatestAsCurrent() async throws {

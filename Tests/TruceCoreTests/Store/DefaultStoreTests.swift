@@ -5,7 +5,7 @@ import Truce
 
 /// A store an app creates or opens the documented way: saves go through the save log, durable on return, in git at the
 /// next checkpoint, with their events at once.
-struct DefaultStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct DefaultStoreTests {
     @Test func aStoreMadeTheDocumentedWaySavesThroughItsLogWithItsEventAtOnce() async throws {
         let directory = TemporaryDirectory("truce-default")
         let store = try DocumentStore.create(at: directory.file("store"), device: "laptop")

@@ -4,7 +4,7 @@ import Testing
 import Truce
 
 /// `DocumentStore.resolve` on a document in no conflict: the library side of `truce resolve DOC`'s idempotence.
-struct ResolveIdempotenceLibraryTests {
+@Suite(.timeLimit(.minutes(10))) struct ResolveIdempotenceLibraryTests {
     @Test func aSettledDocumentIsNothingToResolveThroughEveryAutomaticForm() async throws {
         let test = try TestStore()
         let saved = try test.store.save(.text("x\n"), to: "a.txt", device: "laptop")

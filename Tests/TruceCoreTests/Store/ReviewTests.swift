@@ -5,7 +5,7 @@ import Testing
 @testable import TruceCore
 
 /// `review` and `restore`: what automatic resolutions dropped, read from their commits, and brought back by a save.
-struct ReviewTests {
+@Suite(.timeLimit(.minutes(10))) struct ReviewTests {
     static let registry = ResolverRegistry([FirstLineWins()])
 
     /// A store whose a.txt the first-line resolver settled, dropping the laptop's first line.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TruceCore
 
-struct SavingTests {
+@Suite(.timeLimit(.minutes(10))) struct SavingTests {
     static let contents: [(String, Data)] = [
         ("text", .text("line one\nline two\n")),
         ("empty", Data()),

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TruceCore
 
-struct StoreLifecycleTests {
+@Suite(.timeLimit(.minutes(10))) struct StoreLifecycleTests {
     @Test func createWritesTheConfigSpecAsksFor() throws {
         let store = try TestStore()
         #expect(try store.git("config", "core.logAllRefUpdates") == "always\n")

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The benchmark's parallel loop: every index runs, and a failure in any of them is thrown, never dropped.
-struct ConcurrentlyPerformTests {
+@Suite(.timeLimit(.minutes(10))) struct ConcurrentlyPerformTests {
     struct Failed: Error, Equatable {
         let index: Int
     }

@@ -34,15 +34,11 @@ struct ChangeJournal {
     func append(_ changes: [Change], via: [VersionID: ObjectID] = [:]) throws {
         guard !changes.isEmpty else { return }
         for _ in 0..<50 {
-            // Many entries go into one pack, one fsync, instead of one fsynced loose object each.
-            let prepared: Prepared
-            if changes.count > Self.batchThreshold {
-                let bulk = try BulkWriter(path: repository.path)
-                prepared = try ChangeJournal(repository: bulk.repository).prepare(changes, via: via, recording: bulk)
-                try bulk.flush()
-            } else {
-                prepared = try prepare(changes, via: via)
-            }
+            // The entries go into one pack, fsynced with its directory, rather than loose objects: fewer fsyncs, and
+            // libgit2 would not fsync the `objects/` directory a new loose object's folder is made in.
+            let bulk = try BulkWriter(path: repository.path)
+            let prepared = try ChangeJournal(repository: bulk.repository).prepare(changes, via: via, recording: bulk)
+            try bulk.flush()
             if try publish(prepared) { return }
             // Another writer appended meanwhile: chain onto its entry.
         }

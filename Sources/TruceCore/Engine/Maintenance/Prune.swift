@@ -17,11 +17,19 @@ extension StoreEngine {
         let lock = try PruneLock.acquire(in: gitDirectory)
         defer { lock.release() }
         try cancellation?.check()
-        // Ref and reflog locks killed writers left: some sit on refs no later writer takes, and would block git gc.
+        // Ref and reflog locks killed writers left: some sit on refs no later writer takes, and would block git gc;
+        // `packed-refs.lock` too, which only a writer that publishes or drops packed heads would meet; and the
+        // index lock files of packs libgit2 was writing (a sync's download, a repack), which no one takes again.
         repository.removeStaleLocks(under: "refs/")
         repository.removeStaleLocks(under: "logs/")
+        repository.removeStaleLocks(under: "objects/pack/")
+        StaleLocks.removeIfStale(gitDirectory + "packed-refs.lock")
+        SaveLog.removeAbandonedCreations(of: gitDirectory + PendingSaves.fileName, olderThan: StaleLocks.staleLockAge)
         try recordMissingChanges()
-        let dropped = try tidyHeads(droppingDeletionsOlderThan: cutoffSeconds)
+        let (dropped, deletedReferences) = try tidyHeads(droppingDeletionsOlderThan: cutoffSeconds)
+        // Refs and reflog entries that go must be gone for good before the objects only they named go: a power loss
+        // must not bring back a ref, or a reflog entry, naming an object that is no longer there.
+        var rewritten = deletedReferences.flatMap { name in ["", "logs/"].map { gitDirectory + $0 + name } }
         try rebuildConflictMarkers()
         let references = try repository.references(matching: "refs/*")
         // Reflogs whose reference a killed writer never created are expired and marked like the others:
@@ -31,7 +39,9 @@ extension StoreEngine {
         var expired = 0
         for name in reflogs where !expire.isInfinite {
             try repository.withLockRetries(on: "logs/" + name) {
-                expired += try repository.expireReflog(of: name, olderThan: cutoffSeconds)
+                let count = try repository.expireReflog(of: name, olderThan: cutoffSeconds)
+                if count > 0 { rewritten.append(gitDirectory + "logs/" + name) }
+                expired += count
             }
         }
         // Files are listed before marking: objects written after this point are never deleted.
@@ -49,6 +59,7 @@ extension StoreEngine {
             : try repository.writePack(of: reachable) { done, total in
                 progress?("packing objects: \(done)/\(total)")
             }
+        for path in Set(rewritten) { DurableFiles.syncRemovalOrRewrite(of: path) }
         progress?("removing what nothing needs")
         var removed = 0
         for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {
@@ -77,7 +88,7 @@ extension StoreEngine {
     /// A save leaves the packed head it supersedes in place (removing one line
     /// rewrites the whole file) and readers skip it; here they all go in one
     /// rewrite.
-    private func tidyHeads(droppingDeletionsOlderThan cutoff: Int64) throws -> [DocumentKey] {
+    private func tidyHeads(droppingDeletionsOlderThan cutoff: Int64) throws -> (dropped: [DocumentKey], deleted: [String]) {
         var dropped: [DocumentKey] = []
         var leaving: [(name: String, target: ObjectID)] = []
         for references in try headReferencesByDocument() {
@@ -94,7 +105,7 @@ extension StoreEngine {
         try repository.withLockRetries(on: "packed-refs") {
             try repository.deleteReferences(leaving)
         }
-        return dropped.sorted()
+        return (dropped.sorted(), leaving.map(\.name))
     }
 
     /// Journals any head history a crash kept out of the journal, so `changes` misses nothing for long.

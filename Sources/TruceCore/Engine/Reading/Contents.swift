@@ -71,10 +71,13 @@ extension StoreEngine {
     func explain(_ key: DocumentKey) throws -> Explanation {
         let versions = try documentVersions(of: key)
         guard let current = versions.current else { throw TruceError.documentNotFound(key) }
-        return Explanation(
+        var explanation = Explanation(
             versions: versions,
             currentReason: Explanation.reason(current: current, heads: versions.heads) + Explanation.equivalence(versions),
             mergeAttribute: try repository.attribute("merge", for: key.rawValue).description
         )
+        let now = Date()
+        explanation.datedAhead = versions.heads.filter { HybridDates.isFarAhead($0.modificationDate, of: now) }
+        return explanation
     }
 }

@@ -72,6 +72,8 @@ extension StoreEngine {
                 for change in changes { via[change.version] = manifest }
             }
         }
+        // Before any head lands: saves here are dated after every version a head of this store reaches.
+        if let newest = received.map(\.date).max() { try NewestAdoptedDate.raise(to: newest, in: repository) }
         // One transaction for the whole sync, not one per document: one journal append, one packed-refs rewrite.
         var transaction = try WriteTransaction(in: self, objects: .stored)
         transaction.via = via

@@ -3,8 +3,8 @@ internal import TruceGit
 
 /// A save or a deletion staged in a `WriteTransaction`: the version's tree and commit, its head and its change.
 extension WriteTransaction {
-    /// Writes `content` (nil: a deletion) as a new version of `key` based on `base` (nil: the current version), and
-    /// commits; returns the version with the document's state after it, and the change with the states around it.
+    /// Writes `content` (nil: a deletion) as a new version of `key` based on `base` (nil: the current version), dated
+    /// `date` or later (`HybridDates`), and commits; returns the version with the document's state after it, and the change with the states around it.
     /// A restore names the dropped value it brings back (`Restores-Dropped:`).
     mutating func save(_ content: Data?, to key: DocumentKey, base: VersionID?, author: String, date: Date, restoring: RestoredDrop? = nil) throws
         -> (result: SaveResult, event: DocumentStateChange)
@@ -40,12 +40,17 @@ extension WriteTransaction {
         var message = VersionMessage(kind: kind, key: key.rawValue, device: author)
         message.restoresDropped = restoring
         let tree = try writeTree(holding: content, at: key)
-        let signature = Signature(device: author, date: date)
-        let committer = Signature(device: author, date: Date())
         let parents = try parent.map { try store.parents(basedOn: $0, heads: before) } ?? []
+        // Every parent is the base or a head just read: their dates are at hand.
+        let known = before.allHeads + (parent.map { [$0] } ?? [])
+        let dated = HybridDates.date(
+            asking: date, parents: parents.compactMap { id in known.first { $0.id == id }?.modificationDate }, in: repository)
+        try Signature.checkRepresentable(dated)
+        let signature = Signature(device: author, date: dated)
+        let committer = Signature(device: author, date: Date())
         let id = try writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
         publish(PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)"))
-        let change = Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: date)
+        let change = Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: dated)
         record(change)
         return (id, change, before)
     }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TruceCore
 
-struct ChangesTests {
+@Suite(.timeLimit(.minutes(10))) struct ChangesTests {
     @Test func everySaveDeletionAndResolutionIsListedInOrder() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])

@@ -7,7 +7,7 @@ import Testing
 @testable import TruceGit
 
 /// `events` from every writer: this object, another `DocumentStore` on the same path, another process, a sync into the store.
-struct EventsTests {
+@Suite(.timeLimit(.minutes(10))) struct EventsTests {
     /// Runs the built `truce` against `store` and returns the version id it printed.
     static func truceSave(_ text: String, to key: String, in store: String, device: String, base: String? = nil) async throws -> VersionID {
         let result = try await runAsync(

@@ -6,7 +6,7 @@ import Testing
 @testable import TruceGit
 
 /// Many changes recorded at once are one journal entry whose `changes` file lists them, one line each.
-struct JournalBatchTests {
+@Suite(.timeLimit(.minutes(10))) struct JournalBatchTests {
     @Test func aBatchIsOneEntryThatChangesReadsInOrderAndGitShows() throws {
         let test = try TestStore()
         try test.store.save(.text("first\n"), to: "before.txt", device: "laptop")
@@ -55,7 +55,7 @@ struct JournalBatchTests {
 
 /// A batch whose every change came through a manifest names those manifests in a `Via:` trailer, and whether every
 /// change came through given manifests is answered from it; a batch with one change of its own has none.
-struct JournalBatchViaTests {
+@Suite(.timeLimit(.minutes(10))) struct JournalBatchViaTests {
     static func changes(_ count: Int, in test: TestStore) throws -> [Change] {
         let ids = try test.store.saveBatch(
             (0..<count).map { BatchSave(key: DocumentKey(stringLiteral: "v/\($0).md"), content: .text("\($0)\n"), device: "phone") })

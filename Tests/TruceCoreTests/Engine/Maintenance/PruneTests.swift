@@ -4,7 +4,7 @@ import Testing
 
 @testable import TruceCore
 
-struct PruneTests {
+@Suite(.timeLimit(.minutes(10))) struct PruneTests {
     /// `git count-objects -v` as numbers.
     static func countObjects(_ test: TestStore) throws -> [String: Int] {
         var counts: [String: Int] = [:]

@@ -6,7 +6,7 @@ import Testing
 
 /// The decisions paragraph of a resolution's message: written from what a resolver recorded, read back exactly, with
 /// the trailers left as git and every Truce reader parse them.
-struct DecisionsSectionTests {
+@Suite(.timeLimit(.minutes(10))) struct DecisionsSectionTests {
     static let key: DocumentKey = "settings.json"
     static let start = Date(timeIntervalSince1970: 1_796_000_000)
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The checks of a download read each commit once, raw, and take what it records from those bytes: that reading
 /// must be libgit2's, field by field, for every commit git's checks let through, and refuse the others.
-struct RawCommitReadingTests {
+@Suite(.timeLimit(.minutes(10))) struct RawCommitReadingTests {
     static let tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
     /// Commits `git fsck` takes, written byte for byte, with what libgit2 makes of odd names, zones and messages.
@@ -23,11 +23,20 @@ struct RawCommitReadingTests {
     ]
 
     /// Commits `commitHeaderProblem` refuses: the raw reading must not make anything of them.
-    static let refused: [String] = [
-        "tree \(tree)\nauthor a <a> 5 +0000\n\nno committer\n",
-        "tree \(tree)\nauthor a <a> 05 +0000\ncommitter b <b> 6 +0000\n\nzero-padded date\n",
-        "tree \(tree)\nauthor a<a> 5 +0000\ncommitter b <b> 6 +0000\n\nno space before the email\n",
-        "parent \(tree)\ntree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\n\nparent first\n",
+    static let refused: [String] =
+        [
+            "tree \(tree)\nauthor a <a> 5 +0000\n\nno committer\n",
+            "tree \(tree)\nauthor a <a> 05 +0000\ncommitter b <b> 6 +0000\n\nzero-padded date\n",
+            "tree \(tree)\nauthor a<a> 5 +0000\ncommitter b <b> 6 +0000\n\nno space before the email\n",
+            "parent \(tree)\ntree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\n\nparent first\n",
+            "tree \(tree)\nauthor a <a> 5 +0000\nauthor b <b> 6 +0000\ncommitter b <b> 6 +0000\n\ntwo authors\n",
+        ] + refusedBeyondGit
+
+    /// Commits git 2.39's fsck takes (it reads no header past the committer) and Truce refuses: a second author or
+    /// committer line that one reader could take and another skip, so that replicas would disagree on a version's date.
+    static let refusedBeyondGit: [String] = [
+        "tree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\nauthor b <b> 6 +0000\n\nan author after the committer\n",
+        "tree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\ncommitter c <c> 7 +0000\n\ntwo committers\n",
     ]
 
     @Test func theRawReadingOfACleanCommitIsLibgit2s() throws {
@@ -49,6 +58,26 @@ struct RawCommitReadingTests {
         }
     }
 
+    /// git is the oracle for the rule table: every commit `commitHeaderProblem` refuses, `git fsck --strict` refuses too,
+    /// except the ones listed as Truce's own stricter rule, which git takes.
+    @Test func gitFsckRefusesEveryCommitTheChecksRefuseButTheStricterOnes() throws {
+        let directory = TemporaryDirectory("truce-fsck-rules")
+        #expect(try git(["init", "-q", "--bare", directory.file("repo.git")]).status == 0)
+        for text in Self.refused {
+            let hashed = try git(
+                ["--git-dir", directory.file("repo.git"), "hash-object", "-w", "-t", "commit", "--literally", "--stdin"], input: .text(text))
+            let id = hashed.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let fsck = try git(["--git-dir", directory.file("repo.git"), "fsck", "--strict", "--no-dangling"])
+            if Self.refusedBeyondGit.contains(text) {
+                #expect(fsck.status == 0, "git fsck --strict refuses this commit too (move it to the shared rows): \(text)")
+            } else {
+                #expect(fsck.status != 0 && fsck.errorOutput.contains(id), "git fsck --strict takes this commit: \(text)")
+            }
+            // One bad commit at a time: the next row is judged on its own.
+            try FileManager.default.removeItem(atPath: directory.file("repo.git/objects/\(id.prefix(2))/\(id.dropFirst(2))"))
+        }
+    }
+
     @Test func aCommitGitsChecksRefuseHasNoRawReading() {
         for text in Self.refused {
             #expect(commitHeaderProblem(Array(text.utf8)) != nil, "git fsck refuses this commit: \(text)")
@@ -58,7 +87,7 @@ struct RawCommitReadingTests {
 }
 
 /// The commits a quarantine keeps for its checks stay within their limit; a commit past it is read again, the same.
-struct KeptCommitLimitTests {
+@Suite(.timeLimit(.minutes(10))) struct KeptCommitLimitTests {
     @Test func commitsPastTheLimitAreReadAgainNotKept() throws {
         let test = try TestStore()
         let ids = try test.store.saveBatch(

@@ -8,7 +8,7 @@ import Testing
 
 /// A reader listing a document's heads while a save replaces one (the new head written, then the old one deleted)
 /// sees the new head, never none.
-struct ReferenceRaceTests {
+@Suite(.timeLimit(.minutes(10))) struct ReferenceRaceTests {
     @Test func aHeadReplacedBetweenListingAndReadingIsReadAgainNotLost() throws {
         let test = try TestStore()
         let first = try test.store.save(.text("one\n"), to: "notes/a.md", device: "laptop")

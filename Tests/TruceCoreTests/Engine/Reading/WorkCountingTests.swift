@@ -5,7 +5,7 @@ import Testing
 @testable import TruceCore
 
 /// Reading one document's heads must not read every reference of the store.
-struct WorkCountingTests {
+@Suite(.timeLimit(.minutes(10))) struct WorkCountingTests {
     @Test func versionsOfOneDocumentListOnlyItsOwnReferences() throws {
         let small = try TestStore()
         let large = try TestStore()

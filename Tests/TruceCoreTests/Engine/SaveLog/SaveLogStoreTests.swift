@@ -4,7 +4,7 @@ import Testing
 import TruceCore
 
 /// Saves through the save log: durable in the log at once, in git from the checkpoint, as if saved straight into git.
-@Suite struct SaveLogStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct SaveLogStoreTests {
     static let key: DocumentKey = "notes/today.md"
 
     /// The versions plain git sees in the store: every commit its head refs reach.

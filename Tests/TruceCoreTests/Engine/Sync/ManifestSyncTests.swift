@@ -6,7 +6,7 @@ import Testing
 
 /// Sync through replica manifests, against a git daemon on 127.0.0.1 and plain bare repositories: what a hub holds,
 /// what travels, and that nothing is lost on the way.
-@Suite struct ManifestSyncTests {
+@Suite(.timeLimit(.minutes(10))) struct ManifestSyncTests {
     let daemon: GitDaemon
 
     init() throws { daemon = try GitDaemon() }

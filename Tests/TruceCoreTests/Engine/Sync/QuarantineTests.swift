@@ -7,7 +7,7 @@ import Testing
 
 /// What a download brings joins the store only through `admit`: as it came when every object in it was checked,
 /// packed anew with only the checked versions' objects otherwise.
-struct QuarantineTests {
+@Suite(.timeLimit(.minutes(10))) struct QuarantineTests {
     /// A store holding `count` documents, and their ids.
     static func source(_ count: Int) throws -> (TestStore, [VersionID]) {
         let test = try TestStore()

@@ -5,7 +5,7 @@ import Testing
 @testable import TruceCore
 
 /// Three stores stand for three devices.
-struct SyncTests {
+@Suite(.timeLimit(.minutes(10))) struct SyncTests {
     static let base = "one\ntwo\nthree\nfour\nfive\nsix\n"
 
     /// Three replicas that each saved their own edit of notes/a.md from one base.

@@ -4,7 +4,7 @@ import Testing
 import TruceCore
 
 /// `importDocuments` and `exportDocuments` on real folders and real stores.
-struct ImportExportTests {
+@Suite(.timeLimit(.minutes(10))) struct ImportExportTests {
     let start = Date(timeIntervalSince1970: 1_796_000_000)
 
     @Test func importingAgainWritesVersionsOnlyForFilesThatChanged() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TruceCore
 
-struct BatchSavingTests {
+@Suite(.timeLimit(.minutes(10))) struct BatchSavingTests {
     @Test func aBatchLandsAsOnePackWithEveryVersionChainedPerKey() throws {
         let test = try TestStore()
         let existing = try test.store.save(.text("before\n"), to: "docs/0.txt", device: "laptop")

@@ -5,7 +5,7 @@ import Testing
 @testable import TruceCore
 
 /// Heads written in bulk are lines of `packed-refs`: git reads them as refs, Truce finds one document's by binary search.
-struct PackedHeadsTests {
+@Suite(.timeLimit(.minutes(10))) struct PackedHeadsTests {
     static func keys(_ count: Int) -> [DocumentKey] {
         (0..<count).map { DocumentKey(stringLiteral: "docs/\($0 % 7)/file-\($0).txt") }
     }

@@ -6,7 +6,7 @@ import Testing
 @testable import TruceGit
 
 /// Reference updates are compare-and-swap: every writer's journal append and conflict marker relies on it.
-struct ReferenceUpdateTests {
+@Suite(.timeLimit(.minutes(10))) struct ReferenceUpdateTests {
     static let name = "refs/truce/test/swapped"
 
     /// A store with three commits (versions) to point a reference at, and a second handle on it, as another process would have.

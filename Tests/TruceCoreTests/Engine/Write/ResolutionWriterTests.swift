@@ -65,7 +65,7 @@ struct AskingResolver: Resolver {
     }
 }
 
-struct ResolutionWriterTests {
+@Suite(.timeLimit(.minutes(10))) struct ResolutionWriterTests {
     @Test func anAppResolverNamedInConfigIsUsedWithItsOptions() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=shout\n")

@@ -4,7 +4,7 @@ import Testing
 import TruceCore
 
 /// A save writes its objects as one small pack, and the small packs are folded into one once they grow many.
-struct SavePackTests {
+@Suite(.timeLimit(.minutes(10))) struct SavePackTests {
     static func packCount(_ test: TestStore) throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: test.path + "/objects/pack").filter { $0.hasSuffix(".pack") }.count
     }

@@ -5,7 +5,7 @@ import Testing
 /// `truce merge-driver` never changes a byte no side changed: identity and one-sided merges leave the changed side's
 /// file as it is, for JSON of every shape and for property lists; labels, the base section and marker length as git's
 /// merge-file gives them.
-@Suite(.timeLimit(.minutes(10))) struct MergeDriverBytesTests {
+@Suite(.timeLimit(.minutes(20))) struct MergeDriverBytesTests {
     /// Runs the driver on copies of the three contents and returns its status, stderr and what CURRENT holds after.
     static func drive(
         base: Data, current: Data, other: Data, path: String = "x.json", options: [String] = [], directory: String? = nil

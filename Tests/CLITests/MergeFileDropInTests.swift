@@ -4,7 +4,7 @@ import Testing
 
 /// `truce merge-file` where `git merge-file` (2.39, the oracle) is used without `-p`: the result written into CURRENT,
 /// `-q`, errors and their statuses, `merge.conflictStyle` from the repository's config, and `--object-id`.
-@Suite(.timeLimit(.minutes(10))) struct MergeFileDropInTests {
+@Suite(.timeLimit(.minutes(20))) struct MergeFileDropInTests {
     typealias Fixtures = MergeFileCommandTests
 
     /// What one run left: its status, stdout, stderr and the bytes of every file in its directory.

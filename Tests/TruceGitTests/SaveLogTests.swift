@@ -6,7 +6,7 @@ import Testing
 
 /// The save log: records round-trip, a damaged tail ends the log, reset hides old records, and concurrent or killed
 /// writers lose no acknowledged record.
-@Suite(.timeLimit(.minutes(10)), .serialized) struct SaveLogTests {
+@Suite(.timeLimit(.minutes(20)), .serialized) struct SaveLogTests {
     static func payload(_ index: Int, length: Int = 40) -> [UInt8] {
         Array("payload \(index);".utf8) + (0..<length).map { UInt8(truncatingIfNeeded: $0 * 31 + index) }
     }

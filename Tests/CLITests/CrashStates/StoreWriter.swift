@@ -48,6 +48,8 @@ enum StoreWriter: String, CaseIterable, CustomTestStringConvertible {
     func prepare() throws -> Setup {
         let setup = Setup()
         let store = try Reliability.makeStore(in: setup.directory, named: "store")
+        // The setup's saves go straight into git; the logged writers turn the log on below, the others test git's path.
+        _ = try git(["-C", store, "config", "truce.saveLog", "false"])
         func save(_ key: String, _ text: String, _ options: [String] = [], in path: String = store) throws -> String {
             let result = try truce(["save", key, "-", "--device", "laptop"] + options, store: path, input: .text(text))
             guard result.status == 0 else { throw ReliabilityFailure("setup save: \(result.errorOutput)") }

@@ -238,7 +238,8 @@ import Testing
         var random = SeededRandom(seed: seed)
         let directory = TemporaryDirectory("truce-crash-concurrent")
         let store = try Reliability.makeStore(in: directory, named: "store")
-        if saveLog { _ = try git(["-C", store, "config", "truce.saveLog", "true"]) }
+        // A store saves through its log unless told otherwise: set both ways, so each run says what it tests.
+        _ = try git(["-C", store, "config", "truce.saveLog", saveLog ? "true" : "false"])
         var acknowledged: [String: [String]] = [:]
         var landedFromLog = 0
         let started = Date()

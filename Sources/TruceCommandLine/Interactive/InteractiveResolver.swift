@@ -112,8 +112,10 @@ struct InteractiveResolver {
             state.message = "\(state.point.id): no answer"
         case .character("u"):
             state.message = state.session.undo() ? "undone" : "nothing to undo"
+            show(changesFrom: session, &state)
         case .character("r"), .control("r"):
             state.message = state.session.redo() ? "redone" : "nothing to redo"
+            show(changesFrom: session, &state)
         case .character("e"): edit(&state)
         case .character("p"):
             do {
@@ -211,6 +213,12 @@ struct InteractiveResolver {
         } catch {
             state.message = Self.describe(error)
         }
+    }
+
+    /// After an undo or a redo, shows the first point whose answer it changed.
+    private func show(changesFrom before: ResolutionSession, _ state: inout State) {
+        let after = state.session
+        if let index = after.points.firstIndex(where: { before.answers[$0.id] != after.answers[$0.id] }) { move(to: index, &state) }
     }
 
     private func move(to index: Int, _ state: inout State) {

@@ -34,4 +34,10 @@ struct LineModeResolverTests {
         let resumed = try store.run(["resolve", "-i", "notes/todo.md"], input: .text("both\n"))
         #expect(resumed.status == 0 && resumed.output.hasPrefix("continued the session parked by laptop"), "\(resumed.output)")
     }
+
+    @Test func helpResolveShowsTheKeysTheToolsAndTheExitCodes() throws {
+        let help = try truce(["help", "resolve"])
+        #expect(help.status == 0 && help.output.contains("--interactive, -i") && help.output.contains("mergetool.NAME.cmd"), "\(help.output)")
+        #expect(help.output.contains("  e            edit the point in $VISUAL or $EDITOR") && help.output.contains("Exit codes: 0 written"))
+    }
 }

@@ -14,7 +14,7 @@ struct ResolveCommand: Command {
         .path("--content", help: "the whole resolved document, from FILE or - for standard input"),
         .flag("--delete", help: "settle the conflict as a deletion"),
         .flag("--all", help: "settle every document in conflict, written together as one pack"),
-        .flag("--interactive", "-i", help: "resolve as a person in the full-screen terminal resolver (line mode when stdin is no terminal)"),
+        .flag("--interactive", "-i", help: "resolve as a person in the full-screen terminal resolver (line mode without a terminal)"),
         .value("--tool", help: "resolve in a git mergetool: mergetool.NAME.cmd from the store's config, or vimdiff, meld, kdiff3, vscode"),
         .device, .json,
     ]
@@ -23,8 +23,8 @@ struct ResolveCommand: Command {
         resolve -i DOC (or -i --all, document after document) shows each conflict point with the base and every head,
         side by side on a wide terminal. Keys:
         \(Screen.helpLines.map { "  " + $0 }.joined(separator: "\n"))
-        When standard input is not a terminal, -i asks point by point: one answer per line (as --take spells it, or
-        skip, undo, park, quit). The editor is $VISUAL, else $EDITOR, else vi. NO_COLOR or TERM=dumb: no colour.
+        When standard input or output is not a terminal, -i asks point by point: one answer per line (as --take spells
+        it, or skip, undo, park, quit). The editor is $VISUAL, else $EDITOR, else vi. NO_COLOR or TERM=dumb: no colour.
 
         resolve DOC --tool NAME runs a git mergetool with $LOCAL, $BASE, $REMOTE and $MERGED, one pair of heads at a time,
         current first: mergetool.NAME.cmd and mergetool.NAME.trustExitCode from the store's config, or git's command line

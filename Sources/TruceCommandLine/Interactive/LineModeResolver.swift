@@ -1,8 +1,8 @@
 import Foundation
 import Truce
 
-/// `resolve -i` when standard input is not a terminal: each open point is printed as `truce conflicts` prints it,
-/// then one answer is read per line, so a script can answer point by point.
+/// `resolve -i` when standard input or output is not a terminal: each open point is printed as `truce conflicts`
+/// prints it, then one answer is read per line, so a script can answer point by point.
 ///
 /// A line is an answer as `--take` spells it (`ours`, `theirs`, `base`,
 /// `both`, `both-reversed`, a version id, `file:PATH`), or `skip` (leave the

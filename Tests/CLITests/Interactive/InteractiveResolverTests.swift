@@ -137,18 +137,19 @@ struct InteractiveResolverTests {
         #expect(try tmux.status() == 1)
     }
 
-    @Test func sigintRestoresTheTerminal() throws {
+    @Test(arguments: [(SIGINT, "130"), (SIGTERM, "143")])
+    func aSignalRestoresTheTerminal(signal: Int32, status: String) throws {
         let store = try CLIStore()
         try store.saveConflict("a.md", base: .text("x\n"), heads: [("laptop", .text("left\n")), ("phone", .text("right\n"))])
         let command = "exec \(Tmux.quote(truceExecutable)) --store \(Tmux.quote(store.path)) resolve -i a.md"
         let tmux = try Tmux("stty -a > before\nsh -c \(Tmux.quote("echo $$ > pid; " + command))\necho $? > interrupted\nstty -a > after")
         try tmux.wait(forText: "1 of 1 open")
         let pid = try String(contentsOfFile: tmux.directory.file("pid"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(kill(Int32(pid)!, SIGINT) == 0)
+        #expect(kill(Int32(pid)!, signal) == 0)
         #expect(try tmux.status() == 0)
         let before = try String(contentsOfFile: tmux.directory.file("before"), encoding: .utf8)
         let after = try String(contentsOfFile: tmux.directory.file("after"), encoding: .utf8)
-        #expect(try String(contentsOfFile: tmux.directory.file("interrupted"), encoding: .utf8) == "130\n")
+        #expect(try String(contentsOfFile: tmux.directory.file("interrupted"), encoding: .utf8) == status + "\n")
         #expect(before == after && before.contains("icanon") && before.contains(" echo"), "before:\n\(before)\nafter:\n\(after)")
     }
 

@@ -133,8 +133,16 @@ struct InteractiveResolverTests {
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count <= 25 && lines.allSatisfy { $0.count <= 80 } && screen.contains("?:help"), "\(screen)")
         #expect(screen.contains("── base ") && screen.contains("left") && screen.contains("right"))
+        // A whole side taken, then quit: answers would be lost, so it asks first.
+        try tmux.send("A")
+        try tmux.wait(forText: "take head 1-2 at every open point?")
+        try tmux.send("2")
+        try tmux.wait(forText: "all 1 answered")
         try tmux.send("q")
+        try tmux.wait(forText: "quit without writing?")
+        try tmux.send("y")
         #expect(try tmux.status() == 1)
+        #expect(try Self.line("a.md: ", on: tmux) == "a.md: nothing written; 0 of 1 points open")
     }
 
     @Test(arguments: [(SIGINT, "130"), (SIGTERM, "143")])

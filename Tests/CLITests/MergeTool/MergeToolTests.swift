@@ -51,6 +51,7 @@ struct MergeToolTests {
             "MERGED still holds a conflict marker on line 1"
         ),
         ("nope", [:], 2, "unknown merge tool 'nope': set mergetool.nope.cmd in the store's config"),
+        ("meld", ["path": "/nonexistent/meld"], 2, "merge tool 'meld' needs '/nonexistent/meld', which is not installed"),
     ])
     func aToolThatFailsIsOneLineAndWritesNothing(name: String, config: [String: String], status: Int32, message: String) throws {
         let (store, _) = try Self.conflict()

@@ -37,6 +37,8 @@ struct InteractiveResolver {
     }
 
     func run(_ session: ResolutionSession) async throws -> Outcome {
+        // No point to show (the session is complete as it is): write it, as `w` would.
+        guard !session.points.isEmpty else { return .written(try await store.commit(session, device: device)) }
         var state = State(session: session, initialAnswers: session.answers)
         state.index = session.nextUnanswered.flatMap { next in session.points.firstIndex { $0.id == next.id } } ?? 0
         state.note = Self.note(for: session)

@@ -64,35 +64,4 @@ struct ScreenTests {
         let tiny = Screen.render(Self.view(), width: 20, height: 5).lines
         #expect(tiny.count == 5 && tiny[0] == "terminal too small …" && tiny.dropFirst().allSatisfy(\.isEmpty), "\(tiny)")
     }
-
-    @Test func markersAreLongerThanAnyMarkerLikeLineAndLeftoversAreFound() {
-        let text = Data("a\n<<<<<<< not a marker\n=======\n".utf8)
-        let markers = ConflictMarkers(avoiding: [text, nil])
-        #expect(markers.size == 8 && markers.firstMarker(in: text) == nil)
-        #expect(ConflictMarkers().firstMarker(in: text) == 2)
-        let drawn = markers.draw(sides: [("1 a", Data("x".utf8)), ("2 b", nil)], base: ("base", Data("y\n".utf8)), end: "end")
-        #expect(String(decoding: drawn, as: UTF8.self) == "<<<<<<<< 1 a\nx\n|||||||| base\ny\n======== 2 b\n>>>>>>>> end\n")
-        #expect(markers.firstMarker(in: drawn) == 1)
-    }
-
-    @Test func keysAreReadFromWhatTerminalsSend() {
-        #expect(Key.parse([0x1B, 0x5B, 0x41]) == .up && Key.parse([0x1B, 0x5B, 0x36, 0x7E]) == .pageDown)
-        #expect(Key.parse([0x03]) == .control("c") && Key.parse([0x0D]) == .enter && Key.parse(Array("é".utf8)) == .character("é"))
-        #expect(KeyReader.firstKey(of: [0x1B, 0x5B, 0x42, 0x71]) == [0x1B, 0x5B, 0x42] && KeyReader.firstKey(of: Array("ab".utf8)) == [0x61])
-    }
-}
-
-/// The point editor: the person's editor on a file, markers left in refused.
-@Suite(.timeLimit(.minutes(10)))
-struct PointEditorTests {
-    @Test func anEditThatLeavesAMarkerIsRefusedAndTheEditorGetsThePathAsAnArgument() throws {
-        let markers = ConflictMarkers()
-        let text = markers.draw(sides: [("1 a", Data("x\n".utf8)), ("2 b", Data("y\n".utf8))], base: nil, end: "end")
-        // An editor that changes nothing leaves the markers: refused.
-        #expect(throws: InputError.self) { try PointEditor(environment: ["EDITOR": "true"]).edit(text, named: "a.H1.md", markers: markers) }
-        // The path reaches the command as "$1", whatever it holds: the name is never read by the shell.
-        let edited = try PointEditor(environment: ["EDITOR": "printf 'z\\n' >"]).edit(text, named: "a;$(false).H1.md", markers: markers)
-        #expect(edited == Data("z\n".utf8))
-        #expect(PointEditor(environment: ["VISUAL": "", "EDITOR": "nano"]).command == "nano")
-    }
 }

@@ -3,10 +3,11 @@ import TestSupport
 import Testing
 
 /// A tmux server of its own (its own socket, no user config) with one window running one shell script: how the
-/// tests drive the terminal resolver as a person at a terminal would. The server is killed by its socket at the end.
+/// tests drive the terminal resolver as a person at a terminal would. The server is killed by its socket at the end,
+/// and the socket, in the test's temporary directory, goes with it.
 final class Tmux: Sendable {
-    let socket = "truce-test-\(UUID().uuidString.prefix(12))"
     let directory = TemporaryDirectory("truce-tmux")
+    var socket: String { directory.file("socket") }
 
     /// Starts `script` (shell text) in a `width`×`height` window; the script's exit status lands in `status`, and the
     /// pane stays (`remain-on-exit`) so that its last screen can be read.
@@ -90,7 +91,7 @@ final class Tmux: Sendable {
     }
 
     private func tmux(_ arguments: String...) throws -> Spawned { try tmux(arguments) }
-    private func tmux(_ arguments: [String]) throws -> Spawned { try Self.spawn(["tmux", "-L", socket] + arguments) }
+    private func tmux(_ arguments: [String]) throws -> Spawned { try Self.spawn(["tmux", "-S", socket] + arguments) }
 
     /// Runs a program and waits for it with `posix_spawnp` and `waitpid`, its output through files.
     ///

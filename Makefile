@@ -21,12 +21,13 @@ deps:
 	fi
 
 # Real counterparts the tests run against: a web server for git http-backend (with TLS), sshd and its client, openssl
-# for the test CA, and tmux for the terminal tests. git-daemon comes with git itself (/usr/lib/git-core/git-daemon).
+# for the test CA, tmux for the terminal tests and vim for `resolve --tool vimdiff`. git-daemon comes with git itself
+# (/usr/lib/git-core/git-daemon).
 # `make test` runs this first, and so does .ci/run through it: the one place these are installed.
-TEST_PACKAGES = lighttpd lighttpd-mod-openssl openssh-server openssh-client openssl tmux
+TEST_PACKAGES = lighttpd lighttpd-mod-openssl openssh-server openssh-client openssl tmux vim
 
 test-deps:
-	@if ! (command -v lighttpd && command -v sshd && command -v ssh-agent && command -v openssl && command -v tmux) >/dev/null 2>&1 \
+	@if ! (command -v lighttpd && command -v sshd && command -v ssh-agent && command -v openssl && command -v tmux && command -v vim) >/dev/null 2>&1 \
 		|| [ ! -e /usr/lib/lighttpd/mod_openssl.so ]; then \
 		echo "installing $(TEST_PACKAGES)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TEST_PACKAGES); \

@@ -62,12 +62,15 @@ protocol Command {
     static var synopsis: String { get }
     static var summary: String { get }
     static var options: [Option] { get }
+    /// More for `truce help COMMAND`, after the options: keys, exit codes; nil for none.
+    static var details: String? { get }
     /// The positionals that are file names, which may be any bytes (see `Arguments`).
     static var pathPositionals: Set<Int> { get }
     static func run(_ invocation: Invocation) async throws -> ExitCode
 }
 
 extension Command {
+    static var details: String? { nil }
     static var pathPositionals: Set<Int> { [] }
     static func run(_ invocation: Invocation) async throws -> ExitCode {
         preconditionFailure("\(name) reads its own words (RawWordsCommand)")
@@ -158,6 +161,9 @@ public enum CommandLineTool {
         } catch let error as InputError {
             output.error(error.message)
             return .badInput
+        } catch let error as ResolveWithTool.ToolFailure {
+            output.error(error.message)
+            return .needsPerson
         } catch {
             output.error("\(error)")
             return .storeFailure

@@ -37,7 +37,8 @@ struct HelpCommand: Command {
         let rows = zip(spellings, options).map { spelling, option in "  " + pad(spelling, to: width + 2) + option.help }
         // Synopses are written for `truce`; an app's own tool shows its own name.
         let synopsis = command.synopsis.hasPrefix("truce ") ? toolName + command.synopsis.dropFirst(5) : command.synopsis
-        return (["usage: \(synopsis)", "", command.summary, "", "options:"] + rows).joined(separator: "\n")
+        let details = command.details.map { ["", $0.replacingOccurrences(of: "truce ", with: toolName + " ")] } ?? []
+        return (["usage: \(synopsis)", "", command.summary, "", "options:"] + rows + details).joined(separator: "\n")
     }
 
     private static func pad(_ text: String, to width: Int) -> String {

@@ -3,7 +3,8 @@ import Truce
 
 struct ResolveCommand: Command {
     static let name = "resolve"
-    static let synopsis = "truce resolve DOC|--all [--resolver NAME] [--dry-run] [--take HUNK=CHOICE ...] [--content FILE|-] [--device NAME]"
+    static let synopsis =
+        "truce resolve DOC|--all [--resolver NAME] [--dry-run] [--take HUNK=CHOICE ...] [--content FILE|-] [-i] [--tool NAME] [--device NAME]"
     static let summary = "settle DOC's conflict (or every one, with --all) with the resolver config picks, or with a person's answers"
     static let options: [Option] = [
         .value("--resolver", help: "use this resolver (and its fallbacks) instead of the one config picks"),
@@ -13,10 +14,30 @@ struct ResolveCommand: Command {
         .path("--content", help: "the whole resolved document, from FILE or - for standard input"),
         .flag("--delete", help: "settle the conflict as a deletion"),
         .flag("--all", help: "settle every document in conflict, written together as one pack"),
+        .flag("--interactive", "-i", help: "resolve as a person in the full-screen terminal resolver (line mode without a terminal)"),
+        .value("--tool", help: "resolve in a git mergetool: mergetool.NAME.cmd from the store's config, or vimdiff, meld, kdiff3, vscode"),
         .device, .json,
     ]
 
+    static let details: String? = """
+        resolve -i DOC (or -i --all, document after document) shows each conflict point with the base and every head,
+        side by side on a wide terminal. Keys:
+        \(Screen.helpLines.map { "  " + $0 }.joined(separator: "\n"))
+        When standard input or output is not a terminal, -i asks point by point: one answer per line (as --take spells
+        it, or skip, undo, park, quit). The editor is $VISUAL, else $EDITOR, else vi. NO_COLOR or TERM=dumb: no colour.
+
+        resolve DOC --tool NAME runs a git mergetool with $LOCAL, $BASE, $REMOTE and $MERGED, one pair of heads at a time,
+        current first: mergetool.NAME.cmd and mergetool.NAME.trustExitCode from the store's config, or git's command line
+        for vimdiff, nvimdiff, gvimdiff, meld, kdiff3 and vscode (mergetool.NAME.path names the program).
+
+        Exit codes: 0 written (or nothing to resolve); 1 a person is still needed: conflicts remain, -i quit or parked,
+        the tool failed, left MERGED unchanged or left conflict markers (nothing written); 2 bad usage or input: an
+        unknown tool, -i or --tool on a document not in conflict, a terminal smaller than 40x12; 3 the store failed.
+        """
+
     static func run(_ invocation: Invocation) async throws -> ExitCode {
+        if invocation.arguments.has("--interactive") { return try await ResolveInteractively.run(invocation) }
+        if let tool = invocation.arguments.value("--tool") { return try await ResolveWithTool.run(invocation, tool: tool) }
         if invocation.arguments.has("--all") { return try await resolveAll(invocation) }
         try invocation.rejectExtraPositionals(beyond: 1)
         let key = try invocation.key()

@@ -35,6 +35,26 @@ struct LineModeResolverTests {
         #expect(resumed.status == 0 && resumed.output.hasPrefix("continued the session parked by laptop"), "\(resumed.output)")
     }
 
+    /// `-i --all` goes document after document, and each one written is the commit `--take` writes for its answers.
+    @Test func allDocumentsAreAnsweredOneAfterAnotherAsTakeWouldWriteThem() throws {
+        let store = try CLIStore()
+        let base = Data("one\ntwo\n".utf8)
+        try store.saveConflict("a.md", base: base, heads: [("laptop", .text("ONE\ntwo\n")), ("phone", .text("uno\ntwo\n"))])
+        try store.saveConflict("b.md", base: base, heads: [("laptop", .text("one\nTWO\n")), ("phone", .text("one\ndos\n"))])
+        let twin = TemporaryDirectory("truce-twin")
+        #expect(try Tmux.spawn(["cp", "-a", store.path, twin.file("store")]).status == 0)
+        let result = try store.run(["resolve", "-i", "--all", "--device", "person"], input: .text("ours\ntheirs\n"))
+        #expect(result.status == 0, "\(result.errorOutput)")
+        // Each "resolved …" line follows the last prompt of its document on the same line.
+        let written = result.output.split(separator: "\n").compactMap { line in line.range(of: "resolved ").map { String(line[$0.lowerBound...]) } }
+        #expect(written.count == 2, "\(result.output)")
+        for (key, choice) in [("a.md", "ours"), ("b.md", "theirs")] {
+            let taken = try truce(["resolve", key, "--take", "H1=\(choice)", "--device", "person"], store: twin.file("store"))
+            #expect(written.contains(taken.output.trimmingCharacters(in: .newlines)), "\(key): \(taken.output) not in \(written)")
+        }
+        #expect(try store.run(["status"]).output == "no documents in conflict\n")
+    }
+
     @Test func helpResolveShowsTheKeysTheToolsAndTheExitCodes() throws {
         let help = try truce(["help", "resolve"])
         #expect(help.status == 0 && help.output.contains("--interactive, -i") && help.output.contains("mergetool.NAME.cmd"), "\(help.output)")

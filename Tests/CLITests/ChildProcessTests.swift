@@ -9,7 +9,7 @@ import Testing
 /// the more descriptors are open, so a run that kept its pipes open (a
 /// watchdog holding the process for ten minutes did) made the suite crash
 /// now and then.
-@Suite(.timeLimit(.minutes(5))) struct ChildProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct ChildProcessTests {
     static func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
 
     @Test func runsLeaveNoDescriptorOpen() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// A rewrite of `packed-refs` keeps every line it was not asked to change: lines other writers packed before it took
 /// the lock, and (with `keepingExisting`) a line already there under a name it adds. `git for-each-ref` is the oracle.
-@Suite(.timeLimit(.minutes(5))) struct PackedReferencesTests {
+@Suite(.timeLimit(.minutes(10))) struct PackedReferencesTests {
     final class Fixture {
         let directory = TemporaryDirectory("truce-packed-refs")
         var path: String { directory.file("repo.git") }

@@ -12,7 +12,8 @@ struct Row: Encodable {
     let met: Bool
 }
 
-/// `swift run -c release truce-bench [--quick] [--json] [--only NAME]`: Truce and its git baselines on the same work, side by side.
+/// `swift run -c release truce-bench [--quick] [--json] [--only NAME]`: Truce and its git baselines on the same work, side by side;
+/// `--scale [--million]` runs the store-size rows instead (`ScaleRows`).
 @main
 struct Bench {
     static func main() async throws {
@@ -25,6 +26,16 @@ struct Bench {
             CommandLine.arguments.indices.contains($0 + 1) ? CommandLine.arguments[$0 + 1] : nil
         }
         let scale = Scale(quick: quick)
+        if arguments.contains("--scale") {
+            // The store-size rows alone: they take long, and the default run stays as it was.
+            do {
+                print(table(try ScaleRows.rows(sizes: ScaleRows.sizes(quick: quick, million: arguments.contains("--million")))))
+                return
+            } catch {
+                FileHandle.standardError.write(Data("truce-bench: scale failed: \(error)\n".utf8))
+                exit(1)
+            }
+        }
         let sections: [(String, (Scale) async throws -> [Row])] = [
             ("merge", MergeRows.manyTriples), ("large", MergeRows.largeTriple),
             ("saves", StoreRows.saves), ("durable", DurableSaveRows.peer), ("save-log", SaveLogRows.appends),

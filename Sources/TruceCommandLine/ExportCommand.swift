@@ -13,8 +13,11 @@ struct ExportCommand: Command {
         try invocation.rejectExtraPositionals(beyond: 1)
         let folder = try invocation.positional(0, "DIR")
         let date = try invocation.date(option: "--version-at")
-        let report = try await invocation.openStore().exportDocuments(to: folder, versionAt: date, overwrite: invocation.arguments.has("--force"))
         let output = invocation.output
+        let progress = CountProgress(output: output, doing: "exporting documents")
+        let report = try await invocation.openStore().exportDocuments(
+            to: folder, versionAt: date, overwrite: invocation.arguments.has("--force"), progress: progress?.callback)
+        progress?.finish()
         for issue in report.failed { output.error("cannot write \(issue)") }
         for key in report.inConflict { output.error("in conflict, written as its current version: \(key)") }
         if invocation.wantsJSON {

@@ -85,7 +85,9 @@ struct ResolveCommand: Command {
                     device: invocation.device(), dryRun: true)
             }
         } else {
-            results = try await store.resolveAll(resolverName: resolverName, device: invocation.device())
+            let progress = CountProgress(output: invocation.output, doing: "resolving documents in conflict")
+            results = try await store.resolveAll(resolverName: resolverName, device: invocation.device(), progress: progress?.callback)
+            progress?.finish()
         }
         var needsPerson = false
         // A list, not an object keyed by document: JSON tools compare member names by canonical equivalence,

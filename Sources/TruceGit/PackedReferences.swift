@@ -199,13 +199,7 @@ extension PackedReferences {
     ) throws(GitError) {
         guard !additions.isEmpty || !removals.isEmpty else { return }
         let path = gitDirectory + "packed-refs", lockPath = path + ".lock"
-        let descriptor = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw GitError(
-                operation: "lock \(lockPath)", code: errno == EEXIST ? GIT_ELOCKED.rawValue : -1, errorClass: 0,
-                message: "failed to lock file '\(lockPath)' for writing: \(reason)")
-        }
+        let descriptor = try LooseReferenceFiles.lock(path, mode: 0o644)
         var committed = false
         defer {
             close(descriptor)

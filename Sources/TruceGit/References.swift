@@ -2,67 +2,6 @@ internal import CLibgit2
 import Foundation
 
 extension Repository {
-    /// Reads a direct reference, nil when it does not exist.
-    package func reference(_ name: String) throws(GitError) -> ObjectID? {
-        var oid = git_oid()
-        let code = git_reference_name_to_id(&oid, handle, name)
-        if code == GIT_ENOTFOUND.rawValue { return nil }
-        try check(code, "read reference \(name)")
-        return ObjectID(oid)
-    }
-
-    /// Points `name` at `target` only if it currently points at `expected` (nil: only if it does not exist).
-    ///
-    /// This is the compare-and-swap every writer relies on: a lost race fails
-    /// with `GIT_EMODIFIED` or `GIT_EEXISTS` and changes nothing.
-    ///
-    /// libgit2 fsyncs the reference, its reflog and the directories holding
-    /// them, but not the directories above those that it creates on the way
-    /// (a new document's `refs/truce/heads/<xx>/<key hash>/`): a power loss
-    /// could keep the reference file and lose the directory naming it. Each
-    /// directory this call creates is fsynced in its parent before it returns.
-    package func updateReference(_ name: String, to target: ObjectID, expecting expected: ObjectID?, message: String) throws(GitError) {
-        var newID = target.raw
-        var oldID = expected?.raw ?? git_oid()
-        var ref: OpaquePointer?
-        let created =
-            DurableFiles.missingDirectories(holding: gitDirectory + name) + DurableFiles.missingDirectories(holding: gitDirectory + "logs/" + name)
-        try check(git_reference_create_matching(&ref, handle, name, &newID, 1, &oldID, message), "update reference \(name)")
-        git_reference_free(ref)
-        DurableFiles.syncParents(of: created)
-    }
-
-    /// Deletes `name` only if it still points at `expected`; false when it was already gone.
-    ///
-    /// A packed line is removed by Truce's own rewrite of `packed-refs`, which
-    /// reads the file again under its lock: libgit2 1.5 rewrites it from what
-    /// it read before taking the lock, and would drop lines another writer
-    /// packed in between.
-    @discardableResult
-    package func deleteReference(_ name: String, expecting expected: ObjectID) throws(GitError) -> Bool {
-        var ref: OpaquePointer?
-        let lookup = git_reference_lookup(&ref, handle, name)
-        if lookup == GIT_ENOTFOUND.rawValue { return false }
-        try check(lookup, "read reference \(name)")
-        defer { git_reference_free(ref) }
-        guard let target = git_reference_target(ref), ObjectID(target.pointee) == expected else {
-            throw GitError(
-                operation: "delete reference \(name)", code: GIT_EMODIFIED.rawValue, errorClass: 0,
-                message: "reference moved since it was read")
-        }
-        var deletedPacked = false
-        if try !packedNames(among: [name]).isEmpty {
-            try PackedReferences.update(in: gitDirectory, adding: [], removing: [name])
-            deletedPacked = true
-        }
-        guard FileManager.default.fileExists(atPath: gitDirectory + name) else { return deletedPacked }
-        // libgit2 deletes only if the reference still holds the value looked up above.
-        let code = git_reference_delete(ref)
-        if code == GIT_ENOTFOUND.rawValue { return deletedPacked }
-        try check(code, "delete reference \(name)")
-        return true
-    }
-
     /// Deletes many references at once: their packed lines in one rewrite of `packed-refs`, then their loose files.
     ///
     /// Each loose file goes only if it still holds the target given; one that

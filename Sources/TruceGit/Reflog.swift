@@ -39,8 +39,13 @@ extension Repository {
     }
 
     /// Drops the entries of `name`'s reflog older than `cutoff` (seconds since 1970); returns how many were dropped.
+    ///
+    /// A reference without a reflog (a packed head) is left without one:
+    /// libgit2's `git_reflog_read` creates an empty file, and the directories
+    /// above it, for a reflog it does not find.
     @discardableResult
     package func expireReflog(of name: String, olderThan cutoff: Int64) throws(GitError) -> Int {
+        guard git_reference_has_log(handle, name) == 1 else { return 0 }
         var reflog: OpaquePointer?
         try check(git_reflog_read(&reflog, handle, name), "read reflog of \(name)")
         defer { git_reflog_free(reflog) }

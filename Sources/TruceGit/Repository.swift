@@ -13,6 +13,8 @@ package final class Repository {
     package let instrumentation: Instrumentation
     /// The `packed-refs` file as last read, read again when its stamp changes.
     package var packedReferencesCache: PackedReferences?
+    /// Whether the config says `core.logAllRefUpdates=always`, once read (see `updateReference`).
+    var logsAllReferenceUpdatesCache: Bool?
     /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
     package var acceptedEntryNames = Set<String>()
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits

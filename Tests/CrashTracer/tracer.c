@@ -7,6 +7,8 @@
 // TRUCE_TRACE_ROOT   the directory to trace (a realpath); calls on anything else are not recorded
 // TRUCE_TRACE_OUT    the file the records go to (appended, one write per record)
 // TRUCE_TRACE_STOP   "N" or "N:pause": SIGKILL (or sleep a minute) just before the Nth recorded call, counted from 1
+// TRUCE_TRACE_READS  "1": also record what the process reads under the directory (opens, reads, directory listings,
+//                    mappings), for tests that count a command's work; these records take no call number
 //
 // A record: kind (1 byte), sequence (u32), inode (u64), second inode (u64), offset (i64), length (u64), then the path,
 // the second path (each a u32 length and bytes) and the data (length bytes, for writes and acknowledgements); numbers
@@ -45,6 +47,11 @@ enum {
     KIND_ACK = 10,      // data written to standard output
     KIND_SYNC_ALL = 11, // sync() or syncfs()
     KIND_EXTEND = 12,   // inode, offset, length: fallocate (zeros up to offset + length, when it grows the file)
+    // Only with TRUCE_TRACE_READS:
+    KIND_OPEN = 13,     // path, inode: any open of a file or directory
+    KIND_READ = 14,     // inode, length: bytes read (read, pread, readv)
+    KIND_LIST = 15,     // path: a directory opened for listing (opendir)
+    KIND_MAP = 16,      // inode, length: a mapping of a file (the kernel reads only the pages touched)
 };
 
 #define MAX_DESCRIPTORS 65536
@@ -54,6 +61,7 @@ static size_t root_length;
 static int out_descriptor = -1;
 static unsigned long stop_at;
 static int stop_pauses;
+static int records_reads;
 static unsigned long sequence;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 // Descriptors opened on traced paths: their inode, and for directories their path (for a directory fsync).
@@ -123,6 +131,8 @@ __attribute__((constructor)) static void start(void) {
         stop_at = strtoul(stop, NULL, 10);
         stop_pauses = strstr(stop, ":pause") != NULL;
     }
+    const char *reads = getenv("TRUCE_TRACE_READS");
+    records_reads = reads != NULL && strcmp(reads, "1") == 0;
 }
 
 static int tracing(void) { return root_length > 0; }
@@ -258,6 +268,13 @@ static void forget_descriptor(int descriptor) {
     descriptor_directory[descriptor] = NULL;
 }
 
+// Records an open for a count of work (TRUCE_TRACE_READS); the caller holds `lock`.
+static void record_open(int descriptor, const char *path) {
+    if (records_reads && descriptor >= 0 && descriptor < MAX_DESCRIPTORS) {
+        emit(KIND_OPEN, sequence, descriptor_inode[descriptor], 0, 0, 0, path, NULL, NULL, 0);
+    }
+}
+
 // --- opening and closing
 
 static int traced_open(int directory, const char *path, int flags, mode_t mode, int at) {
@@ -272,6 +289,7 @@ static int traced_open(int directory, const char *path, int flags, mode_t mode, 
         if (descriptor >= 0) {
             pthread_mutex_lock(&lock);
             note_descriptor(descriptor, full);
+            record_open(descriptor, full);
             done();
         }
         return descriptor;
@@ -282,6 +300,7 @@ static int traced_open(int directory, const char *path, int flags, mode_t mode, 
     int saved = errno;
     if (descriptor >= 0) {
         note_descriptor(descriptor, full);
+        record_open(descriptor, full);
         uint64_t inode = inode_of_descriptor(descriptor);
         if (!existed) emit(KIND_CREATE, number, inode, 0, 0, 0, full, NULL, NULL, 0);
         else if ((flags & O_TRUNC) && writes) emit(KIND_TRUNCATE, number, inode, 0, 0, 0, full, NULL, NULL, 0);
@@ -712,6 +731,11 @@ int mkdirat(int directory, const char *path, mode_t mode) { resolve_all(); retur
 
 static void *traced_mmap(void *address, size_t length, int protection, int flags, int descriptor, off_t offset) {
     void *mapped = real_mmap(address, length, protection, flags, descriptor, offset);
+    if (mapped != MAP_FAILED && records_reads && descriptor_is_traced(descriptor)) {
+        pthread_mutex_lock(&lock);
+        emit(KIND_MAP, sequence, descriptor_inode[descriptor], 0, offset, length, NULL, NULL, NULL, 0);
+        done();
+    }
     if (mapped == MAP_FAILED || !descriptor_is_traced(descriptor) || !(protection & PROT_WRITE) || !(flags & MAP_SHARED)) return mapped;
     pthread_mutex_lock(&lock);
     for (int index = 0; index < 64; index++) {
@@ -768,4 +792,58 @@ int munmap(void *address, size_t length) {
     int result = real_munmap(address, length);
     done();
     return result;
+}
+
+// --- reading, recorded only with TRUCE_TRACE_READS: what a command reads, for tests that count its work
+
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_readv)(int, const struct iovec *, int);
+static DIR *(*real_opendir)(const char *);
+
+static void record_read(int descriptor, ssize_t length) {
+    if (!records_reads || length <= 0 || !descriptor_is_traced(descriptor)) return;
+    pthread_mutex_lock(&lock);
+    emit(KIND_READ, sequence, descriptor_inode[descriptor], 0, -1, (uint64_t)length, NULL, NULL, NULL, 0);
+    done();
+}
+
+ssize_t read(int descriptor, void *buffer, size_t length) {
+    if (real_read == NULL) real_read = dlsym(RTLD_NEXT, "read");
+    ssize_t result = real_read(descriptor, buffer, length);
+    record_read(descriptor, result);
+    return result;
+}
+
+ssize_t __read_chk(int descriptor, void *buffer, size_t length, size_t size) {
+    (void)size;
+    return read(descriptor, buffer, length);
+}
+
+ssize_t pread(int descriptor, void *buffer, size_t length, off_t offset) {
+    if (real_pread == NULL) real_pread = dlsym(RTLD_NEXT, "pread");
+    ssize_t result = real_pread(descriptor, buffer, length, offset);
+    record_read(descriptor, result);
+    return result;
+}
+
+ssize_t pread64(int descriptor, void *buffer, size_t length, off_t offset) { return pread(descriptor, buffer, length, offset); }
+
+ssize_t readv(int descriptor, const struct iovec *vectors, int count) {
+    if (real_readv == NULL) real_readv = dlsym(RTLD_NEXT, "readv");
+    ssize_t result = real_readv(descriptor, vectors, count);
+    record_read(descriptor, result);
+    return result;
+}
+
+DIR *opendir(const char *path) {
+    if (real_opendir == NULL) real_opendir = dlsym(RTLD_NEXT, "opendir");
+    DIR *directory = real_opendir(path);
+    char full[PATH_MAX];
+    if (directory != NULL && records_reads && tracing() && absolute(AT_FDCWD, path, full) && under_root(full)) {
+        pthread_mutex_lock(&lock);
+        emit(KIND_LIST, sequence, 0, 0, 0, 0, full, NULL, NULL, 0);
+        done();
+    }
+    return directory;
 }

@@ -49,7 +49,7 @@ extension DocumentStore {
     }
 
     /// Exports on the calling thread.
-    @available(*, deprecated, message: "use `try await exportDocuments(to:versionAt:overwrite:)`")
+    @available(*, deprecated, message: "use `try await exportDocuments(to:versionAt:overwrite:progress:)`")
     @_disfavoredOverload
     public func exportDocuments(to path: String, versionAt date: Date? = nil, overwrite: Bool = false) throws(TruceError) -> ExportReport {
         try exportDocuments(to: path, versionAt: date, overwrite: overwrite, cancellation: nil)

@@ -64,16 +64,19 @@ extension DocumentStore {
     /// `overwrite`, which replaces files of the same name and leaves the
     /// others. Nothing is ever written through a symbolic link. Cancelling
     /// the task stops it between two files; the files written stay.
-    public func exportDocuments(to path: String, versionAt date: Date? = nil, overwrite: Bool = false) async throws(TruceError)
-        -> ExportReport
-    {
+    /// `progress` is called with (documents done, documents in all).
+    public func exportDocuments(
+        to path: String, versionAt date: Date? = nil, overwrite: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws(TruceError) -> ExportReport {
         try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
-            try exportDocuments(to: path, versionAt: date, overwrite: overwrite, cancellation: cancellation)
+            try exportDocuments(to: path, versionAt: date, overwrite: overwrite, progress: progress, cancellation: cancellation)
         }
     }
 
     /// `exportDocuments` on the calling thread.
-    func exportDocuments(to path: String, versionAt date: Date?, overwrite: Bool, cancellation: Cancellation?) throws(TruceError) -> ExportReport {
+    func exportDocuments(
+        to path: String, versionAt date: Date?, overwrite: Bool, progress: (@Sendable (Int, Int) -> Void)? = nil, cancellation: Cancellation?
+    ) throws(TruceError) -> ExportReport {
         try FileTree.checkExportFolder(path, overwrite: overwrite)
         if FileTree.isInside(path, self.path) { throw .invalidFolder(path, reason: "it is the store or inside it") }
         let chosen = try withEngine { try $0.exportChoices(versionAt: date) }
@@ -87,8 +90,9 @@ extension DocumentStore {
         defer { close(root) }
         var written = 0, deleted = 0
         var failed: [ImportReport.PathIssue] = []
-        for document in chosen {
+        for (done, document) in chosen.enumerated() {
             try cancellation?.check()
+            if done % 256 == 0 { progress?(done, chosen.count) }
             guard let version = document.current, let content = try contents(of: version) else {
                 if document.current != nil { deleted += 1 }
                 continue
@@ -100,6 +104,7 @@ extension DocumentStore {
                 failed.append(ImportReport.PathIssue(path: document.key.rawValue, reason: error.reason))
             }
         }
+        progress?(chosen.count, chosen.count)
         return ExportReport(written: written, deleted: deleted, inConflict: chosen.filter(\.inConflict).map(\.key), failed: failed)
     }
 }

@@ -198,7 +198,7 @@ struct CrashStateModel {
             name(Self.directory(of: call.path), .makeDirectory(call.path))
         case .removeDirectory:
             name(Self.directory(of: call.path), .removeDirectory(call.path))
-        case .acknowledge:
+        case .acknowledge, .open, .read, .list, .map:
             break
         }
     }

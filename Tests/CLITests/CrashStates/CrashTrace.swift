@@ -7,6 +7,9 @@ struct TracedCall: Sendable {
     enum Kind: UInt8, Sendable {
         case create = 1
         case truncate, write, sync, rename, unlink, link, makeDirectory, removeDirectory, acknowledge, syncAll, extend
+        /// Only with `TRUCE_TRACE_READS=1`, for counting a command's work: an open (path, inode), a read (inode,
+        /// length), a directory listed (path), a file mapped (inode, length).
+        case open, read, list, map
     }
 
     let kind: Kind

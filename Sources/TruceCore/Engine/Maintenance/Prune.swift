@@ -32,9 +32,9 @@ extension StoreEngine {
         var rewritten = deletedReferences.flatMap { name in ["", "logs/"].map { gitDirectory + $0 + name } }
         try rebuildConflictMarkers()
         let references = try repository.references(matching: "refs/*")
-        // Reflogs whose reference a killed writer never created are expired and marked like the others:
-        // git fsck reads their entries too.
-        let reflogs = Set(references.map(\.name)).union(repository.reflogNames()).sorted()
+        // The reflogs there are, including those whose reference a killed writer never created (git fsck reads their
+        // entries too); a packed head has none, and gets none.
+        let reflogs = repository.reflogNames().sorted()
         try cancellation?.check()
         var expired = 0
         for name in reflogs where !expire.isInfinite {
@@ -52,13 +52,19 @@ extension StoreEngine {
         let tips = try repository.reflogIDs(of: reflogs).union(references.map(\.target)).filter { $0.bytes.contains { $0 != 0 } }
         let reachable = try repository.reachableObjects(from: Array(tips))
         try cancellation?.check()
-        progress?("packing \(reachable.count) objects")
-        let pack =
-            reachable.isEmpty
-            ? nil
-            : try repository.writePack(of: reachable) { done, total in
-                progress?("packing objects: \(done)/\(total)")
-            }
+        let pack: String?
+        if let compact = Self.compactPack(files, holding: reachable, in: repository) {
+            // Already one pack of exactly what is reachable: a repack would write the same objects again, for nothing.
+            pack = compact
+        } else {
+            progress?("packing \(reachable.count) objects")
+            pack =
+                reachable.isEmpty
+                ? nil
+                : try repository.writePack(of: reachable) { done, total in
+                    progress?("packing objects: \(done)/\(total)")
+                }
+        }
         for path in Set(rewritten) { DurableFiles.syncRemovalOrRewrite(of: path) }
         progress?("removing what nothing needs")
         var removed = 0
@@ -142,6 +148,18 @@ extension StoreEngine {
             let objects = repository.objectIDs(inPack: pack)
         else { return false }
         return objects.isSubset(of: packed)
+    }
+
+    /// The name (`pack-<hash>`) of the store's one pack when it holds exactly `reachable` and nothing else is there
+    /// (no loose object, no temporary file); nil otherwise.
+    private static func compactPack(
+        _ files: (loose: [ObjectFile], packs: [ObjectFile], temporary: [ObjectFile]), holding reachable: Set<ObjectID>, in repository: Repository
+    ) -> String? {
+        guard files.loose.isEmpty, files.temporary.isEmpty, files.packs.count == 1, !reachable.isEmpty,
+            repository.objectIDs(inPack: files.packs[0].path) == reachable
+        else { return nil }
+        let name = files.packs[0].path.split(separator: "/").last.map(String.init) ?? ""
+        return String(name.dropLast(".pack".count))
     }
 
     /// Deletes a pack with its index and companions (or a temporary file); returns how many files went.

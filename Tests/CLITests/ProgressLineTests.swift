@@ -1,0 +1,37 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Long operations draw a progress line on a terminal (here a pseudo-terminal made by `script`), and nothing on a pipe.
+@Suite(.timeLimit(.minutes(10))) struct ProgressLineTests {
+    /// Runs `truce --store STORE arguments` with its standard output and error on a pseudo-terminal; what it printed.
+    static func onTerminal(_ arguments: [String], store: String) throws -> String {
+        let command = ([truceExecutable, "--store", store] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
+        let result = try run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        return result.output
+    }
+
+    /// A store of `count` imported documents, and `a.txt` in conflict.
+    static func store(documents count: Int) throws -> CLIStore {
+        let store = try CLIStore()
+        var stream = ""
+        for index in 0..<count { stream += "M 100644 inline d/\(index).txt\ndata 2\n\(index % 10)\n\n" }
+        #expect(try store.run("import", "-", input: .text(stream)).status == 0)
+        let base = try store.save("a.txt", "base\n")
+        try store.save("a.txt", "one\n")
+        try store.save("a.txt", "two\n", "--base", base)
+        return store
+    }
+
+    @Test func exportAndResolveAllShowTheirCountOnATerminalOnly() throws {
+        let store = try Self.store(documents: 600)
+        let out = TemporaryDirectory("truce-progress")
+        let export = try Self.onTerminal(["export", out.file("terminal")], store: store.path)
+        #expect(export.contains("truce: exporting documents: 601 of 601"), "export on a terminal: \(export.debugDescription)")
+        let resolve = try Self.onTerminal(["resolve", "--all", "--resolver", "overwrite-with-current"], store: store.path)
+        #expect(resolve.contains("truce: resolving documents in conflict: 1 of 1"), "resolve --all on a terminal: \(resolve.debugDescription)")
+
+        let piped = try store.run("export", out.file("pipe"))
+        #expect(piped.status == 0 && piped.errorOutput.isEmpty, "export on a pipe: \(piped.errorOutput.debugDescription)")
+    }
+}

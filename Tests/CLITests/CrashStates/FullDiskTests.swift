@@ -27,7 +27,9 @@ struct FullDiskTests {
 
         /// Writes zeros into the filler until the file system refuses another byte.
         func fill() throws {
-            let descriptor = open(filler, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            // O_CLOEXEC: a server another test starts meanwhile would otherwise inherit the filler, and its blocks
+            // would stay taken after `makeRoom` unlinks it (a resolution failed "with room" that way in a full run).
+            let descriptor = open(filler, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw ReliabilityFailure("cannot create \(filler)") }
             defer { close(descriptor) }
             var chunk = 1 << 20

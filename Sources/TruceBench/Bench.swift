@@ -1,6 +1,9 @@
 import Foundation
 import Truce
 
+// Rows call the store's calling-thread forms (package access: `saveBatchOnCallingThread`, `syncOnCallingThread`,
+// `pruneOnCallingThread`, `importDocumentsOnCallingThread`), the work the async API runs on its executor, so a row times the work and not a hop.
+
 /// One line of the results table: a piece of work, Truce's figure, the baseline's, their ratio and the target.
 struct Row: Encodable {
     let work: String

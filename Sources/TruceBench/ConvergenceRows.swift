@@ -26,7 +26,7 @@ enum ConvergenceRows {
         var random = SeededRandom(seed: 0x5EED_C0DE)
         var writtenCommits = Set<VersionID>()
         func sync(_ a: Int, _ b: Int) async throws -> Int {
-            let report = try await stores[a].sync(with: stores[b].path, resolving: .standard, device: "r\(a)")
+            let report = try await stores[a].sync(with: stores[b].path, resolving: true, registry: .standard, device: "r\(a)")
             for (_, result) in try await stores[b].resolveAll(registry: .standard, device: "r\(b)") {
                 if case .resolved(let version, _, _) = result { writtenCommits.insert(version.id) }
             }

@@ -24,7 +24,7 @@ enum ImportRows {
 
         let store = try DocumentStore.create(at: directory + "/truce")
         var report: ImportReport?
-        let truce = try seconds { report = try store.importDocuments(from: .folder(at: folder), device: "bench") }
+        let truce = try seconds { report = try store.importDocumentsOnCallingThread(from: .folder(at: folder), device: "bench", date: Date()) }
         func gitImport(_ copy: String, options: String) -> Double {
             let git = "git -c user.name=bench -c user.email=bench@truce \(options)"
             return seconds { shell("\(git) add -A && \(git) commit -q -m import", directory: directory + "/" + copy) }

@@ -85,7 +85,7 @@ func peakOf(_ arguments: [String]) -> Never {
     var status: Int32 = 0
     var usage = rusage()
     wait4(pid, &status, 0, &usage)
-    FileManager.default.createFile(atPath: arguments[0], contents: Data(String(usage.ru_maxrss * 1024).utf8))
+    _ = FileManager.default.createFile(atPath: arguments[0], contents: Data(String(usage.ru_maxrss * 1024).utf8))
     exit((status & 0x7F) == 0 ? (status >> 8) & 0xFF : 125)
 }
 

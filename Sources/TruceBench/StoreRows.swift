@@ -23,7 +23,7 @@ enum StoreRows {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let saves = batch(scale.saves, documents: scale.savedDocuments, seed: 10)
         let store = try DocumentStore.create(at: directory + "/truce")
-        let bulk = try seconds { _ = try store.saveBatch(saves) }
+        let bulk = try seconds { _ = try store.saveBatchOnCallingThread(saves) }
 
         // fast-import writes the same commits: one per save, the document at its key, chained per document.
         var stream = Data()
@@ -90,8 +90,8 @@ enum StoreRows {
         let store = try DocumentStore.create(at: path)
         var random = SeededRandom(seed: 44)
         let triples = (0..<count).map { _ in Corpus.triple(lines: 60, &random) }
-        let bases = try store.saveBatch(triples.indices.map { BatchSave(key: key($0), content: triples[$0].base, device: "origin", date: start) })
-        _ = try store.saveBatch(
+        let bases = try store.saveBatchOnCallingThread(triples.indices.map { BatchSave(key: key($0), content: triples[$0].base, device: "origin", date: start) })
+        _ = try store.saveBatchOnCallingThread(
             triples.indices.flatMap { index in
                 [
                     BatchSave(key: key(index), content: triples[index].ours, device: "laptop", date: start.addingTimeInterval(60)),
@@ -183,7 +183,7 @@ enum StoreRows {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let created = try DocumentStore.create(at: directory + "/truce")
             for chunk in stride(from: 0, to: size, by: 20_000) {
-                _ = try created.saveBatch(
+                _ = try created.saveBatchOnCallingThread(
                     (chunk..<min(size, chunk + 20_000)).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
             }
             let store = try DocumentStore.open(at: directory + "/truce")
@@ -205,14 +205,14 @@ enum StoreRows {
         let directory = scratchDirectory("changes")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try DocumentStore.create(at: directory + "/truce")
-        let bases = try store.saveBatch(
+        let bases = try store.saveBatchOnCallingThread(
             (0..<scale.largeStore).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
         let (few, many) = scale.changedDocuments
 
         /// Puts the first `count` documents into conflict and returns the token from before.
         func change(_ count: Int, offset: Int) throws -> ChangeHistory.Token {
             let token = try store.changes(since: try store.changes().token).token
-            _ = try store.saveBatch(
+            _ = try store.saveBatchOnCallingThread(
                 (offset..<offset + count).flatMap { index in
                     [
                         BatchSave(key: key(index), content: Data("a\(index)\n".utf8), device: "laptop", date: start.addingTimeInterval(60)),
@@ -250,7 +250,7 @@ enum StoreRows {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let documents = scale.droppedVersions / 10
         let store = try DocumentStore.create(at: directory + "/truce")
-        let ids = try store.saveBatch(batch(scale.droppedVersions + documents, documents: documents, seed: 99))
+        let ids = try store.saveBatchOnCallingThread(batch(scale.droppedVersions + documents, documents: documents, seed: 99))
         // Move every document back to its first version: the other ten versions of each are dropped.
         var script = "set -e\n"
         for index in 0..<documents {
@@ -261,7 +261,7 @@ enum StoreRows {
         writeFile(directory + "/drop.sh", Data(script.utf8))
         shell("cd truce && sh ../drop.sh", directory: directory)
         shell("cp -r truce git", directory: directory)
-        let truce = try seconds { _ = try store.prune(expire: 0) }
+        let truce = try seconds { _ = try store.pruneOnCallingThread(expire: 0) }
         let git = seconds {
             runChild(
                 "git",

@@ -70,7 +70,7 @@ enum SyncRows {
                 let content = Data(Corpus.lines(2, &random).joined().utf8)
                 stream += Data("M 100644 inline \(StoreRows.key(key).rawValue)\ndata \(content.count)\n".utf8) + content + Data("\n".utf8)
             }
-            let imported = try writer.importDocuments(from: .stream(stream), device: "bench", date: StoreRows.start)
+            let imported = try writer.importDocumentsOnCallingThread(from: .stream(stream), device: "bench", date: StoreRows.start)
             var saves: [BatchSave] = []
             for version in 1..<SyncRows.longHistoryVersions {
                 saves += (0..<SyncRows.longHistories).map { key in
@@ -90,14 +90,14 @@ enum SyncRows {
     private static func initialRows(_ setup: Setup) throws -> [Row] {
         setup.step("initial push into the empty hub")
         var pushed: SyncReport?
-        let push = try setup.relay.measure { pushed = try setup.writer.sync(with: setup.hub) }
+        let push = try setup.relay.measure { pushed = try setup.writer.syncOnCallingThread(with: setup.hub) }
         setup.step("git clone --mirror of the hub")
         let clone = try setup.relay.measure { try git(["clone", "-q", "--mirror", setup.hub, setup.mirror]) }
         setup.step("git push --mirror into git's empty hub")
         let gitPush = try setup.relay.measure { try git(["-C", setup.mirror, "push", "-q", "--mirror", setup.gitHub]) }
         setup.step("initial sync into an empty store")
         var received: SyncReport?
-        let initial = try setup.relay.measure { received = try setup.reader.sync(with: setup.hub) }
+        let initial = try setup.relay.measure { received = try setup.reader.syncOnCallingThread(with: setup.hub) }
         let complete = received?.received.count == setup.versions
         let disk = diskKiB(setup.reader.path), mirrorDisk = diskKiB(setup.mirror)
         let time = initial.seconds / clone.seconds, space = Double(disk) / Double(mirrorDisk)
@@ -123,7 +123,7 @@ enum SyncRows {
         setup.step("no-op syncs against git fetch of one ref")
         let syncs = try repeated {
             var report: SyncReport?
-            let measured = try setup.relay.measure { report = try setup.reader.sync(with: setup.hub) }
+            let measured = try setup.relay.measure { report = try setup.reader.syncOnCallingThread(with: setup.hub) }
             return (measured, traffic: (report?.traffic).map(packBytes) ?? 0, empty: report?.received.isEmpty == true && report?.sent == 0)
         } seconds: {
             $0.0.seconds
@@ -169,8 +169,8 @@ enum SyncRows {
                 date: StoreRows.start.addingTimeInterval(Double(10_000_000 + round)), allowingFutureDate: true)
             var sent: SyncReport?, received: SyncReport?
             let truce =
-                try setup.relay.measure { sent = try setup.writer.sync(with: setup.hub) }
-                + setup.relay.measure { received = try setup.reader.sync(with: setup.hub) }
+                try setup.relay.measure { sent = try setup.writer.syncOnCallingThread(with: setup.hub) }
+                + setup.relay.measure { received = try setup.reader.syncOnCallingThread(with: setup.hub) }
             // The same commit into git's writer (locally, not measured), pushed to git's hub and fetched by git's reader.
             try git(["-C", setup.writer.path, "push", "-q", gitWriter, "\(version.id.hex):\(branch)"])
             let plain =

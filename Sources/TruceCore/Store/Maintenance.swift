@@ -36,4 +36,9 @@ extension DocumentStore {
         // A repack takes long: on an engine of its own, so that reads and saves meanwhile do not wait behind it.
         try withOwnEngine { try $0.prune(expire: expire, progress: progress, cancellation: cancellation) }
     }
+
+    /// `prune` on the calling thread, not cancellable: for the benchmark, which times the work without the executor.
+    package func pruneOnCallingThread(expire: TimeInterval) throws(TruceError) -> PruneReport {
+        try prune(expire: expire, progress: nil, cancellation: nil)
+    }
 }

@@ -31,6 +31,11 @@ extension DocumentStore {
         }
     }
 
+    /// `importDocuments` on the calling thread, not cancellable: for the benchmark, which times the work without the executor.
+    package func importDocumentsOnCallingThread(from source: ImportSource, device: String?, date: Date) throws(TruceError) -> ImportReport {
+        try importDocuments(from: source, device: device, date: date, progress: nil, cancellation: nil)
+    }
+
     /// `importDocuments` on the calling thread.
     func importDocuments(
         from source: ImportSource, device: String?, date: Date, allowingFutureDate: Bool = false,

@@ -90,7 +90,8 @@ enum StoreRows {
         let store = try DocumentStore.create(at: path)
         var random = SeededRandom(seed: 44)
         let triples = (0..<count).map { _ in Corpus.triple(lines: 60, &random) }
-        let bases = try store.saveBatchOnCallingThread(triples.indices.map { BatchSave(key: key($0), content: triples[$0].base, device: "origin", date: start) })
+        let bases = try store.saveBatchOnCallingThread(
+            triples.indices.map { BatchSave(key: key($0), content: triples[$0].base, device: "origin", date: start) })
         _ = try store.saveBatchOnCallingThread(
             triples.indices.flatMap { index in
                 [

@@ -54,6 +54,20 @@ package struct SHA1 {
         return [h0, h1, h2, h3, h4].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
     }
 
+    /// The digest of everything fed, as 40 lowercase hexadecimal digits (git's form of an id).
+    package consuming func finalizeHex() -> String {
+        let digest = finalize()
+        return String(unsafeUninitializedCapacity: 40) { out in
+            // Built in place: `String(format:)` per byte made hashing a small conflict's id cost more than the hash.
+            func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
+            for (index, byte) in digest.enumerated() {
+                out[2 * index] = digit(byte >> 4)
+                out[2 * index + 1] = digit(byte & 0xF)
+            }
+            return 40
+        }
+    }
+
     /// Runs the compression function over each 64-byte block of `blocks` (a whole number of them).
     private mutating func compress(blocks: UnsafeRawBufferPointer) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in

@@ -18,6 +18,18 @@ import Testing
         #expect(Self.hex(SHA1.hash([UInt8](repeating: 0x61, count: 1_000_000))) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
     }
 
+    /// The hexadecimal digest is the digest's bytes, two lowercase digits each, as `git hash-object` prints ids.
+    @Test func hexDigestSpellsTheDigest() {
+        for input in ["", "abc", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"] {
+            var sha = SHA1()
+            sha.update(Array(input.utf8))
+            #expect(sha.finalizeHex() == Self.hex(SHA1.hash(Array(input.utf8))), "\(input)")
+        }
+        var sha = SHA1()
+        sha.update(Array("abc".utf8))
+        #expect(sha.finalizeHex() == "a9993e364706816aba3e25717850c26c9cd0d89d")
+    }
+
     /// Fed in pieces of every size up to a few blocks, the digest is the one of the whole.
     @Test func piecesHashAsTheWhole() {
         var random = SeededRandom(seed: 180)

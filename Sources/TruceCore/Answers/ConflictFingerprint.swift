@@ -17,8 +17,11 @@ extension ConflictPoint {
         if let path {
             hash.update(Array(("json-pointer " + path).utf8) + [0])
         }
-        for side in sortedSides { hash.update(side + [0]) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        for side in sortedSides {
+            hash.update(side)
+            hash.update([0])
+        }
+        return hash.finalizeHex()
     }
 
     /// The heads' texts as the id hashes them: canonical at a path, sorted by their bytes.
@@ -47,8 +50,11 @@ extension ConflictPoint {
         var hash = SHA1()
         for point in points {
             if let path = point.path { hash.update(Array(("json-pointer " + path).utf8) + [0]) }
-            for side in point.sortedSides { hash.update(side + [0]) }
+            for side in point.sortedSides {
+                hash.update(side)
+                hash.update([0])
+            }
         }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash.finalizeHex()
     }
 }

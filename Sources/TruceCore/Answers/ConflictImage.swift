@@ -19,7 +19,7 @@ struct ConflictImage: Equatable {
         guard !hunks.isEmpty else { return nil }
         var hash = SHA1()
         for sides in hunks { for side in sides { hash.update(Array(side) + [0]) } }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash.finalizeHex()
     }
 
     /// Normalizes `text`, whose hunks are between markers `markerSize` long (git's and libgit2's are 7).

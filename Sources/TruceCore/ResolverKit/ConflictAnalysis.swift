@@ -287,11 +287,22 @@ public struct ConflictAnalysis: Sendable {
 
     /// Splits `data` after each newline; a last line without one is a line too.
     static func lines(of data: Data) -> [Data] {
+        // Offsets found with memchr over the raw bytes: subscripting `Data` byte by byte pays an exclusivity check per byte.
+        var ends: [Int] = []
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count, let found = memchr(base + offset, Int32(UInt8(ascii: "\n")), bytes.count - offset) {
+                offset = base.distance(to: UnsafeRawPointer(found)) + 1
+                ends.append(offset)
+            }
+        }
         var lines: [Data] = []
+        lines.reserveCapacity(ends.count + 1)
         var start = data.startIndex
-        for index in data.indices where data[index] == UInt8(ascii: "\n") {
-            lines.append(data[start...index])
-            start = index + 1
+        for end in ends {
+            lines.append(data[start..<data.startIndex + end])
+            start = data.startIndex + end
         }
         if start < data.endIndex { lines.append(data[start...]) }
         return lines

@@ -64,58 +64,17 @@ extension DocumentStore {
 
     // MARK: - Replay
 
-    /// The records that answer `conflict` exactly: one for its whole image, and one per point of `chain`'s.
-    func matchingRecords(for conflict: ConflictSet, chain: ResolverChain) async throws(TruceError)
-        -> (document: RecordedAnswer?, points: [String: RecordedAnswer], all: [ConflictPoint])
-    {
-        var document: RecordedAnswer?
-        if let image = try ConflictRecording.image(of: conflict), let id = image.id,
-            let record = try record(at: RecordedAnswer.key(of: id)), record.scope == .document, record.answers(image.hunks)
-        {
-            document = record
+    /// The records that answer `conflict` (the contested set) exactly, as `chain` sees its points.
+    func matchingRecords(for conflict: ConflictSet, chain: ResolverChain) async throws(TruceError) -> AnswerReplay {
+        try await AnswerReplay.matching(conflict, chain: chain) { [self] (ids: [String]) throws(TruceError) in
+            try withEngine { try $0.recordedAnswers(withIDs: ids) }
         }
-        let points = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.conflictPoints(of: conflict) }
-        var found: [String: RecordedAnswer] = [:]
-        for point in points {
-            guard let record = try record(at: RecordedAnswer.key(of: point.conflictID)), record.scope == .point,
-                record.answers(ConflictRecording.hunk(of: point).hunks)
-            else { continue }
-            found[point.id] = record
-        }
-        return (document, found, points)
     }
 
     /// The content recorded answers make of `conflict`, when they answer all of it and replay is on; nil otherwise.
-    ///
-    /// A record of the whole document is replayed as git's rerere replays
-    /// one (a three-way merge of its preimage, this conflict and its
-    /// postimage); else, when every point has a record, their answers are
-    /// given as a person's would be. The content is what the chain's own
-    /// way of applying answers makes of them, so the same records give the
-    /// same resolution on every replica.
     func replay(_ conflict: ConflictSet, chain: ResolverChain) async throws(TruceError) -> (content: Data?, records: [RecordedAnswer])? {
         guard try isReplaying() else { return nil }
-        let found = try await matchingRecords(for: conflict, chain: chain)
-        if let record = found.document, let image = try ConflictRecording.image(of: conflict) {
-            guard let postimage = record.postimage else { return (nil, [record]) }
-            if let content = try image.replaying(preimage: record.preimage, postimage: postimage) { return (content, [record]) }
-        }
-        guard !found.all.isEmpty, found.points.count == found.all.count else { return nil }
-        var answers: [String: HunkAnswer] = [:]
-        for point in found.all {
-            let record = found.points[point.id]!
-            if let postimage = record.postimage {
-                answers[point.id] = .text(postimage)
-            } else if let side = point.sides.first(where: { $0.text == nil }) {
-                answers[point.id] = .version(side.version.hex)
-            } else if point.base == nil, conflict.base != nil {
-                answers[point.id] = .base
-            } else {
-                return nil
-            }
-        }
-        let content = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.applying(answers, to: conflict) }
-        return (content, found.all.map { found.points[$0.id]! })
+        return try await matchingRecords(for: conflict, chain: chain).replayed(on: conflict, chain: chain)
     }
 
     /// Whether recorded answers are replayed: `rerere.enabled` in the store's config or the synced one, on by default.
@@ -130,8 +89,6 @@ extension DocumentStore {
 
     /// The record the document `key` holds; nil when there is none, it is deleted, or it is not a record.
     func record(at key: DocumentKey) throws(TruceError) -> RecordedAnswer? {
-        guard let current = try currentVersion(of: key), !current.isDeletion, let data = try contents(of: current) else { return nil }
-        let id = String(key.rawValue.dropFirst(".truce/answers/".count).dropLast(".json".count))
-        return RecordedAnswer(decoding: data, id: id)
+        try withEngine { try $0.recordedAnswer(at: key) }
     }
 }

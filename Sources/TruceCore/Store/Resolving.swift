@@ -164,21 +164,24 @@ extension DocumentStore {
                 if let identical = try identicalContentSettlement(versions) { settled.append(identical) }
             }
         }
-        var results: [DocumentKey: ResolveResult] = [:]
-        for (done, key) in keys.enumerated() {
-            if Task.isCancelled { throw .cancelled }
-            progress?(done, keys.count)
-            let conflict = try conflictSet(of: key)
-            let chain = try chain(for: key, registry: registry, explicit: resolverName)
-            switch try await decide(conflict, chain: chain, replaying: resolverName == nil) {
-            case .needsPerson(let points, let resolver, let reasons):
-                results[key] = .needsPerson(points, resolver: resolver, reasons: reasons)
-            case .settle(let settlement, _, let resolver):
-                settled.append((conflict, settlement, resolver))
+        // One hop onto the executor for the whole loop: the chain's own hops then stay on it.
+        let (results, decided) = try await BlockingExecutor.preferring { () async throws(TruceError) in
+            var results: [DocumentKey: ResolveResult] = [:]
+            for (done, key) in keys.enumerated() {
+                if Task.isCancelled { throw .cancelled }
+                progress?(done, keys.count)
+                let conflict = try conflictSet(of: key)
+                let chain = try chain(for: key, registry: registry, explicit: resolverName)
+                switch try await decide(conflict, chain: chain, replaying: resolverName == nil) {
+                case .needsPerson(let points, let resolver, let reasons):
+                    results[key] = .needsPerson(points, resolver: resolver, reasons: reasons)
+                case .settle(let settlement, _, let resolver):
+                    settled.append((conflict, settlement, resolver))
+                }
             }
+            progress?(keys.count, keys.count)
+            return (results, settled)
         }
-        progress?(keys.count, keys.count)
-        let decided = settled
         let written = try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
             try writeAll(decided, device: device, cancellation: cancellation)
         }

@@ -1,3 +1,4 @@
+internal import CGitShim
 import Foundation
 
 #if canImport(Glibc)
@@ -83,6 +84,25 @@ package enum DurableFiles {
             directory = directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)]
         }
         if !directory.isEmpty { syncDirectory(String(directory)) }
+    }
+
+    /// Makes the removals and rewrites of `paths`, all under `root`, survive a power loss, as
+    /// `syncRemovalOrRewrite(of:)` does for one.
+    ///
+    /// Many at once (prune's rewritten reflogs and removed refs, one directory
+    /// each) go with one `syncfs` of the file system holding `root` on Linux:
+    /// a file's fsync and its directory's each wait for a journal commit, where
+    /// `syncfs` waits for one. A few, or where there is no `syncfs`, are
+    /// fsynced one by one.
+    package static func syncRemovalsOrRewrites(of paths: [String], under root: String) {
+        if paths.count > 16 {
+            let descriptor = open(root, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                if truce_syncfs(descriptor) == 0 { return }
+            }
+        }
+        for path in paths { syncRemovalOrRewrite(of: path) }
     }
 
     /// Fsyncs a directory, so that the renames and new names in it survive a power loss; best effort.

@@ -46,13 +46,10 @@ extension Repository {
     private func checkLooseReferences(matching glob: String, listed: Set<String>) throws(GitError) {
         let fixed = glob.prefix { !"*?[\\".contains($0) }
         let directory = fixed.lastIndex(of: "/").map { String(fixed[...$0]) } ?? ""
-        guard let enumerator = FileManager.default.enumerator(atPath: gitDirectory + directory) else { return }
-        while let relative = enumerator.nextObject() as? String {
+        for relative in DirectoryWalk.files(under: gitDirectory + directory) {
             let name = directory + relative
             // Lock files, and locks a stale-lock recovery is taking aside, are not references.
-            guard !listed.contains(name), !name.hasSuffix(".lock"), !name.contains(".lock.stale-"), fnmatch(glob, name, 0) == 0,
-                enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular
-            else { continue }
+            guard !listed.contains(name), !name.hasSuffix(".lock"), !name.contains(".lock.stale-"), fnmatch(glob, name, 0) == 0 else { continue }
             var oid = git_oid()
             let code = git_reference_name_to_id(&oid, handle, name)
             if code == 0 || code == GIT_ENOTFOUND.rawValue { continue }
@@ -85,7 +82,7 @@ extension Repository {
             var found: [(name: String, target: ObjectID)] = []
             var names = Set<String>()
             var vanished = false
-            let listed = Self.files(under: gitDirectory + directory)
+            let listed = DirectoryWalk.files(under: gitDirectory + directory)
             instrumentation.didListLooseReferences()
             // Lock files, and locks a stale-lock recovery is taking aside, are not references.
             for relative in listed where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
@@ -118,32 +115,6 @@ extension Repository {
         var status = stat()
         if stat(gitDirectory + directory, &status) == 0 { return true }
         return try packedReferences().containsReference(withPrefix: directory)
-    }
-
-    /// The regular files below `path` (ending in `/`), relative to it; none when it does not exist, as for most
-    /// documents' heads once they are packed.
-    private static func files(under path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var files: [String] = []
-        while let entry = readdir(directory) {
-            // Read in place: a record is only as long as its name, so the 256-byte `d_name` must not be copied or written back.
-            let record = UnsafeRawPointer(entry)
-            let name = String(cString: (record + MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
-            guard name != ".", name != ".." else { continue }
-            var type = Int32(record.load(fromByteOffset: MemoryLayout<dirent>.offset(of: \dirent.d_type)!, as: UInt8.self))
-            if type == Int32(DT_UNKNOWN) {
-                var status = stat()
-                guard lstat(path + name, &status) == 0 else { continue }
-                type = (status.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : (status.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : type
-            }
-            if type == Int32(DT_DIR) {
-                files += Self.files(under: path + name + "/").map { name + "/" + $0 }
-            } else if type == Int32(DT_REG) {
-                files.append(name)
-            }
-        }
-        return files
     }
 
     /// The names among `names` that have a line in `packed-refs`.

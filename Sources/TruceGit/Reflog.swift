@@ -24,18 +24,9 @@ extension Repository {
     /// writer killed in between leaves a reflog without its reference. git
     /// reads those entries too (`git fsck` fails on one whose object is gone).
     package func reflogNames() -> [String] {
-        let logs = gitDirectory + "logs/"
-        guard let enumerator = FileManager.default.enumerator(atPath: logs + "refs") else { return [] }
-        var names: [String] = []
-        while let relative = enumerator.nextObject() as? String {
-            // Lock files, and locks a stale-lock recovery took aside, are not reflogs.
-            guard !relative.hasSuffix(".lock"), !relative.contains(".lock.stale-") else { continue }
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: logs + "refs/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
-                names.append("refs/" + relative)
-            }
-        }
-        return names
+        // Lock files, and locks a stale-lock recovery took aside, are not reflogs.
+        DirectoryWalk.files(under: gitDirectory + "logs/refs/").filter { !$0.hasSuffix(".lock") && !$0.contains(".lock.stale-") }
+            .map { "refs/" + $0 }
     }
 
     /// Drops the entries of `name`'s reflog older than `cutoff` (seconds since 1970); returns how many were dropped.

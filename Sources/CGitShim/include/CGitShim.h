@@ -28,6 +28,10 @@ int truce_git_search_no_outside_config(void);
 /** Makes libgit2 trust the CA certificates in `file` (PEM) for https, in place of the system bundle (GIT_OPT_SET_SSL_CERT_LOCATIONS). */
 int truce_git_set_ssl_cert_file(const char *file);
 
+/** syncfs(2) on Linux (the C library declares it only under _GNU_SOURCE, which Swift's Glibc module does not
+ *  set); -1 with errno ENOSYS elsewhere. */
+int truce_syncfs(int descriptor);
+
 /** A zlib deflate stream kept across objects: `compress2` sets up and clears about 256 KiB of state for each. */
 typedef struct truce_deflater truce_deflater;
 

@@ -25,6 +25,8 @@ import Testing
         var calls = 0
         var points = 0
         var states = 0
+        /// Whether the run made the whole file system durable at once (`syncfs`), as a prune of many reflogs does.
+        var syncedAll = false
         var problems: [String] = []
     }
 
@@ -49,8 +51,8 @@ import Testing
         let after = try Reliability.reachableVersions(in: setup.store)
         // Acknowledged before the operation: what it must keep at every point. A prune may drop a deleted document's
         // versions (and only those): what it keeps is what survives it whole.
-        let kept = operation == .prune ? before.intersection(after) : before
-        var exploration = Exploration(calls: run.calls.count, points: run.calls.count + 1)
+        let kept = operation.dropsDeletedDocuments ? before.intersection(after) : before
+        var exploration = Exploration(calls: run.calls.count, points: run.calls.count + 1, syncedAll: run.calls.contains { $0.kind == .syncAll })
         var seen: [CrashState: Int] = [:]
         var generator = SeededRandom(seed: 0xC4A5_0000 + UInt64(StoreWriter.allCases.firstIndex(of: operation)!))
         var acknowledged = false
@@ -134,6 +136,7 @@ import Testing
             "crash states: \(operation.rawValue): \(exploration.calls) calls traced, \(exploration.points) crash points, "
                 + "\(exploration.states) distinct states opened\(Reliability.isHeavy ? " (HEAVY)" : "")")
         #expect(exploration.states >= 10, "too few states to prove anything")
+        if operation == .pruneMany { #expect(exploration.syncedAll, "the prune of many reflogs made them durable one by one, not with syncfs") }
         #expect(exploration.problems.isEmpty, "\(operation.rawValue): \(exploration.problems.joined(separator: "\n"))")
     }
 }

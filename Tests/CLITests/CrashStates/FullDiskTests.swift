@@ -66,7 +66,7 @@ struct FullDiskTests {
         let disk = try FullDisk()
         let store = disk.directory + "/store"
         #expect(try run("/bin/cp", ["-a", setup.store, store]).status == 0)
-        if writer == .prune {
+        if writer.dropsDeletedDocuments {
             // Enough that the repack cannot fit in what prune frees before it (the refs it drops, the reflogs it trims).
             var random = SeededRandom(seed: 0xF011)
             let big = Data((0..<(2 << 20)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
@@ -99,7 +99,7 @@ struct FullDiskTests {
         let stillFull = try Acknowledged(of: store)
         #expect(stillFull.fsck == [], "\(writer.rawValue): \(stillFull.fsck)")
         // A prune that failed dropped nothing it would not drop whole: the refs of a deleted document, at most.
-        let mustStay = writer == .prune ? before.versions.filter { !deletedDocumentVersions(of: setup).contains($0) } : before.versions
+        let mustStay = writer.dropsDeletedDocuments ? before.versions.filter { !deletedDocumentVersions(of: setup).contains($0) } : before.versions
         #expect(mustStay.isSubset(of: stillFull.versions), "\(writer.rawValue) lost \(mustStay.subtracting(stillFull.versions))")
 
         try disk.makeRoom()
@@ -107,7 +107,7 @@ struct FullDiskTests {
         #expect(roomy.status == 0, "\(writer.rawValue) with room: \(roomy.errorOutput)")
         let after = try Acknowledged(of: store)
         #expect(after.fsck == [], "\(writer.rawValue): \(after.fsck)")
-        let kept = writer == .prune ? after.versions.intersection(before.versions) : before.versions
+        let kept = writer.dropsDeletedDocuments ? after.versions.intersection(before.versions) : before.versions
         #expect(kept.isSubset(of: after.versions))
         #expect(try truce(["save", "after.txt", "-"], store: store, input: .text("after\n")).status == 0)
         if writer == .loggedSave {

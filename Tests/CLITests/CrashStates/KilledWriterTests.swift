@@ -130,7 +130,7 @@ import Testing
         let traced = try CrashTrace.truce(probe.arguments, store: probe.store, input: probe.input)
         try #require(traced.result.status == 0, "\(writer.rawValue): \(traced.result.errorOutput)")
         // What was acknowledged before; of it, a prune keeps what a whole prune keeps (it drops deleted documents).
-        let acknowledged = writer == .prune ? before.intersection(try Reliability.reachableVersions(in: probe.store)) : before
+        let acknowledged = writer.dropsDeletedDocuments ? before.intersection(try Reliability.reachableVersions(in: probe.store)) : before
         let points = Self.killPoints(traced.calls, all: Reliability.isHeavy)
         var problems: [String] = [], attempts = 0, killed = 0, gitGCBlockedBeforeRecovery = 0
         for stop in points where problems.count < 5 {

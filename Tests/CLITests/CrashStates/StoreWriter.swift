@@ -12,8 +12,12 @@ enum StoreWriter: String, CaseIterable, CustomTestStringConvertible {
     case resolve = "resolution"
     case sync = "sync adopting"
     case prune = "prune --now"
+    case pruneMany = "prune --now of many reflogs (one syncfs)"
 
     var testDescription: String { rawValue }
+
+    /// True for the writers that may drop a deleted document's versions: the prunes.
+    var dropsDeletedDocuments: Bool { self == .prune || self == .pruneMany }
 
     /// Every writer, or those `TRUCE_TEST_WRITERS` names (case names, comma-separated): to replay one in a heavy run.
     static let selected: [StoreWriter] = {
@@ -110,6 +114,13 @@ enum StoreWriter: String, CaseIterable, CustomTestStringConvertible {
             try save("notes/b.txt", "b again\n")
             setup.arguments = ["prune", "--now"]
             setup.documents = ["a.md", "notes/b.txt", "gone.txt"]
+        case .pruneMany:
+            // More rewritten reflogs than `DurableFiles.syncRemovalsOrRewrites` fsyncs one by one: one syncfs makes them durable.
+            for index in 0..<15 { try save("many/\(index).txt", "\(index)\n") }
+            try save("gone.txt", "going\n")
+            _ = try truce(["delete", "gone.txt", "--device", "laptop"], store: store)
+            setup.arguments = ["prune", "--now"]
+            setup.documents = ["a.md", "many/0.txt", "gone.txt"]
         }
         return setup
     }

@@ -65,7 +65,7 @@ extension StoreEngine {
                     progress?("packing objects: \(done)/\(total)")
                 }
         }
-        for path in Set(rewritten) { DurableFiles.syncRemovalOrRewrite(of: path) }
+        DurableFiles.syncRemovalsOrRewrites(of: Array(Set(rewritten)), under: gitDirectory)
         progress?("removing what nothing needs")
         var removed = 0
         for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {

@@ -57,10 +57,7 @@ enum StaleLocks {
     /// ref") as soon as the reflog entry libgit2 wrote first is there.
     static func removeStaleLocks(under directory: String, in repository: Repository) {
         let root = repository.gitDirectory + directory
-        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return }
-        while let relative = enumerator.nextObject() as? String {
-            if relative.hasSuffix(".lock") { removeIfStale(root + relative) }
-        }
+        for relative in DirectoryWalk.files(under: root) where relative.hasSuffix(".lock") { removeIfStale(root + relative) }
     }
 
     /// Renames `path` aside and deletes it if it is still the file numbered `number`; a fresh file caught in between

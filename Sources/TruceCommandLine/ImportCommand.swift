@@ -27,12 +27,14 @@ struct ImportCommand: Command {
         let store = try invocation.openStore()
         let output = invocation.output
         let showsProgress = isatty(STDERR_FILENO) == 1
+        let saving = CountProgress(output: output, doing: "saving versions")
         let report = try await store.importDocuments(
             from: source, device: device, date: date, allowingFutureDate: invocation.allowsFutureDate,
             progress: showsProgress
                 ? { @Sendable read, total in
                     output.progress(read < total ? "reading files: \(count(read)) of \(count(total))" : "read \(count(total)) files; saving…")
-                } : nil)
+                } : nil,
+            saving: saving?.callback)
         if showsProgress { output.progress("") }
         for issue in report.skipped { output.error("note: skipped \(issue)") }
         for issue in report.refused { output.error("refused \(issue)") }

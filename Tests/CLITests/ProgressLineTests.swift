@@ -23,13 +23,18 @@ import Testing
         return store
     }
 
-    @Test func exportAndResolveAllShowTheirCountOnATerminalOnly() throws {
+    @Test func importExportAndResolveAllShowTheirCountOnATerminalOnly() throws {
         let store = try Self.store(documents: 600)
         let out = TemporaryDirectory("truce-progress")
         let export = try Self.onTerminal(["export", out.file("terminal")], store: store.path)
         #expect(export.contains("truce: exporting documents: 601 of 601"), "export on a terminal: \(export.debugDescription)")
         let resolve = try Self.onTerminal(["resolve", "--all", "--resolver", "overwrite-with-current"], store: store.path)
         #expect(resolve.contains("truce: resolving documents in conflict: 1 of 1"), "resolve --all on a terminal: \(resolve.debugDescription)")
+
+        let folder = TemporaryDirectory("truce-progress-import")
+        for index in 0..<600 { try Data("\(index)\n".utf8).write(to: URL(fileURLWithPath: folder.file("\(index).txt"))) }
+        let imported = try Self.onTerminal(["import", folder.path, "--prefix", "more/"], store: store.path)
+        #expect(imported.contains("truce: saving versions: 600 of 600"), "import on a terminal: \(imported.debugDescription)")
 
         let piped = try store.run("export", out.file("pipe"))
         #expect(piped.status == 0 && piped.errorOutput.isEmpty, "export on a pipe: \(piped.errorOutput.debugDescription)")

@@ -347,10 +347,16 @@ extension DocumentStore {
 
     /// The context the store gives a resolver of `conflict`'s chain: `history` and `content` read this store.
     private func resolutionContext(for conflict: ConflictSet, options: ResolverOptions, deadline: ContinuousClock.Instant) -> ResolutionContext {
-        let key = conflict.key
         // The heads the conflict was read with, not the store's heads when asked: a save meanwhile does not change the answer.
-        let tips = conflict.settledVersions.map(\.id)
-        return ResolutionContext(
+        resolutionContext(of: conflict.key, tips: conflict.settledVersions.map(\.id), options: options, deadline: deadline)
+    }
+
+    /// The context the store gives a resolver working on `key`: `history` reads back from `tips`, `content` reads
+    /// versions of `key` only.
+    func resolutionContext(of key: DocumentKey, tips: [VersionID], options: ResolverOptions, deadline: ContinuousClock.Instant)
+        -> ResolutionContext
+    {
+        ResolutionContext(
             options: options, deadline: deadline,
             history: { [self] (limit: Int) async throws(TruceError) -> [Version] in
                 try withEngine { try $0.history(from: tips, of: key, limit: limit) }

@@ -88,17 +88,7 @@ extension DocumentStore {
         let content: Data?
         do {
             content = try await Deadline.running(name, timeout: choice.timeout(of: name)) { [self] deadline in
-                let context = ResolutionContext(
-                    options: options, deadline: deadline,
-                    history: { [self] (limit: Int) async throws(TruceError) -> [Version] in
-                        try withEngine { try $0.history(from: tips, of: key, limit: limit) }
-                    },
-                    content: { [self] (version: Version) async throws(TruceError) -> Data? in
-                        guard version.key == key else {
-                            throw TruceError.versionOfAnotherDocument(version.id, requested: key, actual: version.key.rawValue)
-                        }
-                        return try contents(of: version)
-                    })
+                let context = resolutionContext(of: key, tips: tips, options: options, deadline: deadline)
                 return try await restorer.restoring(point, from: dropped, into: current, context: context)
             }
         } catch {

@@ -17,16 +17,17 @@ extension DocumentStore {
     /// importing a folder again after edits writes versions only for the
     /// files that changed. A file that cannot be read now (it vanished, became
     /// a link, or is unreadable) is refused and the rest are imported.
-    /// `progress` is called with (files read, files in all) while reading.
+    /// `progress` is called with (files read, files in all) while reading,
+    /// and `saving` with (versions written, versions to write) while saving.
     /// The versions are dated as `save` dates one; a `date` more than a day
     /// ahead of this device's clock is refused unless `allowingFutureDate`.
     public func importDocuments(
         from source: ImportSource, device: String? = nil, date: Date = Date(), allowingFutureDate: Bool = false,
-        progress: (@Sendable (Int, Int) -> Void)? = nil
+        progress: (@Sendable (Int, Int) -> Void)? = nil, saving: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async throws(TruceError) -> ImportReport {
         try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
             try importDocuments(
-                from: source, device: device, date: date, allowingFutureDate: allowingFutureDate, progress: progress,
+                from: source, device: device, date: date, allowingFutureDate: allowingFutureDate, progress: progress, saving: saving,
                 cancellation: cancellation)
         }
     }
@@ -39,7 +40,7 @@ extension DocumentStore {
     /// `importDocuments` on the calling thread.
     func importDocuments(
         from source: ImportSource, device: String?, date: Date, allowingFutureDate: Bool = false,
-        progress: (@Sendable (Int, Int) -> Void)?, cancellation: Cancellation?
+        progress: (@Sendable (Int, Int) -> Void)?, saving: (@Sendable (Int, Int) -> Void)? = nil, cancellation: Cancellation?
     ) throws(TruceError) -> ImportReport {
         let author = try author(device)
         try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
@@ -51,7 +52,7 @@ extension DocumentStore {
         }
         let ids = try saveBatch(
             changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, allowingFutureDates: true,
-            cancellation: cancellation)
+            cancellation: cancellation, progress: saving)
         let versions = zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
         return ImportReport(
             documents: contents.count, newVersions: changed.count, unchanged: contents.count - changed.count,

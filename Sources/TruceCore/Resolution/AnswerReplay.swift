@@ -25,17 +25,17 @@ struct AnswerReplay: Sendable {
     ) async throws(TruceError) -> AnswerReplay {
         let image = try ConflictRecording.image(of: conflict)
         let all = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.conflictPoints(of: conflict) }
-        var ids = all.map(\.conflictID)
-        if let id = image?.id { ids.append(id) }
-        let found = try records(Array(Set(ids)))
+        // Each id is a hash of the point's sides: worked out once, for the lookup and the match.
+        let pointIDs = all.map(\.conflictID)
+        let imageID = image?.id
+        let found = try records(Array(Set(pointIDs + [imageID].compactMap { $0 })))
         var document: RecordedAnswer?
-        if let image, let id = image.id, let record = found[id], record.scope == .document, record.answers(image.hunks) {
+        if let image, let imageID, let record = found[imageID], record.scope == .document, record.answers(image.hunks) {
             document = record
         }
         var points: [String: RecordedAnswer] = [:]
-        for point in all {
-            guard let record = found[point.conflictID], record.scope == .point, record.answers(ConflictRecording.hunk(of: point).hunks)
-            else { continue }
+        for (point, id) in zip(all, pointIDs) {
+            guard let record = found[id], record.scope == .point, record.answers(ConflictRecording.hunk(of: point).hunks) else { continue }
             points[point.id] = record
         }
         return AnswerReplay(image: image, document: document, points: points, all: all)

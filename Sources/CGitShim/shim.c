@@ -20,6 +20,14 @@ int truce_git_enable_strict_object_creation(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
 }
 
+int truce_git_set_cache_max_size(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)bytes);
+}
+
+int truce_git_set_cache_object_limit(int type, size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, (git_object_t)type, bytes);
+}
+
 int truce_git_set_ssl_cert_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, NULL);
 }

@@ -14,6 +14,16 @@ package final class BulkWriter {
     private var written: [ObjectID] = []
     /// The bytes of the recorded objects written straight into memory: packed and handed over without reading them back.
     private var writtenRaw: [ObjectID: RawObject] = [:]
+    /// Bytes of content (blobs) recorded since the last pack, for `spillIfFull`.
+    private var heldBytes = 0
+    /// Packs written before `flush` because memory filled (`spillIfFull`).
+    package private(set) var spills = 0
+
+    /// What a batch may hold in memory before `spillIfFull` packs it: objects, and bytes of content.
+    ///
+    /// A batch of a million saves would otherwise hold four million objects until its one pack is written;
+    /// with this, the batch's own size, not the store's or the import's, sets the writer's memory.
+    package static let spillLimit = (objects: 1 << 18, bytes: 64 << 20)
 
     /// A writer on the repository at `path`; its reads count in `instrumentation` (the store's).
     package init(path: String, instrumentation: Instrumentation = Instrumentation()) throws(GitError) {
@@ -25,8 +35,26 @@ package final class BulkWriter {
         self.backend = backend!
     }
 
-    /// Notes that `id` was written through `repository` and must go into the pack.
-    package func record(_ id: ObjectID) { written.append(id) }
+    /// Notes that `id` was written through `repository` and must go into the pack; `size` counts a blob's content.
+    package func record(_ id: ObjectID, size: Int = 0) {
+        written.append(id)
+        heldBytes += size
+    }
+
+    /// Packs what is held (as `flush` does) once it passes `spillLimit`; returns true when it wrote a pack.
+    ///
+    /// For writers of many versions at once: call it between versions. The
+    /// pack is durable and unreferenced until the caller publishes heads;
+    /// should the caller stop before that, `prune` reclaims it, as it does
+    /// any object no head reaches. Reads of what was packed go on working:
+    /// libgit2 finds the new pack when memory misses.
+    @discardableResult
+    package func spillIfFull(compressed: Bool = true) throws(GitError) -> Bool {
+        guard written.count >= Self.spillLimit.objects || heldBytes >= Self.spillLimit.bytes else { return false }
+        try flush(compressed: compressed)
+        spills += 1
+        return true
+    }
 
     /// An object as the object database stores it: its type (git's number: 1 commit, 2 tree, 3 blob) and its bytes.
     package struct RawObject: Sendable {
@@ -111,7 +139,7 @@ package final class BulkWriter {
             try check(backend.pointee.write(backend, &oid, bytes.baseAddress, bytes.count, type), "write object to memory")
         }
         let id = ObjectID(oid)
-        record(id)
+        record(id, size: type == GIT_OBJECT_BLOB ? bytes.count : 0)
         writtenRaw[id] = RawObject(type: UInt8(truncatingIfNeeded: type.rawValue), bytes: Array(bytes))
         return id
     }
@@ -120,6 +148,7 @@ package final class BulkWriter {
     package func discard() throws(GitError) {
         written.removeAll()
         writtenRaw.removeAll()
+        heldBytes = 0
         try check(git_mempack_reset(backend), "empty in-memory object store")
     }
 
@@ -134,6 +163,7 @@ package final class BulkWriter {
         let count = written.count
         written.removeAll()
         writtenRaw.removeAll()
+        heldBytes = 0
         try check(git_mempack_reset(backend), "empty in-memory object store")
         return count
     }

@@ -8,11 +8,19 @@ package enum Libgit2 {
         // Acknowledged saves must survive power loss: fsync objects, refs and reflogs.
         _ = truce_git_enable_fsync_gitdir(1)
         _ = truce_git_enable_strict_object_creation(1)
+        // libgit2 keeps the small commits and trees it parses, up to 256 MiB of their raw bytes by default, and a
+        // parsed object costs ten times its bytes: a batch of a million versions held half its memory there, in
+        // trees it looked up once each. Truce reads a tree once per use; commits, which walks read again, stay.
+        _ = truce_git_set_cache_object_limit(Int32(GIT_OBJECT_TREE.rawValue), 0)
+        _ = truce_git_set_cache_max_size(Self.objectCacheBytes)
         // Only the store's own config counts: no ~/.gitconfig, XDG or system file (nor the attributes files
         // they name) may change what Truce does, and an unreadable home must not fail every open.
         let searchPaths = truce_git_search_no_outside_config()
         precondition(searchPaths == 0, "libgit2 refused to clear its config search paths (\(searchPaths))")
     }()
+
+    /// The most raw bytes of parsed commits libgit2 keeps per repository (about ten times as much memory).
+    package static let objectCacheBytes = 16 << 20
 
     package static func ensureInitialized() { _ = initialized }
 }

@@ -84,16 +84,29 @@ package struct PackedReferences {
         return false
     }
 
-    /// Every record, in file order, as raw lines (each with its peeled line, if any) keyed by name.
-    package func allRecords() throws(GitError) -> [(name: [UInt8], lines: [UInt8])] {
-        var records: [(name: [UInt8], lines: [UInt8])] = []
-        var record = body
+    /// Calls `body` with every record in file order: its name and its raw lines (with its peeled line, if any),
+    /// as slices of the mapped file, valid during the call.
+    package func forEachRecord(
+        _ body: (_ name: Slice<UnsafeBufferPointer<UInt8>>, _ lines: Slice<UnsafeBufferPointer<UInt8>>) throws(GitError) -> Void
+    ) throws(GitError) {
+        var record = self.body
         while record < file.bytes.count {
             let (name, _, next) = try self.record(at: record)
-            records.append((Array(name), Array(file.bytes[record..<next])))
+            try body(name, file.bytes[record..<next])
             record = next
         }
-        return records
+    }
+
+    /// Whether the records are in byte order of their names, as the header of every file git or Truce wrote says.
+    package func recordsAreSorted() throws(GitError) -> Bool {
+        guard isSorted else { return false }
+        var previous: Slice<UnsafeBufferPointer<UInt8>>?
+        var sorted = true
+        try forEachRecord { name, _ in
+            if let previous, sorted, !previous.lexicographicallyPrecedes(name) { sorted = false }
+            previous = name
+        }
+        return sorted
     }
 
     /// The offset of the first record whose name is not below `prefix`.
@@ -179,51 +192,6 @@ private final class MappedFile: @unchecked Sendable {
         guard let base = bytes.baseAddress, offset < bytes.count else { return bytes.count }
         guard let found = memchr(base + offset, 0x0A, bytes.count - offset) else { return bytes.count }
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-}
-
-extension PackedReferences {
-    /// Adds `additions` to the `packed-refs` file and removes the `removals`, in one durable rewrite under git's lock.
-    ///
-    /// A name in both is added. The lock is git's (`packed-refs.lock`, created
-    /// exclusively), so libgit2 and git wait for it as for each other; a held
-    /// lock fails with `GIT_ELOCKED`, which `withLockRetries` waits out. The
-    /// file is read again under the lock, so nothing another writer packed
-    /// meanwhile is lost, and the new file is fsynced before it replaces the
-    /// old: a crash leaves one or the other, whole. With `keepingExisting`, an
-    /// addition whose name the file already has is left out (compare-and-swap
-    /// from nothing, as for a reference that must not exist yet).
-    package static func update(
-        in gitDirectory: String, adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>,
-        keepingExisting: Bool = false
-    ) throws(GitError) {
-        guard !additions.isEmpty || !removals.isEmpty else { return }
-        let path = gitDirectory + "packed-refs", lockPath = path + ".lock"
-        let descriptor = try LooseReferenceFiles.lock(path, mode: 0o644)
-        var committed = false
-        defer {
-            close(descriptor)
-            if !committed { unlink(lockPath) }
-        }
-        let current = try PackedReferences(readingIn: gitDirectory).allRecords()
-        var added = Dictionary(additions.map { (Array($0.name.utf8), $0.target) }, uniquingKeysWith: { first, _ in first })
-        let removed = Set(removals.map { Array($0.utf8) })
-        if keepingExisting {
-            // Only names the file lacks: a line another writer packed since the caller looked stays as it is.
-            for record in current where added[record.name] != nil { added[record.name] = nil }
-        }
-        var records = current.filter { removed.contains($0.name) == false && added[$0.name] == nil }
-        records += added.map { name, target in (name, Array((target.hex + " ").utf8) + name + [0x0A]) }
-        // git compares names as bytes (strcmp); a file from an older writer may be unsorted, so sort all.
-        records.sort { $0.name.lexicographicallyPrecedes($1.name) }
-        var contents = Array(header.utf8)
-        contents.reserveCapacity(records.reduce(contents.count) { $0 + $1.lines.count })
-        for record in records { contents += record.lines }
-        try DurableFiles.writeAll(contents, to: descriptor, path: lockPath)
-        guard fsync(descriptor) == 0 else { throw DurableFiles.failure("fsync \(lockPath)") }
-        guard rename(lockPath, path) == 0 else { throw DurableFiles.failure("rename \(lockPath)") }
-        committed = true
-        DurableFiles.syncDirectory(gitDirectory)
     }
 }
 

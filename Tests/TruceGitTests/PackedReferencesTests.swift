@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TestSupport
+import Testbed
 import Testing
 
 @testable import TruceGit
@@ -92,5 +93,56 @@ import Testing
         let references = try fixture.gitReferences()
         #expect(references.count == writers * linesEach, "\(writers * linesEach - references.count) packed lines were lost")
         #expect(!FileManager.default.fileExists(atPath: gitDirectory + "packed-refs.lock"))
+    }
+
+    /// The file's reference lines (peeled lines too) in file order, as bytes.
+    private func lines(of fixture: Fixture) throws -> [[UInt8]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture.repository.gitDirectory + "packed-refs"))
+        return data.split(separator: 0x0A).map { Array($0) }.filter { $0.first != UInt8(ascii: "#") }
+    }
+
+    @Test func manyRewritesAgreeWithAModelAndLeaveTheFileSortedByBytes() throws {
+        let fixture = try Fixture()
+        let targets = try (0..<3).map { try fixture.object("target \($0)") }
+        var model: [String: ObjectID] = [:]
+        var random = SeededRandom(seed: 7)
+        // Names whose byte order differs from a naive string order: digits, upper and lower case, a dash, a dot.
+        let names = (0..<40).map { "refs/truce/\(["a", "B", "a-b", "a.b", "a0", "Z"][$0 % 6])/\($0 * 37 % 101)" }
+        for _ in 0..<30 {
+            var additions: [(name: String, target: ObjectID)] = []
+            var removals = Set<String>()
+            for _ in 0..<random.int(0..<6) { additions.append((random.pick(names), random.pick(targets))) }
+            for _ in 0..<random.int(0..<4) { removals.insert(random.pick(names)) }
+            try PackedReferences.update(in: fixture.repository.gitDirectory, adding: additions, removing: removals)
+            // The documented rule: removals go, then the first addition of each name lands (a name in both is added).
+            for name in removals { model[name] = nil }
+            var seen = Set<String>()
+            for addition in additions where seen.insert(addition.name).inserted { model[addition.name] = addition.target }
+            #expect(try fixture.gitReferences() == model.mapValues(\.hex))
+            let order = try lines(of: fixture).map { Array($0.dropFirst(41)) }
+            #expect(zip(order, order.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }, "packed-refs is not in byte order")
+        }
+    }
+
+    @Test func anUnsortedFileIsSortedWholeAndATagKeepsItsPeeledLine() throws {
+        let fixture = try Fixture()
+        let blob = try fixture.object("content")
+        let tree = try git(["-C", fixture.path, "mktree"], input: .text("100644 blob \(blob.hex)\tfile\n")).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let commit = try git(
+            ["-C", fixture.path, "-c", "user.name=t", "-c", "user.email=t@t", "commit-tree", tree, "-m", "c"]
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try git(["-C", fixture.path, "-c", "user.name=t", "-c", "user.email=t@t", "tag", "-a", "v1", "-m", "tag", commit]).status == 0)
+        #expect(try git(["-C", fixture.path, "pack-refs", "--all", "--prune"]).status == 0)
+        try PackedReferences.update(in: fixture.repository.gitDirectory, adding: [("refs/a", blob), ("refs/z", blob)], removing: [])
+        let peeled = try lines(of: fixture)
+        let tagLine = try #require(peeled.firstIndex { $0.dropFirst(41).elementsEqual("refs/tags/v1".utf8) })
+        #expect(peeled[tagLine + 1] == Array("^\(commit)".utf8), "the tag's peeled line must follow it")
+        #expect(try git(["-C", fixture.path, "rev-parse", "v1^{commit}"]).output.hasPrefix(commit))
+        // An older writer's file: no "sorted" in the header, lines out of order.
+        let unsorted = "# pack-refs with: peeled\n\(blob.hex) refs/y\n\(blob.hex) refs/b\n"
+        try Data(unsorted.utf8).write(to: URL(fileURLWithPath: fixture.repository.gitDirectory + "packed-refs"))
+        try PackedReferences.update(in: fixture.repository.gitDirectory, adding: [("refs/m", blob)], removing: ["refs/y"])
+        #expect(try lines(of: fixture).map { String(decoding: $0.dropFirst(41), as: UTF8.self) } == ["refs/b", "refs/m"])
     }
 }

@@ -12,6 +12,8 @@ int truce_git_enable_fsync_gitdir(int enabled);
 
 /** Validates every object libgit2 creates against the object database (GIT_OPT_ENABLE_STRICT_OBJECT_CREATION). */
 int truce_git_enable_strict_object_creation(int enabled);
+int truce_git_set_cache_max_size(size_t bytes);
+int truce_git_set_cache_object_limit(int type, size_t bytes);
 
 /**
  * Adds to `odb`, at `priority`, a backend that checks a loose object's file under `objects_dir` before the

@@ -13,7 +13,8 @@ internal import TruceGit
 /// 1. **Objects before heads.** A transaction's new objects (the version's
 ///    blob, trees and commit, and the journal entry) wait in memory and are
 ///    written in `commit` as one pack, fsynced with its index and its
-///    directory, where loose objects would cost two fsyncs each (`FsyncCountTests` counts a save's). A
+///    directory, where loose objects would cost two fsyncs each (`FsyncCountTests` counts a save's);
+///    a transaction too big for memory writes a pack each time memory fills (`writeVersion`). A
 ///    sync's download was moved in the same way before adopting. A head never
 ///    names a missing object. Objects no head reaches are garbage that prune
 ///    takes in time; the small packs saves leave are folded into one when they
@@ -82,22 +83,13 @@ struct WriteTransaction {
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
+    ///
+    /// Objects bound for a pack go straight into memory (`BulkWriter`): libgit2's
+    /// own write first asks every pack whether it has the object, which costs
+    /// more with each pack a big batch has spilled.
     func writeTree(holding content: Data?, at key: DocumentKey) throws -> ObjectID {
-        if case .logged(let pending) = kind {
-            return try Self.tree(holding: content, at: key, blob: pending.writer.writeBlob, tree: pending.writer.writeTree)
-        }
-        return try Self.tree(
-            holding: content, at: key,
-            blob: { content in
-                let id = try objects.writeBlob(content)
-                pack?.record(id)
-                return id
-            },
-            tree: { entries in
-                let id = try objects.writeTree(entries)
-                pack?.record(id)
-                return id
-            })
+        if let pack { return try Self.tree(holding: content, at: key, blob: pack.writeBlob, tree: pack.writeTree) }
+        return try Self.tree(holding: content, at: key, blob: objects.writeBlob, tree: objects.writeTree)
     }
 
     /// The chain of trees that holds `content` at `key` (an empty tree for a deletion), written by `blob` and `tree`.
@@ -116,13 +108,18 @@ struct WriteTransaction {
 
     /// Writes a version commit, the one place a written commit becomes a version; nothing names it until `commit`
     /// publishes a head.
+    ///
+    /// A transaction of many versions packs what memory holds once it is
+    /// full (`BulkWriter.spillIfFull`), between two versions: its memory
+    /// follows the batch's spill limit, not its size.
     func writeVersion(tree: ObjectID, parents: [VersionID], author: Signature, committer: Signature, message: String) throws -> VersionID {
-        if case .logged(let pending) = kind {
-            return VersionID(
-                try pending.writer.writeCommit(tree: tree, parents: parents.map(\.objectID), author: author, committer: committer, message: message))
+        let parents = parents.map(\.objectID)
+        guard let pack else {
+            return VersionID(try objects.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message))
         }
-        let id = try objects.writeCommit(tree: tree, parents: parents.map(\.objectID), author: author, committer: committer, message: message)
-        pack?.record(id)
+        let id = try pack.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message)
+        // A logged save is one version, its objects handed to the log whole (`commitToLog`): never spilled.
+        if case .packed = kind { try pack.spillIfFull(compressed: compressesObjects) }
         return VersionID(id)
     }
 
@@ -151,7 +148,9 @@ struct WriteTransaction {
     /// Makes the objects durable, publishes the heads, brings the markers up to date and journals the changes, in that order.
     ///
     /// `cancellation` is checked one last time before anything leaves memory.
-    func commit(cancellation: Cancellation? = nil) throws -> Committed {
+    /// Without `keepingReads`, `Committed` reads heads again when asked rather
+    /// than hold every written document's: for a batch whose caller asks none.
+    func commit(cancellation: Cancellation? = nil, keepingReads: Bool = true) throws -> Committed {
         if case .logged(let pending) = kind { return try commitToLog(pending) }
         // A packed journal entry goes into the same pack as the versions it records: one fsync for both.
         let packedJournal = try pack.flatMap { pack in
@@ -171,7 +170,8 @@ struct WriteTransaction {
         // The heads have landed: from here on nothing is thrown (see the type's comment).
         var read: [DocumentKey: DocumentVersions] = [:]
         for (key, versions) in marking.sorted(by: { $0.key < $1.key }) {
-            read[key] = try? store.updateConflictMarker(of: key, startingFrom: versions)
+            let after = try? store.updateConflictMarker(of: key, startingFrom: versions)
+            if keepingReads { read[key] = after }
         }
         let journal = ChangeJournal(repository: repository)
         if let intent {

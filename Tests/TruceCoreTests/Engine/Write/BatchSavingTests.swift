@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import TruceGit
 
 @testable import TruceCore
 
@@ -82,5 +83,42 @@ import Testing
         #expect(try test.store.contents(of: composed) == .text("NFC"))
         #expect(try test.store.contents(of: decomposed) == .text("NFD"))
         #expect(try test.store.history(of: decomposed).count == 1, "one key's save must not chain on the other's")
+    }
+
+    /// Content bigger than `BulkWriter.spillLimit` allows in memory, over `count` documents.
+    private func bigSaves(_ count: Int, tag: String) -> [BatchSave] {
+        let each = BulkWriter.spillLimit.bytes / 2 + 1
+        return (0..<count).map { index in
+            var content = Data(repeating: UInt8(ascii: "a") + UInt8(index), count: each)
+            content.append(contentsOf: Array("\(tag) \(index)\n".utf8))
+            return BatchSave(key: try! DocumentKey("big/\(index).bin"), content: content, device: "bulk")
+        }
+    }
+
+    @Test func aBatchBiggerThanMemoryAllowsPacksAsItGoesAndLandsWhole() throws {
+        let test = try TestStore()
+        _ = try test.store.save(.text("before\n"), to: "small.txt", device: "laptop")
+        // Three saves of half the limit each: the third passes it, so memory is packed once before the end.
+        let saves = bigSaves(3, tag: "first")
+        let ids = try test.store.saveBatch(saves)
+        #expect(try test.git("count-objects", "-v").contains("packs: 3\n"), "one pack for the save, two for the batch")
+        for (index, save) in saves.enumerated() {
+            let versions = try test.store.versions(of: save.key)
+            #expect(versions.current?.id == ids[index])
+            #expect(try test.store.contents(of: versions.current!) == save.content)
+        }
+        #expect(try test.store.changes().changes.map(\.version).suffix(3) == ids)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
+    @Test func aBigBatchWithABadBaseAtItsEndWritesNothing() throws {
+        let test = try TestStore()
+        let other = try test.store.save(.text("other\n"), to: "other.txt", device: "laptop")
+        let before = snapshot(ofStore: test.path)
+        // The bad save comes after enough content to pack once: it must be refused before anything is written.
+        var saves = bigSaves(3, tag: "refused")
+        saves.append(BatchSave(key: "big/0.bin", content: .text("late\n"), device: "bulk", base: other.id))
+        #expect(throws: TruceError.self) { try test.store.saveBatch(saves) }
+        #expect(snapshot(ofStore: test.path) == before)
     }
 }

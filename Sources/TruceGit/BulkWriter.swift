@@ -23,10 +23,16 @@ package final class BulkWriter {
     ///
     /// A batch of a million saves would otherwise hold four million objects until its one pack is written;
     /// with this, the batch's own size, not the store's or the import's, sets the writer's memory.
-    package static let spillLimit = (objects: 1 << 18, bytes: 64 << 20)
+    package static let spillLimit = (objects: 1 << 17, bytes: 64 << 20)
 
-    /// A writer on the repository at `path`; its reads count in `instrumentation` (the store's).
-    package init(path: String, instrumentation: Instrumentation = Instrumentation()) throws(GitError) {
+    /// Whether each object's bytes are kept beside memory's copy, to be handed over (`takeRecorded`) without reading back.
+    private let keepsBytes: Bool
+
+    /// A writer on the repository at `path`; its reads count in `instrumentation` (the store's). Without
+    /// `keepingBytes`, objects are held once, in memory's object store, and read back when packed: for a writer
+    /// that only packs.
+    package init(path: String, instrumentation: Instrumentation = Instrumentation(), keepingBytes: Bool = true) throws(GitError) {
+        keepsBytes = keepingBytes
         repository = try Repository.openBare(at: path, instrumentation: instrumentation)
         var backend: UnsafeMutablePointer<git_odb_backend>?
         try check(git_mempack_new(&backend), "start in-memory object store")
@@ -140,7 +146,7 @@ package final class BulkWriter {
         }
         let id = ObjectID(oid)
         record(id, size: type == GIT_OBJECT_BLOB ? bytes.count : 0)
-        writtenRaw[id] = RawObject(type: UInt8(truncatingIfNeeded: type.rawValue), bytes: Array(bytes))
+        if keepsBytes { writtenRaw[id] = RawObject(type: UInt8(truncatingIfNeeded: type.rawValue), bytes: Array(bytes)) }
         return id
     }
 

@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension ImportSource {
     /// The documents of a stream in the `filemodify … inline` subset of `git fast-import`'s format.
     ///
@@ -16,15 +22,24 @@ extension ImportSource {
     /// by name; anything else malformed throws `malformedStream` with its line number, before anything is saved.
     public static func stream(_ data: Data, prefix: String = "") throws(TruceError) -> ImportSource {
         let keyPrefix = try validated(prefix)
-        let bytes = [UInt8](data)
+        // Each document's content is a slice of `data`, sharing its storage: a stream of a million documents is
+        // held once, not once more as bytes and once more per document.
+        let data = data.startIndex == 0 ? data : Data(data)
+        return try data.withUnsafeBytes { buffer in
+            Result { () throws(TruceError) in try parse(buffer.bindMemory(to: UInt8.self), of: data, keyPrefix: keyPrefix) }
+        }.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, of data: Data, keyPrefix: String) throws(TruceError) -> ImportSource {
         var source = ImportSource(folder: nil)
         var index = 0
         var line = 1
         var positions: [DocumentKey: Int] = [:]
         /// The next line without its line feed, moving past it; nil at the end of the stream.
-        func nextLine() -> ArraySlice<UInt8>? {
+        func nextLine() -> Slice<UnsafeBufferPointer<UInt8>>? {
             guard index < bytes.count else { return nil }
-            let end = bytes[index...].firstIndex(of: 0x0A) ?? bytes.count
+            let base = bytes.baseAddress!
+            let end = memchr(base + index, 0x0A, bytes.count - index).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
             defer {
                 index = min(end + 1, bytes.count)
                 line += 1
@@ -51,7 +66,7 @@ extension ImportSource {
                 throw .malformedStream(
                     line: headerLine + 1, reason: "the stream ends \(length - (bytes.count - index)) bytes before the \(length) bytes announced")
             }
-            let content = Data(bytes[index..<index + length])
+            let content = data[index..<index + length]
             line += bytes[index..<index + length].count(where: { $0 == 0x0A })
             index += length
             if index < bytes.count, bytes[index] == 0x0A {

@@ -62,7 +62,7 @@ struct WriteTransaction {
     init(in engine: StoreEngine, objects kind: Objects) throws {
         self.kind = kind
         switch kind {
-        case .packed: pack = try BulkWriter(path: engine.repository.path, instrumentation: engine.instrumentation)
+        case .packed: pack = try BulkWriter(path: engine.repository.path, instrumentation: engine.instrumentation, keepingBytes: false)
         case .stored: pack = nil
         case .logged(let pending): pack = pending.writer
         }

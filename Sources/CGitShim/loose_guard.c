@@ -28,6 +28,9 @@ typedef struct {
     struct timespec seen;
 } pack_set;
 
+/* The guarded directory's packs, a quarantine's download, and a local store a sync borrows objects from. */
+#define GUARD_PACK_SETS 3
+
 typedef struct {
     git_odb_backend parent;
     char *objects_dir;
@@ -36,7 +39,7 @@ typedef struct {
        read before loose ones). Each is refreshed when its pack directory changes; NULL when it could not be made.
        packs[0]'s descriptor is also where loose files are opened: a failed open relative to it walks two path
        components instead of the whole absolute path. */
-    pack_set packs[2];
+    pack_set packs[GUARD_PACK_SETS];
 } loose_guard;
 
 /* The loose format check libgit2 uses: a zlib header, else the old pack-like format. */
@@ -134,7 +137,7 @@ static int pack_set_has(pack_set *set, const git_oid *id, int rescan) {
 /* Whether `id` is packed in either directory: the packs as scanned first, then rescanned where they changed. */
 static int is_packed(loose_guard *guard, const git_oid *id) {
     for (int rescan = 0; rescan < 2; rescan++) {
-        for (int index = 0; index < 2; index++) {
+        for (int index = 0; index < GUARD_PACK_SETS; index++) {
             if (pack_set_has(&guard->packs[index], id, rescan)) return 1;
         }
     }
@@ -181,7 +184,7 @@ static int guard_read_prefix(git_oid *found, void **data, size_t *size, git_obje
 
 static void guard_free(git_odb_backend *backend) {
     loose_guard *guard = (loose_guard *)backend;
-    for (int index = 0; index < 2; index++) close_pack_set(&guard->packs[index]);
+    for (int index = 0; index < GUARD_PACK_SETS; index++) close_pack_set(&guard->packs[index]);
     free(guard->objects_dir);
     free(guard);
 }
@@ -190,7 +193,7 @@ int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, cons
     loose_guard *guard = calloc(1, sizeof *guard);
     if (!guard) return GIT_ERROR;
     git_odb_init_backend(&guard->parent, GIT_ODB_BACKEND_VERSION);
-    guard->packs[0].objects_fd = guard->packs[1].objects_fd = -1;
+    for (int index = 0; index < GUARD_PACK_SETS; index++) guard->packs[index].objects_fd = -1;
     guard->objects_dir = strdup(objects_dir);
     open_pack_set(&guard->packs[0], objects_dir);
     if (also_packed_dir) open_pack_set(&guard->packs[1], also_packed_dir);
@@ -201,4 +204,19 @@ int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, cons
     int error = guard->objects_dir ? git_odb_add_backend(odb, &guard->parent, priority) : GIT_ERROR;
     if (error < 0) guard_free(&guard->parent);
     return error;
+}
+
+int truce_odb_guards_also_packed(git_odb *odb, const char *objects_dir) {
+    size_t count = git_odb_num_backends(odb);
+    for (size_t position = 0; position < count; position++) {
+        git_odb_backend *backend = NULL;
+        if (git_odb_get_backend(&backend, odb, position) < 0) return GIT_ERROR;
+        if (backend->read != guard_read) continue;
+        loose_guard *guard = (loose_guard *)backend;
+        int index = 0;
+        while (index < GUARD_PACK_SETS && (guard->packs[index].backend || guard->packs[index].objects_fd >= 0)) index++;
+        if (index == GUARD_PACK_SETS) return GIT_ERROR;
+        open_pack_set(&guard->packs[index], objects_dir);
+    }
+    return 0;
 }

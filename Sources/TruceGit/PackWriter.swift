@@ -22,8 +22,14 @@ import Foundation
 /// to `PackConsolidation`, which folds small packs later.
 package struct PackWriter {
     private let repository: Repository
+    /// Where the pack goes: the repository's own `objects/pack/` unless told otherwise.
+    private let packDirectory: String
 
-    package init(repository: Repository) { self.repository = repository }
+    /// A writer of packs of what `repository` reads, into `packDirectory` (with a trailing slash) or the repository's own.
+    package init(repository: Repository, into packDirectory: String? = nil) {
+        self.repository = repository
+        self.packDirectory = packDirectory ?? repository.gitDirectory + "objects/pack/"
+    }
 
     /// Packs `ids` (each once, in the order first given) as the repository's object database reads them, or as
     /// `known` holds them; returns the pack's name (`pack-<hash>`), nil when `ids` is empty.
@@ -39,8 +45,7 @@ package struct PackWriter {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
-        let directory = repository.gitDirectory + "objects/pack/"
-        var pack = try PackFileWriter(in: directory)
+        var pack = try PackFileWriter(in: packDirectory)
         defer { pack.removeTemporary() }
         let deflater = try Deflater(level: compressed ? -1 : 0)
         // "PACK", version 2, the object count: each big-endian.

@@ -99,7 +99,8 @@ package struct PackedReferences {
 
     /// Whether the records are in byte order of their names, as the header of every file git or Truce wrote says.
     package func recordsAreSorted() throws(GitError) -> Bool {
-        guard isSorted else { return false }
+        // No file, or one without records, is sorted whatever its header says.
+        guard isSorted || body >= file.bytes.count else { return false }
         var previous: Slice<UnsafeBufferPointer<UInt8>>?
         var sorted = true
         try forEachRecord { name, _ in

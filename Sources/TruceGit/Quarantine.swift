@@ -20,10 +20,15 @@ package final class Quarantine {
     package let repository: Repository
     private let directory: String
     private let storeObjects: String
+    /// The store the objects are for.
+    private let store: Repository
+    /// Whether objects are read in place from a local store (`borrowObjects`) rather than downloaded.
+    private var borrows = false
 
     /// With `outgoing`, the scratch repository lives in the system's temporary directory instead: what it holds
     /// is only ever pushed, and a process killed while pushing then leaves the store exactly as it was.
     package init(of store: Repository, offering references: [(name: String, target: ObjectID)] = [], outgoing: Bool = false) throws(GitError) {
+        self.store = store
         storeObjects = store.gitDirectory + "objects"
         let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
         directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
@@ -59,7 +64,11 @@ package final class Quarantine {
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
         try check(git_odb_add_disk_alternate(odb, objects), "read the objects of \(path)")
+        // The store's guard would otherwise look for a loose copy in the store of every object read from there:
+        // three system calls an object, most of a first sync's time.
+        try check(truce_odb_guards_also_packed(odb, objects), "tell the store's guard of \(path)")
         try check(truce_odb_add_loose_object_guard(odb, objects, nil, 5), "guard the loose objects of \(path)")
+        borrows = true
         return references
     }
 
@@ -69,9 +78,20 @@ package final class Quarantine {
     /// the remote sent nothing the checks did not read), the downloaded pack
     /// and its index move into the store as they are, as git's receive-pack
     /// migrates its quarantine: no second compression of what just arrived.
+    /// Borrowed objects (`borrowObjects`) are no pack of ours: when `checked` holds
+    /// all that the tips bring, exactly those are packed into the store, whole.
     /// Otherwise only the objects the tips need are packed anew into the store.
     package func admit(_ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil) throws(GitError) {
         guard !tips.isEmpty else { return }
+        if let checked, borrows {
+            // libgit2's pack builder walks the history again and its indexer maps each object it writes back in:
+            // most of a first sync's time. The checks read every object the tips bring, and nothing else.
+            // Only what the store lacks: a sync that brings nothing new writes nothing.
+            var missing: [ObjectID] = []
+            for id in checked where try !store.containsObjectWithoutRescan(id) { missing.append(id) }
+            try PackWriter(repository: repository, into: storeObjects + "/pack/").write(missing)
+            return
+        }
         if let checked, try movePacks(ifAllIn: checked) { return }
         var builder: OpaquePointer?
         try check(git_packbuilder_new(&builder, repository.handle), "start pack")

@@ -124,6 +124,18 @@ import Testing
         }
     }
 
+    @Test func aStoreWithoutTheFileTakesTheMergeNotTheWholeSort() throws {
+        let fixture = try Fixture()
+        // The whole sort holds every line in memory: a first import of a million heads must not take it.
+        #expect(try PackedReferences(readingIn: fixture.repository.gitDirectory).recordsAreSorted())
+        let blob = try fixture.object("content")
+        try PackedReferences.update(in: fixture.repository.gitDirectory, adding: [("refs/b", blob), ("refs/a", blob)], removing: [])
+        #expect(try PackedReferences(readingIn: fixture.repository.gitDirectory).recordsAreSorted())
+        try Data("# pack-refs with: peeled\n\(blob.hex) refs/a\n".utf8).write(
+            to: URL(fileURLWithPath: fixture.repository.gitDirectory + "packed-refs"))
+        #expect(try !PackedReferences(readingIn: fixture.repository.gitDirectory).recordsAreSorted(), "a header without 'sorted' promises nothing")
+    }
+
     @Test func anUnsortedFileIsSortedWholeAndATagKeepsItsPeeledLine() throws {
         let fixture = try Fixture()
         let blob = try fixture.object("content")

@@ -22,6 +22,9 @@ int truce_git_set_cache_object_limit(int type, size_t bytes);
  */
 /* `also_packed_dir` (or NULL): another objects directory the same database reads, whose packed objects need no check. */
 int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, const char *also_packed_dir, int priority);
+/* Tells every loose-object guard of `odb` that objects packed in `objects_dir` need no loose check (an alternate it
+   now reads: a local store a sync borrows from). GIT_ERROR when a guard has no room for another pack directory. */
+int truce_odb_guards_also_packed(git_odb *odb, const char *objects_dir);
 
 /** Makes libgit2 look for no config or attributes file outside the repository: no system, XDG, global or
  *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */

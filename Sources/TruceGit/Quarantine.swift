@@ -88,7 +88,12 @@ package final class Quarantine {
             // most of a first sync's time. The checks read every object the tips bring, and nothing else.
             // Only what the store lacks: a sync that brings nothing new writes nothing.
             var missing: [ObjectID] = []
-            for id in checked where try !store.containsObjectWithoutRescan(id) { missing.append(id) }
+            try withStorePacks { packs in
+                for id in checked {
+                    var oid = id.raw
+                    if git_odb_exists_ext(packs, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 1 { missing.append(id) }
+                }
+            }
             try PackWriter(repository: repository, into: storeObjects + "/pack/").write(missing)
             return
         }
@@ -132,6 +137,22 @@ package final class Quarantine {
         }
         DurableFiles.syncDirectory(storeObjects + "/pack")
         return true
+    }
+
+    /// Calls `body` with an object database of the store's packs alone: asking it costs an index lookup, never a
+    /// look for a loose file (a loose object it misses is only packed once more).
+    private func withStorePacks(_ body: (OpaquePointer?) throws(GitError) -> Void) throws(GitError) {
+        var odb: OpaquePointer?
+        try check(git_odb_new(&odb), "open the store's packs")
+        defer { git_odb_free(odb) }
+        var packs: UnsafeMutablePointer<git_odb_backend>?
+        try check(git_odb_backend_pack(&packs, storeObjects), "open the store's packs")
+        let added = git_odb_add_backend(odb, packs, 1)
+        guard added == 0 else {
+            packs?.pointee.free(packs)
+            throw GitError.last("open the store's packs", code: added)
+        }
+        try body(odb)
     }
 
     private func discard() { try? FileManager.default.removeItem(atPath: directory) }

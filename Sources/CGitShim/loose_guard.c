@@ -40,6 +40,8 @@ typedef struct {
        packs[0]'s descriptor is also where loose files are opened: a failed open relative to it walks two path
        components instead of the whole absolute path. */
     pack_set packs[GUARD_PACK_SETS];
+    /* Loose files looked for: what a read of a packed object must never cost (tests count it). */
+    long looks;
 } loose_guard;
 
 /* The loose format check libgit2 uses: a zlib header, else the old pack-like format. */
@@ -58,9 +60,10 @@ static int damaged(const char *hex, const char *reason) {
 }
 
 /* GIT_PASSTHROUGH when the loose file of `hex` is absent, unreadable (libgit2 then says why) or whole; GIT_ERROR when damaged. */
-static int check_loose_object(const loose_guard *guard, const char *hex) {
+static int check_loose_object(loose_guard *guard, const char *hex) {
     char path[4096];
     int descriptor;
+    __atomic_add_fetch(&guard->looks, 1, __ATOMIC_RELAXED);
     if (guard->packs[0].objects_fd >= 0) {
         char relative[GIT_OID_HEXSZ + 2];
         snprintf(relative, sizeof relative, "%.2s/%s", hex, hex + 2);
@@ -149,7 +152,7 @@ static int guard_read(void **data, size_t *length, git_object_t *type, git_odb_b
     if (is_packed((loose_guard *)backend, id)) return GIT_PASSTHROUGH;
     char hex[GIT_OID_HEXSZ + 1];
     git_oid_tostr(hex, sizeof hex, id);
-    return check_loose_object((const loose_guard *)backend, hex);
+    return check_loose_object((loose_guard *)backend, hex);
 }
 
 static int guard_readstream(git_odb_stream **stream, size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
@@ -161,7 +164,7 @@ static int guard_readstream(git_odb_stream **stream, size_t *length, git_object_
 static int guard_read_prefix(git_oid *found, void **data, size_t *size, git_object_t *type, git_odb_backend *backend,
                              const git_oid *prefix, size_t length) {
     (void)found; (void)data; (void)size; (void)type;
-    const loose_guard *guard = (const loose_guard *)backend;
+    loose_guard *guard = (loose_guard *)backend;
     char hex[GIT_OID_HEXSZ + 1];
     git_oid_tostr(hex, sizeof hex, prefix);
     if (length >= GIT_OID_HEXSZ) return check_loose_object(guard, hex);
@@ -219,4 +222,15 @@ int truce_odb_guards_also_packed(git_odb *odb, const char *objects_dir) {
         open_pack_set(&guard->packs[index], objects_dir);
     }
     return 0;
+}
+
+long truce_odb_guard_looks(git_odb *odb) {
+    long looks = 0;
+    size_t count = git_odb_num_backends(odb);
+    for (size_t position = 0; position < count; position++) {
+        git_odb_backend *backend = NULL;
+        if (git_odb_get_backend(&backend, odb, position) < 0 || backend->read != guard_read) continue;
+        looks += __atomic_load_n(&((loose_guard *)backend)->looks, __ATOMIC_RELAXED);
+    }
+    return looks;
 }

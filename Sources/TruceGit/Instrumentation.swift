@@ -15,6 +15,8 @@ package final class Instrumentation: Sendable {
     private let commits = Atomic<Int>(0)
     /// `packed-refs` records looked at by reference lookups: a binary search, not a scan.
     private let packedRecords = Atomic<Int>(0)
+    /// Loose object files a sync's quarantine looked for: objects read from packs, its own or a borrowed store's, need none.
+    private let looseLooks = Atomic<Int>(0)
     /// The fault point where this process stops, so that a test can kill it exactly there.
     private let pausePoint: String?
     private let paused = Atomic<Bool>(false)
@@ -29,10 +31,12 @@ package final class Instrumentation: Sendable {
     package var referencesListed: Int { listed.load(ordering: .relaxed) }
     package var commitsRead: Int { commits.load(ordering: .relaxed) }
     package var packedRecordsRead: Int { packedRecords.load(ordering: .relaxed) }
+    package var looseObjectLooks: Int { looseLooks.load(ordering: .relaxed) }
 
     package func countReferencesListed(_ count: Int) { listed.add(count, ordering: .relaxed) }
     package func countCommitRead() { commits.add(1, ordering: .relaxed) }
     package func countPackedRecordsRead(_ count: Int) { packedRecords.add(count, ordering: .relaxed) }
+    package func countLooseObjectLooks(_ count: Int) { looseLooks.add(count, ordering: .relaxed) }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing).
     package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { listingHook.withLock { $0 = hook } }

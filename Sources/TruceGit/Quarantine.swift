@@ -155,5 +155,12 @@ package final class Quarantine {
         try body(odb)
     }
 
-    private func discard() { try? FileManager.default.removeItem(atPath: directory) }
+    private func discard() {
+        var odb: OpaquePointer?
+        if git_repository_odb(&odb, repository.handle) == 0 {
+            repository.instrumentation.countLooseObjectLooks(truce_odb_guard_looks(odb))
+            git_odb_free(odb)
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
 }

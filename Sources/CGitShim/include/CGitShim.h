@@ -25,6 +25,8 @@ int truce_odb_add_loose_object_guard(git_odb *odb, const char *objects_dir, cons
 /* Tells every loose-object guard of `odb` that objects packed in `objects_dir` need no loose check (an alternate it
    now reads: a local store a sync borrows from). GIT_ERROR when a guard has no room for another pack directory. */
 int truce_odb_guards_also_packed(git_odb *odb, const char *objects_dir);
+/* How many loose files the loose-object guards of `odb` have looked for. */
+long truce_odb_guard_looks(git_odb *odb);
 
 /** Makes libgit2 look for no config or attributes file outside the repository: no system, XDG, global or
  *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */

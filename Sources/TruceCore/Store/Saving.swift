@@ -56,7 +56,7 @@ extension DocumentStore {
         }
     }
 
-    /// Saves many versions as one pack, the way `git fast-import` does; cancelling the task stops it before anything is written.
+    /// Saves many versions as one pack, the way `git fast-import` does; cancelling the task stops it before any version lands.
     ///
     /// Saves of one key chain in the given order, the first on the key's
     /// current version, unless a save names its own `base` (which must be a
@@ -65,8 +65,12 @@ extension DocumentStore {
     /// published; a version saved meanwhile by another writer stays a head
     /// beside the batch's (the document is then in conflict). `progress`
     /// hears (saves written to memory, saves in all). A cancelled batch throws
-    /// `TruceError.cancelled` and leaves no object, head or journal entry
-    /// behind. Returns the new version ids in the order of `saves`.
+    /// `TruceError.cancelled` and leaves no head or journal entry behind; a
+    /// batch too big to hold in memory (over 64 MiB of content, or about
+    /// 30,000 saves) writes a pack each time memory fills, which a cancelled
+    /// batch leaves unreferenced for `prune` to reclaim. Bad input (a `base`
+    /// that is not a version of its key) is refused before anything is
+    /// written. Returns the new version ids in the order of `saves`.
     ///
     /// Each version is dated as `save` dates one (never before its parents,
     /// nor before a version the store adopted by sync); a date more than a

@@ -22,6 +22,8 @@ package final class StoreInstrumentation: Sendable {
     package var commitsRead: Int { counters.commitsRead }
     /// `packed-refs` records reference lookups looked at: a binary search, not a scan.
     package var packedRecordsRead: Int { counters.packedRecordsRead }
+    /// Loose object files a sync's quarantine looked for: none for objects read from packs.
+    package var looseObjectLooks: Int { counters.looseObjectLooks }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing): where a test plays the writer
     /// a reader races.

@@ -57,4 +57,15 @@ import Testing
         for id in ids.prefix(10) { #expect(try git(["-C", target.path, "cat-file", "-e", id.hex]).status == 0) }
         for id in ids.dropFirst(10) { #expect(try git(["-C", target.path, "cat-file", "-e", id.hex]).status != 0, "\(id) was not admitted") }
     }
+
+    @Test func aFirstSyncFromALocalStoreLooksForNoLooseCopyOfWhatItReadsFromPacks() async throws {
+        let (source, ids) = try Self.source(200)
+        let target = try TestStore()
+        let before = target.store.instrumentation.looseObjectLooks
+        _ = try await target.store.sync(with: source.path)
+        // Each of the 800 objects read in place from the other store's pack once cost a look for a loose copy here.
+        #expect(target.store.instrumentation.looseObjectLooks - before <= 10)
+        for id in ids { #expect(try git(["-C", target.path, "cat-file", "-e", id.hex]).status == 0) }
+        #expect(try target.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
 }

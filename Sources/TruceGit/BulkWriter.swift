@@ -16,8 +16,6 @@ package final class BulkWriter {
     private var writtenRaw: [ObjectID: RawObject] = [:]
     /// Bytes of content (blobs) recorded since the last pack, for `spillIfFull`.
     private var heldBytes = 0
-    /// Packs written before `flush` because memory filled (`spillIfFull`).
-    package private(set) var spills = 0
 
     /// What a batch may hold in memory before `spillIfFull` packs it: objects, and bytes of content.
     ///
@@ -58,7 +56,6 @@ package final class BulkWriter {
     package func spillIfFull(compressed: Bool = true) throws(GitError) -> Bool {
         guard written.count >= Self.spillLimit.objects || heldBytes >= Self.spillLimit.bytes else { return false }
         try flush(compressed: compressed)
-        spills += 1
         return true
     }
 

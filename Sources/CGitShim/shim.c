@@ -28,6 +28,10 @@ int truce_git_set_cache_object_limit(int type, size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, (git_object_t)type, bytes);
 }
 
+int truce_git_set_mwindow_file_limit(size_t files) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_FILE_LIMIT, files);
+}
+
 int truce_git_set_ssl_cert_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, NULL);
 }

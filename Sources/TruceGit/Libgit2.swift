@@ -13,6 +13,11 @@ package enum Libgit2 {
         // trees it looked up once each. Truce reads a tree once per use; commits, which walks read again, stay.
         _ = truce_git_set_cache_object_limit(Int32(GIT_OBJECT_TREE.rawValue), 0)
         _ = truce_git_set_cache_max_size(Self.objectCacheBytes)
+        // libgit2 keeps every pack it has read open until its repository goes, and by default without limit: a
+        // process with many stores (or one store with many packs) ran out of descriptors, and at about 1,300 open
+        // descriptors Foundation's Process.run reads past a buffer while it lists them (swift-corelibs-foundation
+        // issue 5472) and can crash the process. See PackDescriptorTests.
+        _ = truce_git_set_mwindow_file_limit(Self.openPackFiles)
         // Only the store's own config counts: no ~/.gitconfig, XDG or system file (nor the attributes files
         // they name) may change what Truce does, and an unreadable home must not fail every open.
         let searchPaths = truce_git_search_no_outside_config()
@@ -21,6 +26,10 @@ package enum Libgit2 {
 
     /// The most raw bytes of parsed commits libgit2 keeps per repository (about ten times as much memory).
     package static let objectCacheBytes = 16 << 20
+
+    /// The most pack files libgit2 keeps open at once across the process: past it, the least recently read is closed
+    /// and opened again when it is next read.
+    package static let openPackFiles = 256
 
     package static func ensureInitialized() { _ = initialized }
 }

@@ -14,6 +14,9 @@ int truce_git_enable_fsync_gitdir(int enabled);
 int truce_git_enable_strict_object_creation(int enabled);
 int truce_git_set_cache_max_size(size_t bytes);
 int truce_git_set_cache_object_limit(int type, size_t bytes);
+/** The most pack files libgit2 keeps open across the process; it closes the least recently used beyond that and
+ *  reopens one when it is read again (GIT_OPT_SET_MWINDOW_FILE_LIMIT; 0, the default, means no limit). */
+int truce_git_set_mwindow_file_limit(size_t files);
 
 /**
  * Adds to `odb`, at `priority`, a backend that checks a loose object's file under `objects_dir` before the

@@ -17,101 +17,35 @@ public func run(
     _ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
     directory: String? = nil
 ) throws -> ProcessResult {
-    let process = makeProcess(executable, arguments, environment: environment, directory: directory)
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
-    try process.run()
-    // Drain both pipes while the child runs so a large output cannot block it.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var out = Data(), err = Data()
-    group.enter()
-    DispatchQueue.global().async {
-        out = stdout.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    group.enter()
-    DispatchQueue.global().async {
-        err = stderr.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let watchdog = killing(process, after: childProcessDeadline)
-    stdin.fileHandleForWriting.write(input)
-    try stdin.fileHandleForWriting.close()
-    process.waitUntilExit()
-    watchdog.cancel()
-    group.wait()
-    return ProcessResult(status: process.terminationStatus, stdout: out, stderr: err)
+    try ChildProcess.run(
+        executable, arguments, input: input, environment: childEnvironment(environment), directory: directory,
+        deadline: childProcessDeadline)
 }
 
-/// Runs `executable` like `run`, without holding a thread while the child runs.
-/// stdin, stdout and stderr go through files, so no pipe can fill up and block either side.
+/// Runs `executable` like `run`, on a thread of its own rather than one of the concurrency pool's, which a
+/// waiting child would otherwise hold.
 public func runAsync(
     _ executable: String, _ arguments: [String], input: Data = Data(), environment: [String: String] = [:],
     directory: String? = nil
 ) async throws -> ProcessResult {
-    let files = FileManager.default.temporaryDirectory.appendingPathComponent("truce-run-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: files) }
-    let stdinURL = files.appendingPathComponent("stdin")
-    let stdoutURL = files.appendingPathComponent("stdout"), stderrURL = files.appendingPathComponent("stderr")
-    try input.write(to: stdinURL)
-    try Data().write(to: stdoutURL)
-    try Data().write(to: stderrURL)
-    let stdin = try FileHandle(forReadingFrom: stdinURL)
-    defer { try? stdin.close() }
-    let stdout = try FileHandle(forWritingTo: stdoutURL)
-    defer { try? stdout.close() }
-    let stderr = try FileHandle(forWritingTo: stderrURL)
-    defer { try? stderr.close() }
-
-    let process = makeProcess(executable, arguments, environment: environment, directory: directory)
-    (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
-    nonisolated(unsafe) var watchdog: DispatchWorkItem?
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-            watchdog = killing(process, after: childProcessDeadline)
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(
+                with: Result { try run(executable, arguments, input: input, environment: environment, directory: directory) })
         }
     }
-    watchdog?.cancel()
-    return ProcessResult(status: status, stdout: try Data(contentsOf: stdoutURL), stderr: try Data(contentsOf: stderrURL))
 }
 
 /// How long `run` and `runAsync` let a child run before killing it: far beyond any command a test runs, so that a
 /// child that hangs ends as a failed test (its status is SIGKILL's) rather than a suite that never finishes.
 public let childProcessDeadline: TimeInterval = 600
 
-/// Kills `process` (started) with SIGKILL once `seconds` have passed, unless the returned item is cancelled first.
-///
-/// The item holds the process weakly: a cancelled item stays queued until its deadline, and a strong reference would
-/// keep the process's pipes (three descriptors a run) open that long.
-private func killing(_ process: Process, after seconds: TimeInterval) -> DispatchWorkItem {
-    let pid = process.processIdentifier
-    let item = DispatchWorkItem { [weak process] in
-        guard let process, process.isRunning else { return }
-        FileHandle.standardError.write(
-            Data("test support: killing \(process.executableURL?.path ?? "?") (pid \(pid)) after \(Int(seconds)) s\n".utf8))
-        kill(pid, SIGKILL)
-    }
-    DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
-    return item
-}
-
-/// A process for `executable`, not yet started: the test's environment without `TRUCE_STORE`, then `environment` over it.
-private func makeProcess(_ executable: String, _ arguments: [String], environment: [String: String], directory: String?) -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env.removeValue(forKey: "TRUCE_STORE")
-    env.merge(environment) { $1 }
-    process.environment = env
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    return process
+/// The test's environment without `TRUCE_STORE`, then `environment` over it.
+private func childEnvironment(_ environment: [String: String]) -> [String: String] {
+    var result = ProcessInfo.processInfo.environment
+    result.removeValue(forKey: "TRUCE_STORE")
+    result.merge(environment) { $1 }
+    return result
 }
 
 /// Runs the real `git` in `directory` with no system or user configuration, so that settings there

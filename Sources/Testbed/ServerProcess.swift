@@ -27,6 +27,8 @@ public final class ServerProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // A server outlives the run that started it: it must not hold another child's pipe open all that while.
+        if let closeFrom = ChildProcess.LibC.closeFrom { _ = closeFrom(&actions, 3) }
         let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup($0) } + [nil]
@@ -35,12 +37,7 @@ public final class ServerProcess: @unchecked Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        for signal in [SIGTERM, SIGPIPE, SIGINT] { sigaddset(&signals, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        ChildProcess.startAsFromAShell(&attributes)
         var child: pid_t = 0
         let code = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard code == 0 else { throw ServerError("cannot start \(executable): errno \(code)") }

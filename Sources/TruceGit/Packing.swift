@@ -28,7 +28,7 @@ extension Repository {
             if try objectType(tip) == GIT_OBJECT_COMMIT { commits.append(tip) } else { try insertTreeOrBlob(tip, into: &reachable) }
         }
         for commit in try walk(from: commits) where reachable.insert(commit).inserted {
-            try insertTreeOrBlob(try readCommit(commit).tree, into: &reachable)
+            try insertTree(try readCommit(commit).tree, into: &reachable)
         }
         return reachable
     }
@@ -102,14 +102,26 @@ extension Repository {
     }
 
     private func insertTreeOrBlob(_ id: ObjectID, into reachable: inout Set<ObjectID>) throws(GitError) {
-        guard reachable.insert(id).inserted, try objectType(id) == GIT_OBJECT_TREE else { return }
+        guard !reachable.contains(id) else { return }
+        if try objectType(id) == GIT_OBJECT_TREE { try insertTree(id, into: &reachable) } else { reachable.insert(id) }
+    }
+
+    /// Inserts the tree `id` and all it holds. A tree entry says what it names: blobs go in unread, and only trees are
+    /// read (marking a store reads each tree once and no blob).
+    private func insertTree(_ id: ObjectID, into reachable: inout Set<ObjectID>) throws(GitError) {
+        guard reachable.insert(id).inserted else { return }
         var oid = id.raw
         var tree: OpaquePointer?
         try check(git_tree_lookup(&tree, handle, &oid), "read tree \(id)")
         defer { git_tree_free(tree) }
         for index in 0..<git_tree_entrycount(tree) {
-            guard let entry = git_tree_entry_byindex(tree, index), git_tree_entry_type(entry) != GIT_OBJECT_COMMIT else { continue }
-            try insertTreeOrBlob(ObjectID(git_tree_entry_id(entry).pointee), into: &reachable)
+            guard let entry = git_tree_entry_byindex(tree, index) else { continue }
+            let entryID = ObjectID(git_tree_entry_id(entry).pointee)
+            switch git_tree_entry_type(entry) {
+            case GIT_OBJECT_TREE: try insertTree(entryID, into: &reachable)
+            case GIT_OBJECT_BLOB: reachable.insert(entryID)
+            default: continue  // a submodule's commit, which the store does not hold
+            }
         }
     }
 }

@@ -25,11 +25,14 @@ extension StoreEngine {
         repository.removeStaleLocks(under: "objects/pack/")
         StaleLocks.removeIfStale(gitDirectory + "packed-refs.lock")
         SaveLog.removeAbandonedCreations(of: gitDirectory + PendingSaves.fileName, olderThan: StaleLocks.staleLockAge)
+        progress?("checking the journal")
         try recordMissingChanges()
+        progress?("tidying heads")
         let (dropped, deletedReferences) = try tidyHeads(droppingDeletionsOlderThan: cutoffSeconds)
         // Refs and reflog entries that go must be gone for good before the objects only they named go: a power loss
         // must not bring back a ref, or a reflog entry, naming an object that is no longer there.
         var rewritten = deletedReferences.flatMap { name in ["", "logs/"].map { gitDirectory + $0 + name } }
+        progress?("checking conflict markers")
         try rebuildConflictMarkers()
         let references = try repository.references(matching: "refs/*")
         // The reflogs there are, including those whose reference a killed writer never created (git fsck reads their
@@ -37,6 +40,7 @@ extension StoreEngine {
         let reflogs = repository.reflogNames().sorted()
         try cancellation?.check()
         var expired = 0
+        if !reflogs.isEmpty { progress?("expiring reflogs") }
         for name in reflogs where !expire.isInfinite {
             try repository.withLockRetries(on: "logs/" + name) {
                 let count = try repository.expireReflog(of: name, olderThan: cutoffSeconds)
@@ -52,18 +56,14 @@ extension StoreEngine {
         let tips = try repository.reflogIDs(of: reflogs).union(references.map(\.target)).filter { $0.bytes.contains { $0 != 0 } }
         let reachable = try repository.reachableObjects(from: Array(tips))
         try cancellation?.check()
-        let pack: String?
-        if let compact = Self.compactPack(files, holding: reachable, in: repository) {
-            // Already one pack of exactly what is reachable: a repack would write the same objects again, for nothing.
-            pack = compact
-        } else {
-            progress?("packing \(reachable.count) objects")
-            pack =
-                reachable.isEmpty
-                ? nil
-                : try repository.writePack(of: reachable) { done, total in
-                    progress?("packing objects: \(done)/\(total)")
-                }
+        let plan = RepackPlan.make(packs: files.packs.map(\.path), reachable: reachable)
+        var packs = Set(plan.kept)
+        if !plan.toWrite.isEmpty {
+            progress?("packing \(plan.toWrite.count) objects")
+            let written = try repository.writePack(of: plan.toWrite) { done, total in
+                progress?("packing objects: \(done)/\(total)")
+            }
+            packs.insert(gitDirectory + "objects/pack/" + written + ".pack")
         }
         DurableFiles.syncRemovalsOrRewrites(of: Array(Set(rewritten)), under: gitDirectory)
         progress?("removing what nothing needs")
@@ -71,7 +71,7 @@ extension StoreEngine {
         for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {
             if (try? FileManager.default.removeItem(atPath: file.path)) != nil { removed += 1 }
         }
-        for file in files.packs where !file.path.hasSuffix("/\(pack ?? "-").pack") {
+        for file in files.packs where !packs.contains(file.path) {
             guard file.modified < cutoff || Self.isSuperseded(file.path, by: reachable, in: repository) else { continue }
             removed += Self.removePack(file.path)
         }
@@ -98,8 +98,19 @@ extension StoreEngine {
         var dropped: [DocumentKey] = []
         var leaving: [(name: String, target: ObjectID)] = []
         for references in try headReferencesByDocument() {
+            if references.count == 1 {
+                // One head ref (most documents): its version is the current one, read once.
+                let commit = try repository.readCommit(references[0].target)
+                guard let message = VersionMessage(parsing: commit.message), let key = try? DocumentKey(message.key) else { continue }
+                if commit.committer.time < cutoff, try repository.entry(at: key.rawValue, inTree: commit.tree) == nil {
+                    leaving += references
+                    dropped.append(key)
+                }
+                continue
+            }
             guard let key = try documentKey(of: references[0].target) else { continue }
-            let versions = try documentVersions(of: key)
+            // The group is the document's head references as listed: no need to look them up again.
+            let versions = try documentVersions(of: key, amongCandidates: references.map(\.target))
             if versions.state == .deleted, let current = versions.current, try repository.readCommit(current.id.objectID).committer.time < cutoff {
                 leaving += references
                 dropped.append(key)
@@ -137,7 +148,8 @@ extension StoreEngine {
     /// writer for dead, whatever the grace period: a live writer touches it every moment, and nothing refers to it.
     static let temporaryFileAge: TimeInterval = 3600
 
-    /// True when every object of `pack` is in the pack prune has just written (and fsynced): it can go at once.
+    /// True when every object of `pack` is reachable, and so in a pack prune keeps or has just written (and fsynced): it
+    /// can go at once.
     ///
     /// A process that has the old pack open keeps reading it after the
     /// unlink; one that finds it gone before opening it (libgit2 or git)
@@ -148,18 +160,6 @@ extension StoreEngine {
             let objects = repository.objectIDs(inPack: pack)
         else { return false }
         return objects.isSubset(of: packed)
-    }
-
-    /// The name (`pack-<hash>`) of the store's one pack when it holds exactly `reachable` and nothing else is there
-    /// (no loose object, no temporary file); nil otherwise.
-    private static func compactPack(
-        _ files: (loose: [ObjectFile], packs: [ObjectFile], temporary: [ObjectFile]), holding reachable: Set<ObjectID>, in repository: Repository
-    ) -> String? {
-        guard files.loose.isEmpty, files.temporary.isEmpty, files.packs.count == 1, !reachable.isEmpty,
-            repository.objectIDs(inPack: files.packs[0].path) == reachable
-        else { return nil }
-        let name = files.packs[0].path.split(separator: "/").last.map(String.init) ?? ""
-        return String(name.dropLast(".pack".count))
     }
 
     /// Deletes a pack with its index and companions (or a temporary file); returns how many files went.

@@ -75,11 +75,21 @@ extension StoreEngine {
     }
 
     /// Brings every marker in line with the heads: the repair prune runs, for markers a crash left wrong.
+    ///
+    /// A document with one head reference and no marker is as it should be, and is not read: the repair reads the
+    /// documents with several head references or a marker, not the store.
     func rebuildConflictMarkers() throws {
+        let markers = try repository.references(under: ConflictIndex.root)
+        let marked = Set(markers.map(\.name))
         var keys = Set<DocumentKey>()
-        let documents = try headReferencesByDocument().map { $0[0] }
-        for reference in try documents + repository.references(under: ConflictIndex.root) {
-            if let key = try documentKey(of: reference.target) { keys.insert(key) }
+        for references in try headReferencesByDocument() {
+            let name = references[0].name
+            let directory = name[name.index(name.startIndex, offsetBy: ReferenceLayout.headsRoot.count)..<(name.lastIndex(of: "/") ?? name.endIndex)]
+            guard references.count > 1 || marked.contains(ConflictIndex.root + directory) else { continue }
+            if let key = try documentKey(of: references[0].target) { keys.insert(key) }
+        }
+        for marker in markers {
+            if let key = try documentKey(of: marker.target) { keys.insert(key) }
         }
         for key in keys.sorted() { try updateConflictMarker(of: key) }
     }

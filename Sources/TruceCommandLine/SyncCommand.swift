@@ -72,7 +72,10 @@ final class ProgressLine: @unchecked Sendable {
     }
 
     static func describe(_ traffic: SyncReport.Traffic) -> String {
-        "received \(traffic.receivedObjects) objects (\(bytes(traffic.receivedBytes))), "
+        // The checks and the writing after a download: a first sync's longest steps, silent on the wire.
+        let checked = traffic.headsToCheck > 0 ? ", \(traffic.headsChecked) of \(traffic.headsToCheck) heads checked" : ""
+        let stored = traffic.objectsToStore > 0 ? ", \(traffic.objectsStored) of \(traffic.objectsToStore) objects stored" : ""
+        return "received \(traffic.receivedObjects) objects (\(bytes(traffic.receivedBytes)))\(checked)\(stored), "
             + "sent \(traffic.sentObjects) objects (\(bytes(traffic.sentBytes))), \(traffic.documentsAdopted) document(s) adopted"
     }
 

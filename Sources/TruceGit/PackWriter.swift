@@ -38,7 +38,9 @@ package struct PackWriter {
     /// several microseconds of fixed work (zlib builds its trees either way), a save log checkpoint's main cost, and
     /// the small packs it writes are folded (and deflated) later.
     @discardableResult
-    package func write(_ ids: [ObjectID], known: [ObjectID: BulkWriter.RawObject] = [:], compressed: Bool = true) throws(GitError) -> String? {
+    package func write(
+        _ ids: [ObjectID], known: [ObjectID: BulkWriter.RawObject] = [:], compressed: Bool = true, progress: ((Int, Int) -> Void)? = nil
+    ) throws(GitError) -> String? {
         var seen = Set<ObjectID>()
         let objects = ids.filter { seen.insert($0).inserted }
         guard !objects.isEmpty else { return nil }
@@ -52,7 +54,8 @@ package struct PackWriter {
         try pack.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
         var entries: [PackIndex.Entry] = []
         entries.reserveCapacity(objects.count)
-        for id in objects {
+        for (index, id) in objects.enumerated() {
+            if index % 4096 == 0 { progress?(index, objects.count) }
             func add(type: git_object_t, _ data: UnsafeRawBufferPointer) throws(GitError) {
                 let header = Self.entryHeader(type: type, size: data.count), body = try Self.deflate(data, id: id, with: deflater.stream)
                 entries.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
@@ -69,6 +72,7 @@ package struct PackWriter {
             defer { git_odb_object_free(object) }
             try add(type: git_odb_object_type(object), UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
         }
+        progress?(objects.count, objects.count)
         let checksum = try pack.finish()
         let name = "pack-" + ObjectID(bytes: checksum[...]).hex
         try pack.install(as: name, index: PackIndex.bytes(of: entries, packChecksum: checksum))

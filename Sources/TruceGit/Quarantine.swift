@@ -81,7 +81,10 @@ package final class Quarantine {
     /// Borrowed objects (`borrowObjects`) are no pack of ours: when `checked` holds
     /// all that the tips bring, exactly those are packed into the store, whole.
     /// Otherwise only the objects the tips need are packed anew into the store.
-    package func admit(_ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil) throws(GitError) {
+    /// `progress` hears how many objects of how many were written, when Truce writes them itself.
+    package func admit(
+        _ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil, progress: ((Int, Int) -> Void)? = nil
+    ) throws(GitError) {
         guard !tips.isEmpty else { return }
         if let checked, borrows {
             // libgit2's pack builder walks the history again and its indexer maps each object it writes back in:
@@ -94,7 +97,7 @@ package final class Quarantine {
                     if git_odb_exists_ext(packs, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 1 { missing.append(id) }
                 }
             }
-            try PackWriter(repository: repository, into: storeObjects + "/pack/").write(missing)
+            try PackWriter(repository: repository, into: storeObjects + "/pack/").write(missing, progress: progress)
             return
         }
         if let checked, try movePacks(ifAllIn: checked) { return }

@@ -39,4 +39,21 @@ import Testing
         let piped = try store.run("export", out.file("pipe"))
         #expect(piped.status == 0 && piped.errorOutput.isEmpty, "export on a pipe: \(piped.errorOutput.debugDescription)")
     }
+
+    /// A first sync from a hub on a local path moves nothing over a wire: its line counts the heads it checks and the
+    /// objects it stores.
+    @Test func aFirstSyncCountsTheHeadsItChecksAndTheObjectsItStores() throws {
+        let store = try Self.store(documents: 600)
+        let hub = TemporaryDirectory("truce-progress-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        #expect(try store.run("sync", hub).status == 0)
+        let replica = try CLIStore()
+        let synced = try Self.onTerminal(["sync", hub], store: replica.path)
+        // 600 imported documents and a.txt's two heads in conflict.
+        #expect(synced.contains("602 of 602 heads checked"), "sync on a terminal: \(synced.debugDescription)")
+        let stored = try #require(
+            synced.firstMatch(of: /([0-9]+) of ([0-9]+) objects stored/), "sync on a terminal: \(synced.debugDescription)")
+        #expect(stored.1 == stored.2 && Int(stored.1)! > 1800, "\(stored.0)")
+        #expect(try replica.run("cat", "d/5.txt").output == "5\n")
+    }
 }

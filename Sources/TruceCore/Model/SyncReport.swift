@@ -32,9 +32,26 @@ extension SyncReport {
         public var sentObjects = 0, sentBytes = 0
         /// Documents that gained versions here.
         public var documentsAdopted = 0
+        /// Heads the other side listed that were checked so far, of those to check (0 of 0 until the checks start):
+        /// after the download, the longest step of a first sync.
+        public var headsChecked = 0, headsToCheck = 0
+        /// Objects written into this store so far, of those to write, once the checks passed (0 of 0 when what arrived
+        /// joins the store as it came, or nothing did).
+        public var objectsStored = 0, objectsToStore = 0
 
         /// Nothing moved yet.
         package init() {}
+
+        /// Reads a traffic record; one written before a field existed reads it as 0.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func count(_ key: CodingKeys) throws -> Int { try container.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+            (receivedObjects, receivedBytes) = (try count(.receivedObjects), try count(.receivedBytes))
+            (sentObjects, sentBytes) = (try count(.sentObjects), try count(.sentBytes))
+            documentsAdopted = try count(.documentsAdopted)
+            (headsChecked, headsToCheck) = (try count(.headsChecked), try count(.headsToCheck))
+            (objectsStored, objectsToStore) = (try count(.objectsStored), try count(.objectsToStore))
+        }
     }
 }
 

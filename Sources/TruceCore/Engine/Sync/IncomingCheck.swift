@@ -51,7 +51,8 @@ extension StoreEngine {
     /// only head refs are read: a store's heads hold all it took from manifests.
     func fetchChecked(
         from remote: String, readingManifests: Bool, refused: inout [SyncReport.RefusedHead],
-        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+        progress: ((TransferCounts) -> Void)? = nil, checking: ((Int, Int) -> Void)? = nil, storing: ((Int, Int) -> Void)? = nil,
+        cancellation: Cancellation? = nil
     ) throws -> IncomingHeads {
         let replica = try existingReplicaID()
         let known = try repository.references(under: ReplicaManifest.root)
@@ -148,7 +149,8 @@ extension StoreEngine {
         // Every object the checks below read: when the download holds nothing else, it joins the store as it came.
         var checked: Set<ObjectID> = [ObjectID.emptyTree]
         checked.formUnion(chainCommits)
-        for candidate in candidates where !accepted.contains(candidate.id) || candidate.legacy {
+        for (index, candidate) in candidates.enumerated() where !accepted.contains(candidate.id) || candidate.legacy {
+            if index % 256 == 0 { checking?(index, candidates.count) }
             if rejected.contains(candidate.id) { continue }
             switch headCheckOrError(candidate, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions)
             {
@@ -163,6 +165,7 @@ extension StoreEngine {
                 admitted.append(candidate.id)
             }
         }
+        if !candidates.isEmpty { checking?(candidates.count, candidates.count) }
         // Anything refused: no copy moves and nothing counts as listed by a manifest, so the next sync reads it all again.
         if refused.count == refusedBefore, !refused.contains(where: { $0.reference.hasPrefix(ReplicaManifest.root) }) {
             for (replica, manifest) in newest.sorted(by: { $0.key < $1.key }) {
@@ -173,7 +176,7 @@ extension StoreEngine {
         }
         // The last point a cancellation stops at before this store changes: the quarantine, and what it holds, goes.
         try cancellation?.check()
-        try quarantine.admit(admitted, hiding: hidden, whenOnly: refused.isEmpty ? checked : nil)
+        try quarantine.admit(admitted, hiding: hidden, whenOnly: refused.isEmpty ? checked : nil, progress: storing)
         return result
     }
 

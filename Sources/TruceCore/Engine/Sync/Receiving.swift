@@ -21,13 +21,18 @@ extension StoreEngine {
     ///
     /// Run it on an engine of its own (`DocumentStore.withOwnEngine`): the transfer and the checks then do not hold up reads
     /// and saves meanwhile.
+    ///
+    /// `transfer` hears the download's counts, `checking` the heads checked of those listed, `storing` the objects
+    /// written into this store of those to write.
     func receive(
-        from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+        from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil,
+        checking: ((Int, Int) -> Void)? = nil, storing: ((Int, Int) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws -> Received {
         // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
         var refused: [SyncReport.RefusedHead] = []
         let incoming = try fetchChecked(
-            from: remote, readingManifests: readingManifests, refused: &refused, progress: transfer, cancellation: cancellation)
+            from: remote, readingManifests: readingManifests, refused: &refused, progress: transfer, checking: checking, storing: storing,
+            cancellation: cancellation)
         // A cancellation stops here too, before the lock: the objects admitted above are unreachable until heads
         // land, and prune takes them in time.
         try cancellation?.check()

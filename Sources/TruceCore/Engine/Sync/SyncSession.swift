@@ -48,7 +48,8 @@ final class SyncSession: @unchecked Sendable {
         // may not write keeps them; what its git holds is read all the same, and sending to it fails on its own.
         try? remoteStore?.checkpoint()
         let ours = try DocumentStore.asTruceErrors {
-            try engine.receive(from: remote, transfer: meter.received, cancellation: cancellation)
+            try engine.receive(
+                from: remote, transfer: meter.received, checking: meter.checking, storing: meter.storing, cancellation: cancellation)
         }
         (received, refused, hub) = (ours.changes, ours.refused, ours.hub)
         meter.adopted(Set(received.map(\.key)).count)

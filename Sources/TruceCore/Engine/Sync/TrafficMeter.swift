@@ -46,8 +46,22 @@ final class TrafficMeter: Sendable {
     func sendFinished() { totals.withLock { $0.sentBefore = $0.traffic } }
 
     func adopted(_ documents: Int) {
+        update { $0.documentsAdopted += documents }
+    }
+
+    /// `done` of the `total` heads the other side listed checked.
+    func checking(_ done: Int, of total: Int) {
+        update { ($0.headsChecked, $0.headsToCheck) = (done, total) }
+    }
+
+    /// `done` of the `total` objects that passed the checks written into this store.
+    func storing(_ done: Int, of total: Int) {
+        update { ($0.objectsStored, $0.objectsToStore) = (done, total) }
+    }
+
+    private func update(_ change: (inout SyncReport.Traffic) -> Void) {
         let now = totals.withLock { totals in
-            totals.traffic.documentsAdopted += documents
+            change(&totals.traffic)
             return totals.traffic
         }
         progress?(now)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -215,5 +216,45 @@ import Testing
         #expect(try local.store.state(of: "a.txt") == .absent)
         #expect(try local.store.changes().changes.allSatisfy { $0.key == "b.txt" })
         #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
+    }
+
+    /// What a sync's progress closure heard, in order.
+    final class Reports: Sendable {
+        private let heard = Mutex<[SyncReport.Traffic]>([])
+        func add(_ traffic: SyncReport.Traffic) { heard.withLock { $0.append(traffic) } }
+        var all: [SyncReport.Traffic] { heard.withLock { $0 } }
+    }
+
+    /// A first sync says how far its checks and its writing are, not only what moved on the wire: a sync from a local
+    /// hub moves nothing over one, and those steps are all its time.
+    @Test func aFirstSyncReportsTheHeadsItChecksAndTheObjectsItStores() async throws {
+        let writer = try TestStore()
+        _ = try await writer.store.saveBatch((0..<300).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
+        let hub = TemporaryDirectory("truce-progress-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        _ = try await writer.store.sync(with: hub)
+
+        let replica = try TestStore()
+        let reports = Reports()
+        let report = try await replica.store.sync(with: hub) { reports.add($0) }
+        let seen = reports.all
+        #expect(report.received.count == 300)
+        let last = try #require(seen.last)
+        #expect(last.headsChecked == 300 && last.headsToCheck == 300, "\(last)")
+        #expect(last.objectsToStore > 900 && last.objectsStored == last.objectsToStore, "\(last)")
+        #expect(seen.contains { $0.headsToCheck == 300 && $0.headsChecked < 300 }, "no report while the checks ran")
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.headsChecked <= $1.headsChecked && $0.objectsStored <= $1.objectsStored })
+        #expect(report.traffic == last)
+    }
+
+    /// Traffic written as JSON before the check and store counts existed still reads, with those counts 0.
+    @Test func trafficWrittenBeforeTheCheckCountsReadsThemAsZero() throws {
+        let old = #"{"receivedObjects":1,"receivedBytes":2,"sentObjects":3,"sentBytes":4,"documentsAdopted":5}"#
+        let traffic = try JSONDecoder().decode(SyncReport.Traffic.self, from: Data(old.utf8))
+        #expect(traffic.receivedBytes == 2 && traffic.documentsAdopted == 5)
+        #expect(traffic.headsChecked == 0 && traffic.headsToCheck == 0 && traffic.objectsStored == 0 && traffic.objectsToStore == 0)
+        var counted = traffic
+        (counted.headsChecked, counted.headsToCheck, counted.objectsStored, counted.objectsToStore) = (6, 7, 8, 9)
+        #expect(try JSONDecoder().decode(SyncReport.Traffic.self, from: JSONEncoder().encode(counted)) == counted)
     }
 }

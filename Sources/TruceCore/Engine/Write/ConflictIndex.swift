@@ -16,8 +16,12 @@ enum ConflictIndex {
     static let root = "refs/truce/conflicts/"
 
     static func marker(of key: DocumentKey) -> String {
-        let directory = ReferenceLayout.headsDirectory(of: key)
-        return root + directory.dropFirst(ReferenceLayout.headsRoot.count).dropLast()
+        marker(ofHeadsDirectory: ReferenceLayout.headsDirectory(of: key))
+    }
+
+    /// The marker of the document whose head references live in `directory` (with its trailing slash).
+    static func marker(ofHeadsDirectory directory: some StringProtocol) -> String {
+        root + directory.dropFirst(ReferenceLayout.headsRoot.count).dropLast()
     }
 }
 
@@ -84,8 +88,8 @@ extension StoreEngine {
         var keys = Set<DocumentKey>()
         for references in try headReferencesByDocument() {
             let name = references[0].name
-            let directory = name[name.index(name.startIndex, offsetBy: ReferenceLayout.headsRoot.count)..<(name.lastIndex(of: "/") ?? name.endIndex)]
-            guard references.count > 1 || marked.contains(ConflictIndex.root + directory) else { continue }
+            let directory = name.lastIndex(of: "/").map { name[...$0] } ?? ""
+            guard references.count > 1 || marked.contains(ConflictIndex.marker(ofHeadsDirectory: directory)) else { continue }
             if let key = try documentKey(of: references[0].target) { keys.insert(key) }
         }
         for marker in markers {

@@ -67,9 +67,9 @@ package final class Repository {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }
-        // Above the pack (2) and loose (1) backends, so the guard sees every read first. The objects of a linked
-        // worktree are in its common directory, which is the git directory itself for a store.
-        try check(truce_odb_add_loose_object_guard(odb, commonDirectory + "objects", nil, 3), "guard loose objects")
+        // The objects of a linked worktree are in its common directory, which is the git directory itself for a store.
+        try check(
+            truce_odb_add_loose_object_guard(odb, commonDirectory + "objects", nil, Self.looseGuardPriority), "guard loose objects")
         return self
     }
 
@@ -83,9 +83,14 @@ package final class Repository {
         var odb: OpaquePointer?
         try check(git_odb_open(&odb, gitDirectory + "objects"), "reopen object database")
         defer { git_odb_free(odb) }
-        try check(truce_odb_add_loose_object_guard(odb, gitDirectory + "objects", nil, 3), "guard loose objects")
+        try check(truce_odb_add_loose_object_guard(odb, gitDirectory + "objects", nil, Self.looseGuardPriority), "guard loose objects")
         try check(git_repository_set_odb(handle, odb), "reopen object database")
     }
+
+    /// The loose-object guard's place among the object database's backends: the pack backend's priority (2), added
+    /// after it. libgit2 sorts its backends stably, so a read asks the packs first (a packed object, most reads,
+    /// never reaches the guard, which would look it up in the packs again) and the guard before the loose backend (1).
+    static let looseGuardPriority: Int32 = 2
 
     /// Hands `backend` to the repository's object database at `priority` (higher is asked first); frees it on failure.
     func attach(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32, _ what: String) throws(GitError) {

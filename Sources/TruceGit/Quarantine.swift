@@ -39,8 +39,11 @@ package final class Quarantine {
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
         try check(git_odb_add_disk_alternate(odb, storeObjects), "read the objects of \(store.path)")
-        // Told of the quarantine's own packs: what a fetch downloads is read from there, and needs no look for a loose copy.
-        try check(truce_odb_add_loose_object_guard(odb, storeObjects, directory + "/objects", 4), "guard the loose objects of \(store.path)")
+        // After every pack (the quarantine's, the store's, a borrowed store's) and before every loose backend. Told of
+        // the quarantine's own packs all the same, for a read that reaches it on a miss.
+        try check(
+            truce_odb_add_loose_object_guard(odb, storeObjects, directory + "/objects", Repository.looseGuardPriority),
+            "guard the loose objects of \(store.path)")
         for reference in references {
             try repository.updateReference(reference.name, to: reference.target, expecting: nil, message: "truce: offer in negotiation")
         }
@@ -67,7 +70,7 @@ package final class Quarantine {
         // The store's guard would otherwise look for a loose copy in the store of every object read from there:
         // three system calls an object, most of a first sync's time.
         try check(truce_odb_guards_also_packed(odb, objects), "tell the store's guard of \(path)")
-        try check(truce_odb_add_loose_object_guard(odb, objects, nil, 5), "guard the loose objects of \(path)")
+        try check(truce_odb_add_loose_object_guard(odb, objects, nil, Repository.looseGuardPriority), "guard the loose objects of \(path)")
         borrows = true
         return references
     }

@@ -87,9 +87,10 @@ package final class Repository {
         try check(git_repository_set_odb(handle, odb), "reopen object database")
     }
 
-    /// The loose-object guard's place among the object database's backends: the pack backend's priority (2), added
-    /// after it. libgit2 sorts its backends stably, so a read asks the packs first (a packed object, most reads,
-    /// never reaches the guard, which would look it up in the packs again) and the guard before the loose backend (1).
+    /// The loose-object guard's place among the object database's backends: the pack backends' priority (2), added
+    /// after them. libgit2 orders backends by priority, alternates first among equals and the others as added, so a
+    /// read asks every pack first (a packed object, most reads, never reaches the guard, which would look it up in the
+    /// packs again) and the guard before any loose backend (1).
     static let looseGuardPriority: Int32 = 2
 
     /// Hands `backend` to the repository's object database at `priority` (higher is asked first); frees it on failure.

@@ -89,8 +89,7 @@ extension Repository {
 
     /// The ids a pack's index lists (`pack-<hash>.idx` beside `pack`), nil when it is missing or not version 2.
     package func objectIDs(inPack pack: String) -> Set<ObjectID>? {
-        guard pack.hasSuffix(".pack") else { return nil }
-        return PackIndex.objectIDs(atPath: String(pack.dropLast(5)) + ".idx").map(Set.init)
+        PackIndex.objectIDs(ofPack: pack).map(Set.init)
     }
 
     private func objectType(_ id: ObjectID) throws(GitError) -> git_object_t {
@@ -128,6 +127,13 @@ extension Repository {
 
 /// A pack's `.idx` file (version 2), read for the ids of the objects its pack holds.
 package enum PackIndex {
+    /// The ids the index beside `pack` (`pack-<hash>.idx` for `pack-<hash>.pack`) lists, in its order; nil when `pack`
+    /// is no `.pack` path or its index is missing or not version 2.
+    package static func objectIDs(ofPack pack: String) -> [ObjectID]? {
+        guard pack.hasSuffix(".pack") else { return nil }
+        return objectIDs(atPath: String(pack.dropLast(".pack".count)) + ".idx")
+    }
+
     /// The object ids an index lists; nil when the file is missing or not a version 2 index.
     package static func objectIDs(atPath path: String) -> [ObjectID]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }

@@ -34,7 +34,7 @@ struct RepackPlan {
     static func make(packs: [String], reachable: Set<ObjectID>, limits: Limits = Limits()) -> RepackPlan {
         var whole: [(path: String, objects: [ObjectID])] = []
         for pack in packs {
-            guard let objects = PackIndex.objectIDs(atPath: String(pack.dropLast(".pack".count)) + ".idx"),
+            guard let objects = PackIndex.objectIDs(ofPack: pack),
                 !objects.isEmpty, objects.allSatisfy(reachable.contains)
             else { continue }
             whole.append((pack, objects))

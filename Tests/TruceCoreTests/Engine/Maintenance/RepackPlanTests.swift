@@ -108,7 +108,7 @@ import Testing
         #expect(after.count == 2 && after.contains(imported[0]), "\(imported) became \(after)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: importedPack)) == importedBytes)
         let written = try #require(after.first { $0 != imported[0] })
-        let writtenObjects = try #require(PackIndex.objectIDs(atPath: test.path + "/objects/pack/" + written.dropLast(5) + ".idx"))
+        let writtenObjects = try #require(PackIndex.objectIDs(ofPack: test.path + "/objects/pack/" + written))
         #expect(writtenObjects.count < 100, "the new pack holds \(writtenObjects.count) objects")
         #expect(report.packedObjects > 4400)
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)

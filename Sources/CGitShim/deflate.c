@@ -70,3 +70,56 @@ size_t truce_deflater_bound(truce_deflater *deflater, size_t length) {
     if ((uLong)length != length) return length + length / 1000 + 4096;
     return (size_t)deflateBound(&deflater->stream, (uLong)length) + 64;
 }
+
+struct truce_inflater {
+    z_stream stream;
+};
+
+truce_inflater *truce_inflater_new(void) {
+    truce_inflater *inflater = calloc(1, sizeof(truce_inflater));
+    if (inflater == NULL) return NULL;
+    if (inflateInit(&inflater->stream) != Z_OK) {
+        free(inflater);
+        return NULL;
+    }
+    return inflater;
+}
+
+int truce_inflater_inflate_exact(truce_inflater *inflater, unsigned char *out, size_t out_length, const unsigned char *in, size_t length, size_t *consumed) {
+    z_stream *stream = &inflater->stream;
+    int status = inflateReset(stream);
+    if (status != Z_OK) return status;
+    /* One byte of room more than expected, as git unpacks an entry: a stream that would go on past `out_length`
+       fills it and fails, rather than stopping where the caller expected its end. */
+    unsigned char spare;
+    size_t produced = 0, read = 0;
+    for (;;) {
+        size_t out_room = out_length - produced;
+        int into_spare = out_room == 0;
+        uInt out_chunk = into_spare ? 1 : (out_room > 0x40000000 ? 0x40000000 : (uInt)out_room);
+        size_t in_room = length - read;
+        uInt in_chunk = in_room > 0x40000000 ? 0x40000000 : (uInt)in_room;
+        stream->next_out = into_spare ? &spare : out + produced;
+        stream->avail_out = out_chunk;
+        stream->next_in = (unsigned char *)in + read;
+        stream->avail_in = in_chunk;
+        status = inflate(stream, Z_NO_FLUSH);
+        size_t made = out_chunk - stream->avail_out;
+        read += in_chunk - stream->avail_in;
+        if (into_spare && made > 0) return Z_DATA_ERROR;
+        produced += made;
+        if (status == Z_STREAM_END) break;
+        if (status != Z_OK) return status == Z_BUF_ERROR ? Z_DATA_ERROR : status;
+        /* Z_OK with nothing left to read: the stream is cut short. */
+        if (read == length) return Z_DATA_ERROR;
+    }
+    if (produced != out_length) return Z_DATA_ERROR;
+    *consumed = read;
+    return Z_OK;
+}
+
+void truce_inflater_free(truce_inflater *inflater) {
+    if (inflater == NULL) return;
+    inflateEnd(&inflater->stream);
+    free(inflater);
+}

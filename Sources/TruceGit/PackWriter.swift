@@ -34,12 +34,16 @@ package struct PackWriter {
     /// Packs `ids` (each once, in the order first given) as the repository's object database reads them, or as
     /// `known` holds them; returns the pack's name (`pack-<hash>`), nil when `ids` is empty.
     ///
+    /// An object `entries` finds is copied as it is deflated there: it is neither read through libgit2 nor deflated
+    /// again (`PackEntries` proves it first).
+    ///
     /// Without `compressed`, objects are stored in zlib streams uncompressed: deflating a small object costs
     /// several microseconds of fixed work (zlib builds its trees either way), a save log checkpoint's main cost, and
     /// the small packs it writes are folded (and deflated) later.
     @discardableResult
     package func write(
-        _ ids: [ObjectID], known: [ObjectID: BulkWriter.RawObject] = [:], compressed: Bool = true, progress: ((Int, Int) -> Void)? = nil
+        _ ids: [ObjectID], known: [ObjectID: BulkWriter.RawObject] = [:], copyingFrom entries: PackEntries? = nil, compressed: Bool = true,
+        progress: ((Int, Int) -> Void)? = nil
     ) throws(GitError) -> String? {
         var seen = Set<ObjectID>()
         let objects = ids.filter { seen.insert($0).inserted }
@@ -52,15 +56,23 @@ package struct PackWriter {
         let deflater = try Deflater(level: compressed ? -1 : 0)
         // "PACK", version 2, the object count: each big-endian.
         try pack.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
-        var entries: [PackIndex.Entry] = []
-        entries.reserveCapacity(objects.count)
+        var written: [PackIndex.Entry] = []
+        written.reserveCapacity(objects.count)
         for (index, id) in objects.enumerated() {
             if index % 4096 == 0 { progress?(index, objects.count) }
             func add(type: git_object_t, _ data: UnsafeRawBufferPointer) throws(GitError) {
-                let header = Self.entryHeader(type: type, size: data.count), body = try Self.deflate(data, id: id, with: deflater.stream)
-                entries.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
+                let body = try Self.deflate(data, id: id, with: deflater.stream)
+                try body.withUnsafeBytes { body in Result { () throws(GitError) in try addDeflated(type: type, size: data.count, body) } }.get()
+            }
+            func addDeflated(type: git_object_t, size: Int, _ body: UnsafeRawBufferPointer) throws(GitError) {
+                let header = Self.entryHeader(type: type, size: size)
+                written.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
                 try pack.append(header)
                 try pack.append(body)
+            }
+            if let entry = entries?.entry(of: id) {
+                try addDeflated(type: entry.type, size: entry.size, entry.stream)
+                continue
             }
             if let raw = known[id] {
                 try raw.bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try add(type: git_object_t(Int32(raw.type)), bytes) } }.get()
@@ -75,7 +87,7 @@ package struct PackWriter {
         progress?(objects.count, objects.count)
         let checksum = try pack.finish()
         let name = "pack-" + ObjectID(bytes: checksum[...]).hex
-        try pack.install(as: name, index: PackIndex.bytes(of: entries, packChecksum: checksum))
+        try pack.install(as: name, index: PackIndex.bytes(of: written, packChecksum: checksum))
         return name
     }
 
@@ -146,6 +158,10 @@ private struct PackFileWriter {
     }
 
     mutating func append(_ bytes: [UInt8]) throws(GitError) {
+        try bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try append(bytes) } }.get()
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) throws(GitError) {
         sha.update(bytes)
         written += UInt64(bytes.count)
         if bytes.count >= 1 << 20 {
@@ -242,7 +258,11 @@ extension PackIndex {
     }
 
     static func crc32(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
-        bytes.withUnsafeBufferPointer { UInt32(truce_crc32(crc, $0.baseAddress, $0.count)) }
+        bytes.withUnsafeBytes { crc32($0, continuing: crc) }
+    }
+
+    static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        UInt32(truce_crc32(crc, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) } }

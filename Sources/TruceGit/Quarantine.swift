@@ -22,8 +22,8 @@ package final class Quarantine {
     private let storeObjects: String
     /// The store the objects are for.
     private let store: Repository
-    /// Whether objects are read in place from a local store (`borrowObjects`) rather than downloaded.
-    private var borrows = false
+    /// The object directory of the local store objects are read from in place (`borrowObjects`), rather than downloaded.
+    private var borrowed: String?
 
     /// With `outgoing`, the scratch repository lives in the system's temporary directory instead: what it holds
     /// is only ever pushed, and a process killed while pushing then leaves the store exactly as it was.
@@ -71,7 +71,7 @@ package final class Quarantine {
         // three system calls an object, most of a first sync's time.
         try check(truce_odb_guards_also_packed(odb, objects), "tell the store's guard of \(path)")
         try check(truce_odb_add_loose_object_guard(odb, objects, nil, Repository.looseGuardPriority), "guard the loose objects of \(path)")
-        borrows = true
+        borrowed = objects
         return references
     }
 
@@ -82,14 +82,15 @@ package final class Quarantine {
     /// and its index move into the store as they are, as git's receive-pack
     /// migrates its quarantine: no second compression of what just arrived.
     /// Borrowed objects (`borrowObjects`) are no pack of ours: when `checked` holds
-    /// all that the tips bring, exactly those are packed into the store, whole.
+    /// all that the tips bring, exactly those are packed into the store, whole,
+    /// copied as the other store's packs hold them where they can be.
     /// Otherwise only the objects the tips need are packed anew into the store.
     /// `progress` hears how many objects of how many were written, when Truce writes them itself.
     package func admit(
         _ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil, progress: ((Int, Int) -> Void)? = nil
     ) throws(GitError) {
         guard !tips.isEmpty else { return }
-        if let checked, borrows {
+        if let checked, let borrowed {
             // libgit2's pack builder walks the history again and its indexer maps each object it writes back in:
             // most of a first sync's time. The checks read every object the tips bring, and nothing else.
             // Only what the store lacks: a sync that brings nothing new writes nothing.
@@ -100,7 +101,10 @@ package final class Quarantine {
                     if git_odb_exists_ext(packs, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 1 { missing.append(id) }
                 }
             }
-            try PackWriter(repository: repository, into: storeObjects + "/pack/").write(missing, progress: progress)
+            // Copied as the other store deflated them, each proven by its hash: deflating them all again was most of
+            // the time left.
+            try PackWriter(repository: repository, into: storeObjects + "/pack/")
+                .write(missing, copyingFrom: PackEntries(objectsDirectory: borrowed), progress: progress)
             return
         }
         if let checked, try movePacks(ifAllIn: checked) { return }

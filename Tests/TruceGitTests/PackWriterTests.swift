@@ -37,6 +37,22 @@ import Testing
 
     static let signature = Signature(name: "Ada", email: "ada@example.com", time: 1_796_000_000, offsetMinutes: 60)
 
+    /// A blob per content, a tree naming them and a commit of it, written to memory by `bulk` and recorded to pack.
+    static func recordCommit(
+        of contents: [String: Data], in bulk: BulkWriter
+    ) throws -> (blobs: [String: ObjectID], tree: ObjectID, commit: ObjectID) {
+        var blobs: [String: ObjectID] = [:]
+        for (name, bytes) in contents.sorted(by: { $0.key < $1.key }) {
+            blobs[name] = try bulk.repository.writeBlob(bytes)
+            bulk.record(blobs[name]!)
+        }
+        let tree = try bulk.repository.writeTree(blobs.map { TreeEntry(name: $0.key, id: $0.value, isTree: false) })
+        bulk.record(tree)
+        let commit = try bulk.repository.writeCommit(tree: tree, parents: [], author: signature, committer: signature, message: "m\n")
+        bulk.record(commit)
+        return (blobs, tree, commit)
+    }
+
     /// Blobs empty, small, over one 64 KiB block and over 1 MiB (random, so deflate cannot shrink them under those
     /// sizes, and one compressible), a tree naming them and a commit of it: written to memory, then packed, deflated
     /// or stored as a save log checkpoint stores them.
@@ -48,15 +64,7 @@ import Testing
             "over-64k": Self.randomBytes(70_000, seed: 1),
             "over-1m": Self.randomBytes(1_500_000, seed: 2), "compressible": Data(repeating: 0x61, count: 3 << 20),
         ]
-        var blobs: [String: ObjectID] = [:]
-        for (name, bytes) in contents.sorted(by: { $0.key < $1.key }) {
-            blobs[name] = try bulk.repository.writeBlob(bytes)
-            bulk.record(blobs[name]!)
-        }
-        let tree = try bulk.repository.writeTree(blobs.map { TreeEntry(name: $0.key, id: $0.value, isTree: false) })
-        bulk.record(tree)
-        let commit = try bulk.repository.writeCommit(tree: tree, parents: [], author: Self.signature, committer: Self.signature, message: "m\n")
-        bulk.record(commit)
+        let (blobs, tree, commit) = try Self.recordCommit(of: contents, in: bulk)
         bulk.record(blobs["small"]!)  // recorded twice, packed once
         #expect(try fixture.packs().isEmpty)
         #expect(try bulk.flush(compressed: compressed) == contents.count + 3)

@@ -60,6 +60,20 @@ size_t truce_deflater_bound(truce_deflater *deflater, size_t length);
 /** Frees `deflater` (NULL is allowed). */
 void truce_deflater_free(truce_deflater *deflater);
 
+/** A zlib inflate stream kept across objects, as `truce_deflater` is for deflating. */
+typedef struct truce_inflater truce_inflater;
+
+/** A new inflater, or NULL when out of memory. */
+truce_inflater *truce_inflater_new(void);
+
+/** Inflates the zlib stream at the start of the `length` bytes at `in` into `out`, which has room for `out_length`
+ *  bytes: 0 when the stream ends having produced exactly `out_length` bytes, with `*consumed` set to the stream's
+ *  length (the bytes after it are not read); a zlib status otherwise, also when the stream would produce more. */
+int truce_inflater_inflate_exact(truce_inflater *inflater, unsigned char *out, size_t out_length, const unsigned char *in, size_t length, size_t *consumed);
+
+/** Frees `inflater` (NULL is allowed). */
+void truce_inflater_free(truce_inflater *inflater);
+
 /** zlib's CRC-32 of `length` bytes, continuing `crc` (0 to start): the checksum a pack index keeps per entry. */
 unsigned int truce_crc32(unsigned int crc, const unsigned char *bytes, size_t length);
 

@@ -1,0 +1,180 @@
+internal import CGitShim
+internal import CLibgit2
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The whole objects in the packs of an object database, found by id and proven, so that a new pack can take their
+/// deflated bytes as they are.
+///
+/// A first sync from a local store packs each object that store holds.
+/// Reading each through libgit2 (inflating it) and deflating it again was
+/// most of that sync's time, while the deflated bytes were on disk already.
+/// An entry is handed out only once proven: its zlib stream inflates to
+/// exactly the size its header gives, and the object hashes to the id asked
+/// for. A damaged or forged pack in the other store is so never copied, not
+/// even where another pack holds a good copy of the same object. Entries
+/// stored as deltas, objects in no pack and objects larger than
+/// `largestCopied` are not found here; `PackWriter` reads those through libgit2.
+package final class PackEntries {
+    /// Larger objects are read through libgit2: proving one here inflates it whole into memory once more.
+    static let largestCopied = 1 << 20
+
+    private let packs: [MappedPack]
+    private let inflater: OpaquePointer
+    private var scratch: [UInt8] = []
+
+    /// The entries of the packs in `objectsDirectory/pack` that have a version 2 index; packs that cannot be read are
+    /// left out (their objects are then read through libgit2).
+    package init(objectsDirectory: String) throws(GitError) {
+        guard let inflater = truce_inflater_new() else {
+            throw GitError(operation: "read packs in \(objectsDirectory)", code: -1, errorClass: 0, message: "out of memory")
+        }
+        self.inflater = inflater
+        let directory = objectsDirectory + "/pack/"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        packs = names.filter { $0.hasSuffix(".idx") }.sorted().compactMap { name in
+            MappedPack(index: directory + name, pack: directory + name.dropLast(".idx".count) + ".pack")
+        }
+    }
+
+    deinit { truce_inflater_free(inflater) }
+
+    /// The entry of `id` in the first pack that holds it as a proven whole object: its type, its size and its zlib
+    /// stream (valid while `self` lives); nil when no pack does.
+    func entry(of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        for pack in packs {
+            guard let offset = pack.offset(of: id), let found = proven(pack.entry(at: offset), id: id) else { continue }
+            return found
+        }
+        return nil
+    }
+
+    private func proven(
+        _ entry: (type: git_object_t, size: Int, rest: UnsafeRawBufferPointer)?, id: ObjectID
+    ) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        guard let entry, entry.size <= Self.largestCopied, let start = entry.rest.baseAddress else { return nil }
+        if scratch.count < entry.size { scratch = [UInt8](repeating: 0, count: entry.size) }
+        var consumed = 0
+        var hashed = git_oid()
+        let proven = scratch.withUnsafeMutableBytes { out in
+            let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            guard
+                truce_inflater_inflate_exact(
+                    inflater, base, entry.size, start.assumingMemoryBound(to: UInt8.self), entry.rest.count, &consumed) == 0
+            else { return false }
+            return git_odb_hash(&hashed, base, entry.size, entry.type) == 0
+        }
+        guard proven, ObjectID(hashed) == id else { return nil }
+        return (entry.type, entry.size, UnsafeRawBufferPointer(start: start, count: consumed))
+    }
+}
+
+/// A pack and its version 2 index, mapped read-only.
+///
+/// Every offset and count read from either file is checked against the
+/// file's size before it is followed: the pack may come from another store,
+/// and a bad index or header makes its objects unfound, never a read out of bounds.
+private final class MappedPack {
+    private let index: UnsafeRawBufferPointer
+    private let pack: UnsafeRawBufferPointer
+    private let count: Int
+
+    init?(index indexPath: String, pack packPath: String) {
+        guard let index = Self.map(indexPath) else { return nil }
+        guard let pack = Self.map(packPath) else {
+            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+            return nil
+        }
+        self.index = index
+        self.pack = pack
+        // Magic "\377tOc", version 2, 256 cumulative counts, then per object its id, CRC and 32-bit offset, then the
+        // 64-bit offsets, the pack's checksum and the index's own.
+        let count = index.count >= 8 + 256 * 4 ? Int(Self.bigEndian32(index, at: 8 + 255 * 4)) : -1
+        // "PACK", version 2 or 3, the object count; the pack ends with a 20-byte checksum.
+        guard count >= 0, index.count >= 8 + 256 * 4 + count * 28 + 40,
+            index.prefix(8).elementsEqual([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]),
+            pack.count >= 12 + 20, pack.prefix(4).elementsEqual(Array("PACK".utf8)),
+            [2, 3].contains(Self.bigEndian32(pack, at: 4))
+        else {
+            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+            munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+            return nil
+        }
+        self.count = count
+    }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+        munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+    }
+
+    /// Where `id`'s entry starts in the pack, as the index says; nil when it lists no such id.
+    func offset(of id: ObjectID) -> Int? {
+        var oid = id.raw
+        let ids = 8 + 256 * 4
+        let found: Int? = withUnsafeBytes(of: &oid.id) { wanted in
+            let first = Int(wanted[0])
+            var low = first == 0 ? 0 : Int(Self.bigEndian32(index, at: 8 + (first - 1) * 4))
+            var high = Int(Self.bigEndian32(index, at: 8 + first * 4))
+            guard low <= high, high <= count else { return nil }
+            while low < high {
+                let middle = (low + high) / 2
+                let order = memcmp(index.baseAddress! + ids + middle * 20, wanted.baseAddress!, 20)
+                if order == 0 { return middle }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+        guard let found else { return nil }
+        let offsets = ids + count * 24
+        let small = Self.bigEndian32(index, at: offsets + found * 4)
+        guard small & 0x8000_0000 != 0 else { return Int(small) }
+        let large = offsets + count * 4 + Int(small & 0x7FFF_FFFF) * 8
+        guard large + 8 <= index.count - 40 else { return nil }
+        let offset = UInt64(Self.bigEndian32(index, at: large)) << 32 | UInt64(Self.bigEndian32(index, at: large + 4))
+        return offset < UInt64(Int.max) ? Int(offset) : nil
+    }
+
+    /// The entry at `offset`: its type and size from its header, and the pack's bytes from its data to the pack's
+    /// checksum; nil for a delta or a header that is not whole.
+    func entry(at offset: Int) -> (type: git_object_t, size: Int, rest: UnsafeRawBufferPointer)? {
+        let end = pack.count - 20
+        guard offset >= 12, offset < end else { return nil }
+        var position = offset
+        var byte = pack[position]
+        let type = Int32(byte >> 4 & 7)
+        var size = Int(byte & 0x0F)
+        var shift = 4
+        while byte & 0x80 != 0 {
+            position += 1
+            guard position < end, shift <= 56 else { return nil }
+            byte = pack[position]
+            size |= Int(byte & 0x7F) << shift
+            shift += 7
+        }
+        position += 1
+        // 1 to 4: commit, tree, blob, tag; 6 and 7 are deltas.
+        guard (1...4).contains(type), size >= 0 else { return nil }
+        return (git_object_t(type), size, UnsafeRawBufferPointer(rebasing: pack[position..<end]))
+    }
+
+    private static func map(_ path: String) -> UnsafeRawBufferPointer? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
+        let length = Int(status.st_size)
+        guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
+        return UnsafeRawBufferPointer(start: address, count: length)
+    }
+
+    private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}

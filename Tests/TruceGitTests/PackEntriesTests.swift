@@ -1,0 +1,132 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceGit
+
+/// `PackEntries` hands out another store's deflated entries only when they prove to be the objects asked for, and a
+/// pack written from them is one git accepts.
+@Suite(.timeLimit(.minutes(10))) struct PackEntriesTests {
+    typealias Fixture = PackWriterTests.Fixture
+
+    static func blob(_ text: String) -> BulkWriter.RawObject { BulkWriter.RawObject(type: 3, bytes: Array(text.utf8)) }
+
+    /// git run in `fixture` with `input` on its standard input; its output, which must be a success.
+    static func git(_ fixture: Fixture, _ arguments: [String], input: String) throws -> String {
+        let result = try TestSupport.git(["-C", fixture.path] + arguments, input: .text(input))
+        try #require(result.status == 0, "git \(arguments.joined(separator: " ")) failed: \(result.errorOutput)")
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Objects small and compressible, random past 64 KiB, and one larger than is ever copied, packed by Truce in one
+    /// store and packed from there into another: the small ones' deflated bytes are copied as they are, the large one
+    /// is read and deflated again, and git finds every object whole.
+    @Test func aPackWrittenFromAnotherStoresEntriesHoldsTheSameObjects() throws {
+        let source = try Fixture(), target = try Fixture()
+        let bulk = try BulkWriter(path: source.path)
+        let contents: [String: Data] = [
+            "empty": Data(), "small": .text("one line\n"), "random": PackWriterTests.randomBytes(70_000, seed: 4),
+            "large": PackWriterTests.randomBytes(PackEntries.largestCopied + 1, seed: 5),
+        ]
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
+        _ = try bulk.flush(compressed: true)
+
+        let entries = try PackEntries(objectsDirectory: source.path + "/objects")
+        let sourcePack = try Data(contentsOf: URL(fileURLWithPath: source.path + "/objects/pack/" + source.packs()[0]))
+        var copied: [ObjectID: Data] = [:]
+        for id in [blobs["empty"]!, blobs["small"]!, blobs["random"]!, tree, commit] {
+            let entry = try #require(entries.entry(of: id), "no entry for \(id)")
+            copied[id] = Data(entry.stream)
+            #expect(sourcePack.range(of: copied[id]!) != nil)
+        }
+        #expect(entries.entry(of: blobs["large"]!) == nil)
+        #expect(entries.entry(of: ObjectID(hex: String(repeating: "ab", count: 20))!) == nil)
+
+        let ids = Array(blobs.values) + [tree, commit]
+        try PackWriter(repository: bulk.repository, into: target.path + "/objects/pack/").write(ids, copyingFrom: entries)
+        let targetPacks = try target.packs()
+        try #require(targetPacks.count == 1)
+        let targetPack = try Data(contentsOf: URL(fileURLWithPath: target.path + "/objects/pack/" + targetPacks[0]))
+        for (id, stream) in copied { #expect(targetPack.range(of: stream) != nil, "\(id) was not copied as it was") }
+        #expect(try target.git("verify-pack", "objects/pack/" + targetPacks[0]).status == 0)
+        #expect(try target.fsckFindings().isEmpty)
+        for (name, id) in blobs {
+            #expect(try target.git("cat-file", "blob", id.hex).stdout == contents[name]!, "\(name) differs")
+        }
+    }
+
+    /// A pack whose index lists an id beside a different object of the same size, and a pack whose deflated bytes
+    /// are damaged, are passed over: the object comes from a pack that proves it, or from nowhere.
+    @Test func anEntryThatIsNotTheObjectItIsListedAsIsNeverHandedOut() throws {
+        let genuine = try Fixture(), forged = try Fixture(), damaged = try Fixture(), both = try Fixture()
+        let repository = try Repository.openBare(at: genuine.path)
+        let id = try repository.writeBlob(.text("hello world\n"))
+        try PackWriter(repository: repository).write([id])
+        try PackWriter(repository: repository, into: forged.path + "/objects/pack/").write([id], known: [id: Self.blob("jello world\n")])
+        try PackWriter(repository: repository, into: both.path + "/objects/pack/").write([id], known: [id: Self.blob("jello world\n")])
+        try PackWriter(repository: repository, into: both.path + "/objects/pack/").write([id])
+        let pack = try genuine.packs()[0]
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: genuine.path + "/objects/pack/" + pack))
+        let genuineEntries = try PackEntries(objectsDirectory: genuine.path + "/objects")
+        let stream = try withExtendedLifetime(genuineEntries) { Data(try #require(genuineEntries.entry(of: id)).stream) }
+        let at = try #require(bytes.range(of: stream))
+        bytes[at.lowerBound + stream.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: damaged.path + "/objects/pack/" + pack))
+        try FileManager.default.copyItem(
+            atPath: genuine.path + "/objects/pack/" + pack.dropLast(5) + ".idx", toPath: damaged.path + "/objects/pack/" + pack.dropLast(5) + ".idx")
+
+        #expect(try PackEntries(objectsDirectory: forged.path + "/objects").entry(of: id) == nil)
+        #expect(try PackEntries(objectsDirectory: damaged.path + "/objects").entry(of: id) == nil)
+        let bothEntries = try PackEntries(objectsDirectory: both.path + "/objects")
+        try withExtendedLifetime(bothEntries) {
+            let fromBoth = try #require(bothEntries.entry(of: id))
+            #expect(fromBoth.size == 12)
+            #expect(Data(fromBoth.stream) == stream)
+        }
+    }
+
+    /// An index or pack cut short leaves its objects unfound: nothing is read past its end.
+    @Test(arguments: [4, -1, -21]) func aTruncatedIndexOrPackFindsNothing(keeping length: Int) throws {
+        let fixture = try Fixture()
+        let repository = try Repository.openBare(at: fixture.path)
+        let id = try repository.writeBlob(.text("kept\n"))
+        try PackWriter(repository: repository).write([id])
+        let stem = fixture.path + "/objects/pack/" + (try fixture.packs()[0]).dropLast(5)
+        #expect(try PackEntries(objectsDirectory: fixture.path + "/objects").entry(of: id) != nil)
+        for suffix in [".idx", ".pack"] {
+            let whole = try Data(contentsOf: URL(fileURLWithPath: stem + suffix))
+            try? FileManager.default.removeItem(atPath: stem + suffix)
+            // A length below zero counts from the end: the last byte, or the last byte before a pack's checksum.
+            try whole.prefix(length >= 0 ? length : whole.count + length).write(to: URL(fileURLWithPath: stem + suffix))
+            #expect(try PackEntries(objectsDirectory: fixture.path + "/objects").entry(of: id) == nil, "\(suffix) cut to \(length)")
+            try FileManager.default.removeItem(atPath: stem + suffix)
+            try whole.write(to: URL(fileURLWithPath: stem + suffix))
+        }
+    }
+
+    /// git stores a version of a document as a delta against an earlier one: that entry is not copied, and a pack
+    /// written from the two holds both whole, the delta read through libgit2.
+    @Test func aDeltaIsReadThroughLibgit2AndPackedWhole() throws {
+        let source = try Fixture(), target = try Fixture()
+        let base = String(repeating: "a line that stays the same in both versions\n", count: 200)
+        let first = try #require(ObjectID(hex: try Self.git(source, ["hash-object", "-w", "--stdin"], input: base)))
+        let second = try #require(ObjectID(hex: try Self.git(source, ["hash-object", "-w", "--stdin"], input: base + "one more\n")))
+        _ = try Self.git(source, ["pack-objects", "-q", "objects/pack/pack"], input: "\(first.hex)\n\(second.hex)\n")
+        _ = try source.git("prune-packed")
+        let listing = try source.git("verify-pack", "-v", "objects/pack/" + source.packs()[0]).output
+        let deltas = listing.split(separator: "\n").filter { $0.split(separator: " ", omittingEmptySubsequences: true).count >= 7 }
+        try #require(deltas.count == 1, "git made no delta:\n\(listing)")
+        let delta = try #require(ObjectID(hex: String(deltas[0].prefix(40))))
+        let whole = delta == first ? second : first
+
+        let entries = try PackEntries(objectsDirectory: source.path + "/objects")
+        #expect(entries.entry(of: delta) == nil)
+        #expect(entries.entry(of: whole) != nil)
+        let repository = try Repository.openBare(at: source.path)
+        try PackWriter(repository: repository, into: target.path + "/objects/pack/").write([first, second], copyingFrom: entries)
+        let written = try target.git("verify-pack", "-v", "objects/pack/" + target.packs()[0]).output
+        #expect(!written.split(separator: "\n").contains { $0.split(separator: " ", omittingEmptySubsequences: true).count >= 7 })
+        #expect(try target.git("cat-file", "blob", second.hex).stdout == Data.text(base + "one more\n"))
+        #expect(try target.fsckFindings().isEmpty)
+    }
+}

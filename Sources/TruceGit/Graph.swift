@@ -38,6 +38,31 @@ extension Repository {
 }
 
 extension Repository {
+    /// Calls `visit` with each commit `tips` reach (the tips included) and its tree, once each, in no set order.
+    ///
+    /// Prune reaches every commit of a store twice, checking the journal and
+    /// marking. A revision walker sorts, and reads each commit into a list of
+    /// its own, before it returns the first; this reads each through the
+    /// object cache and keeps only the set of commits seen.
+    package func forEachCommit(
+        reachableFrom tips: [ObjectID], _ visit: (_ commit: ObjectID, _ tree: ObjectID) throws(GitError) -> Void
+    ) throws(GitError) {
+        var seen = Set<ObjectID>()
+        var pending = tips
+        while let id = pending.popLast() {
+            guard seen.insert(id).inserted else { continue }
+            var oid = id.raw
+            var commit: OpaquePointer?
+            try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")
+            defer { git_commit_free(commit) }
+            try visit(id, ObjectID(git_commit_tree_id(commit).pointee))
+            for index in 0..<git_commit_parentcount(commit) {
+                let parent = ObjectID(git_commit_parent_id(commit, index).pointee)
+                if !seen.contains(parent) { pending.append(parent) }
+            }
+        }
+    }
+
     /// The commits reachable from `tips` but not from `hidden`: newest first (children before parents),
     /// or with `oldestFirst` parents before children.
     package func walk(from tips: [ObjectID], hiding hidden: [ObjectID] = [], oldestFirst: Bool = false) throws(GitError) -> [ObjectID] {

@@ -27,8 +27,9 @@ extension Repository {
         for tip in Set(tips) {
             if try objectType(tip) == GIT_OBJECT_COMMIT { commits.append(tip) } else { try insertTreeOrBlob(tip, into: &reachable) }
         }
-        for commit in try walk(from: commits) where reachable.insert(commit).inserted {
-            try insertTree(try readCommit(commit).tree, into: &reachable)
+        try forEachCommit(reachableFrom: commits) { commit, tree throws(GitError) in
+            reachable.insert(commit)
+            try insertTree(tree, into: &reachable)
         }
         return reachable
     }

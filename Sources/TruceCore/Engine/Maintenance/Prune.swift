@@ -136,10 +136,18 @@ extension StoreEngine {
             entry = commit.parents.first
         }
         let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
+        var unjournaled = Set<ObjectID>()
+        try repository.forEachCommit(reachableFrom: heads) { commit, _ in
+            if !journaled.contains(VersionID(commit)) { unjournaled.insert(commit) }
+        }
+        var keys: [ObjectID: DocumentKey] = [:]
+        for id in unjournaled { keys[id] = try documentKey(of: id) }
+        // Almost always none: only then is the history walked in order, so that the journal lists them as they came.
+        guard !keys.isEmpty else { return }
         var missing: [Change] = []
-        for id in try repository.walk(from: heads, oldestFirst: true).map(VersionID.init) where !journaled.contains(id) {
-            guard let key = try documentKey(of: id.objectID) else { continue }
-            missing.append(Change(recording: try readVersion(id, of: key)))
+        for id in try repository.walk(from: heads, oldestFirst: true) {
+            guard let key = keys[id] else { continue }
+            missing.append(Change(recording: try readVersion(VersionID(id), of: key)))
         }
         try journal.append(missing)
     }

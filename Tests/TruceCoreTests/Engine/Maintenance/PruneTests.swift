@@ -45,6 +45,27 @@ import Testing
         #expect(try test.store.changes().changes.count == 3)
     }
 
+    /// Versions a crash kept out of the journal (their refs published, the journal not yet moved) are journaled by
+    /// the next prune, parents before children, and by no later one again.
+    @Test func versionsACrashKeptOutOfTheJournalAreJournaledByPrune() async throws {
+        let test = try TestStore()
+        let first = try test.store.save(.text("1\n"), to: "a.txt", device: "laptop")
+        let journaledTip = try test.git("rev-parse", ChangeJournal.reference).trimmingCharacters(in: .newlines)
+        let second = try test.store.save(.text("2\n"), to: "a.txt", device: "laptop")
+        let third = try test.store.save(.text("3\n"), to: "a.txt", device: "laptop")
+        let other = try test.store.save(.text("b\n"), to: "b.txt", device: "phone")
+        _ = try test.git("update-ref", ChangeJournal.reference, journaledTip)
+        #expect(try test.store.changes().changes.map(\.version) == [first.id])
+
+        try await test.store.prune(expire: 0)
+        let journaled = try test.store.changes().changes.map(\.version)
+        #expect(journaled.count == 4 && journaled.first == first.id && Set(journaled) == [first.id, second.id, third.id, other.id])
+        #expect(try #require(journaled.firstIndex(of: second.id)) < #require(journaled.firstIndex(of: third.id)))
+        try await test.store.prune(expire: 0)
+        #expect(try test.store.changes().changes.map(\.version) == journaled)
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
     @Test func theBaseAndHeadsOfAnOpenConflictSurvive() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("base\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])

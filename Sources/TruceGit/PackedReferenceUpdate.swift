@@ -36,11 +36,11 @@ extension PackedReferences {
         let current = try PackedReferences(readingIn: gitDirectory)
         // git compares names as bytes (strcmp); the first of two additions of one name wins.
         let sorted = additions.enumerated().sorted {
-            $0.element.name.utf8.lexicographicallyPrecedes($1.element.name.utf8)
-                || ($0.element.name.utf8.elementsEqual($1.element.name.utf8) && $0.offset < $1.offset)
+            ByteOrder.precedes($0.element.name, $1.element.name)
+                || (ByteOrder.equal($0.element.name, $1.element.name) && $0.offset < $1.offset)
         }.map(\.element)
-        let added = sorted.indices.filter { $0 == 0 || !sorted[$0 - 1].name.utf8.elementsEqual(sorted[$0].name.utf8) }.map { sorted[$0] }
-        let removed = removals.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let added = sorted.indices.filter { $0 == 0 || !ByteOrder.equal(sorted[$0 - 1].name, sorted[$0].name) }.map { sorted[$0] }
+        let removed = removals.sorted(by: ByteOrder.precedes)
         var output = BufferedOutput(descriptor: descriptor, path: lockPath)
         try output.append(Array(header.utf8))
         if try current.recordsAreSorted() {
@@ -62,17 +62,17 @@ extension PackedReferences {
     ) throws(GitError) {
         var nextAddition = 0, nextRemoval = 0
         try current.forEachRecord { name, lines throws(GitError) in
-            while nextAddition < added.count, added[nextAddition].name.utf8.lexicographicallyPrecedes(name) {
+            while nextAddition < added.count, ByteOrder.precedes(added[nextAddition].name, name) {
                 try output.appendLine(added[nextAddition])
                 nextAddition += 1
             }
-            if nextAddition < added.count, added[nextAddition].name.utf8.elementsEqual(name) {
+            if nextAddition < added.count, ByteOrder.equal(added[nextAddition].name, name) {
                 if keepingExisting { try output.append(lines) } else { try output.appendLine(added[nextAddition]) }
                 nextAddition += 1
                 return
             }
-            while nextRemoval < removed.count, removed[nextRemoval].utf8.lexicographicallyPrecedes(name) { nextRemoval += 1 }
-            if nextRemoval < removed.count, removed[nextRemoval].utf8.elementsEqual(name) { return }
+            while nextRemoval < removed.count, ByteOrder.precedes(removed[nextRemoval], name) { nextRemoval += 1 }
+            if nextRemoval < removed.count, ByteOrder.equal(removed[nextRemoval], name) { return }
             try output.append(lines)
         }
         for addition in added[nextAddition...] { try output.appendLine(addition) }

@@ -104,7 +104,7 @@ package struct PackedReferences {
         var previous: Slice<UnsafeBufferPointer<UInt8>>?
         var sorted = true
         try forEachRecord { name, _ in
-            if let previous, sorted, !previous.lexicographicallyPrecedes(name) { sorted = false }
+            if let previous, sorted, !ByteOrder.precedes(previous, name) { sorted = false }
             previous = name
         }
         return sorted

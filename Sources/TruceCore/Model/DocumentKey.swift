@@ -1,4 +1,5 @@
 import Foundation
+internal import TruceGit
 
 /// The name of a document in a store, like `notes/todo.md`.
 ///
@@ -49,10 +50,10 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
 
     public var description: String { rawValue }
 
-    public static func < (lhs: DocumentKey, rhs: DocumentKey) -> Bool { lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8) }
+    public static func < (lhs: DocumentKey, rhs: DocumentKey) -> Bool { ByteOrder.precedes(lhs.rawValue, rhs.rawValue) }
 
     /// Equal when the UTF-8 bytes are, not by Unicode canonical equivalence as `String` compares.
-    public static func == (lhs: DocumentKey, rhs: DocumentKey) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
+    public static func == (lhs: DocumentKey, rhs: DocumentKey) -> Bool { ByteOrder.equal(lhs.rawValue, rhs.rawValue) }
 
     public func hash(into hasher: inout Hasher) {
         // The bytes in one call where the string holds them contiguously (native strings do): a sync of 100,000

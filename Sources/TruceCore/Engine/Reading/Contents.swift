@@ -31,7 +31,8 @@ extension StoreEngine {
     func headReferencesByDocument() throws -> [[(name: String, target: ObjectID)]] {
         var directories: [Substring: [(name: String, target: ObjectID)]] = [:]
         for reference in try repository.references(under: ReferenceLayout.headsRoot) {
-            guard let slash = reference.name.lastIndex(of: "/") else { continue }
+            // Bytes, not characters: a ref name is ASCII, and finding a character boundary costs more than the rest.
+            guard let slash = reference.name.utf8.lastIndex(of: UInt8(ascii: "/")) else { continue }
             directories[reference.name[..<slash], default: []].append(reference)
         }
         return Array(directories.values)

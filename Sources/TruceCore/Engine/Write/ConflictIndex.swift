@@ -88,7 +88,7 @@ extension StoreEngine {
         var keys = Set<DocumentKey>()
         for references in try headReferencesByDocument() {
             let name = references[0].name
-            let directory = name.lastIndex(of: "/").map { name[...$0] } ?? ""
+            let directory = name.utf8.lastIndex(of: UInt8(ascii: "/")).map { name[...$0] } ?? ""
             guard references.count > 1 || marked.contains(ConflictIndex.marker(ofHeadsDirectory: directory)) else { continue }
             if let key = try documentKey(of: references[0].target) { keys.insert(key) }
         }

@@ -102,7 +102,9 @@ extension StoreEngine {
                 // One head ref (most documents): its version is the current one, read once.
                 let commit = try repository.readCommit(references[0].target)
                 guard let message = VersionMessage(parsing: commit.message), let key = try? DocumentKey(message.key) else { continue }
-                if commit.committer.time < cutoff, try repository.entry(at: key.rawValue, inTree: commit.tree) == nil {
+                // A save holds its document (a remote's save that does not is only kept, never lost): only other
+                // kinds have their tree read, which was a third of this step.
+                if commit.committer.time < cutoff, message.kind != .save, try repository.entry(at: key.rawValue, inTree: commit.tree) == nil {
                     leaving += references
                     dropped.append(key)
                 }

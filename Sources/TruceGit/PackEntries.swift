@@ -37,14 +37,15 @@ package final class PackEntries {
         self.inflater = inflater
         let directory = objectsDirectory + "/pack/"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        // The biggest first: most objects are found by the first search, where name order made most look in several.
         packs = names.filter { $0.hasSuffix(".idx") }.sorted().compactMap { name in
             MappedPack(index: directory + name, pack: directory + name.dropLast(".idx".count) + ".pack")
-        }
+        }.sorted { $0.count > $1.count }
     }
 
     deinit { truce_inflater_free(inflater) }
 
-    /// The entry of `id` in the first pack that holds it as a proven whole object: its type, its size and its zlib
+    /// The entry of `id` in the first pack (the biggest first) that holds it as a proven whole object: its type, its size and its zlib
     /// stream (valid while `self` lives); nil when no pack does.
     func entry(of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
         for pack in packs {
@@ -82,7 +83,8 @@ package final class PackEntries {
 private final class MappedPack {
     private let index: UnsafeRawBufferPointer
     private let pack: UnsafeRawBufferPointer
-    private let count: Int
+    /// How many objects the index lists.
+    let count: Int
 
     init?(index indexPath: String, pack packPath: String) {
         guard let index = Self.map(indexPath) else { return nil }

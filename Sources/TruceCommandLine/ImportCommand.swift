@@ -10,7 +10,7 @@ import Truce
 struct ImportCommand: Command {
     static let name = "import"
     static let synopsis = "truce import DIR|- [--device NAME] [--date ISO8601 [--allow-future-date]] [--prefix KEY/]"
-    static let summary = "save every file under DIR (or the records of a stream on standard input) as documents, in one batch"
+    static let summary = "save every file under DIR (or the records of a stream on standard input) as documents, in batches of up to 131,072"
     static let options: [Option] = [
         .device, .date, .allowFutureDate, .value("--prefix", help: "put every key under this folder (notes/ makes a.txt notes/a.txt)"), .json,
     ]

@@ -9,8 +9,15 @@ internal import TruceGit
 
 /// Importing documents from a folder or a stream, and exporting them into a folder.
 extension DocumentStore {
-    /// Saves every entry of `source` as a document, in one batch as `saveBatch` writes it, skipping those already
-    /// current; cancelling the task stops it before anything is written.
+    /// Saves every entry of `source` as a document, in batches as `saveBatch` writes them, skipping those already
+    /// current.
+    ///
+    /// A batch holds at most 131,072 documents, in key order, so that memory
+    /// follows the batch and not the source: a source up to that size is
+    /// saved all at once or not at all, as one `saveBatch`. A larger one is
+    /// saved batch by batch, each all or nothing. Cancelling the task stops it
+    /// before the next batch is written, and keeps the batches saved; an
+    /// import of the same source again saves only what they did not.
     ///
     /// Each document's new version is based on its current version; a
     /// document whose current version holds the same bytes gets none, so
@@ -37,26 +44,37 @@ extension DocumentStore {
         try importDocuments(from: source, device: device, date: date, progress: nil, cancellation: nil)
     }
 
-    /// `importDocuments` on the calling thread.
+    /// `importDocuments` on the calling thread, in batches of `documentsPerBatch`.
     func importDocuments(
         from source: ImportSource, device: String?, date: Date, allowingFutureDate: Bool = false,
-        progress: (@Sendable (Int, Int) -> Void)?, saving: (@Sendable (Int, Int) -> Void)? = nil, cancellation: Cancellation?
+        progress: (@Sendable (Int, Int) -> Void)?, saving: (@Sendable (Int, Int) -> Void)? = nil, cancellation: Cancellation?,
+        documentsPerBatch: Int = ImportReading.documentsPerBatch
     ) throws(TruceError) -> ImportReport {
         let author = try author(device)
         try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
         var refused = source.refused
-        let contents = try ImportReading.read(source, refusing: &refused, progress: progress)
-        try cancellation?.check()
-        let changed = try withEngine { engine in
-            try contents.filter { key, content in try !engine.currentVersion(of: key, holds: content) }
+        let entries = ImportReading.inKeyOrder(source)
+        var documents = 0
+        var versions: [ImportReport.ImportedVersion] = []
+        for start in stride(from: 0, to: entries.count, by: max(documentsPerBatch, 1)) {
+            let batch = entries[start..<min(start + documentsPerBatch, entries.count)]
+            let contents = try ImportReading.read(batch, of: source, refusing: &refused, progress: progress, total: entries.count)
+            documents += contents.count
+            try cancellation?.check()
+            let changed = try withEngine { engine in
+                try contents.filter { key, content in try !engine.currentVersion(of: key, holds: content) }
+            }
+            // Counted across batches, of at most what is left: documents found unchanged later lower the total.
+            let savedBefore = versions.count, left = entries.count - batch.endIndex
+            let counted = saving.map { saving in { @Sendable done, total in saving(savedBefore + done, savedBefore + total + left) } }
+            let ids = try saveBatch(
+                changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, allowingFutureDates: true,
+                cancellation: cancellation, progress: counted)
+            versions += zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
         }
-        let ids = try saveBatch(
-            changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, allowingFutureDates: true,
-            cancellation: cancellation, progress: saving)
-        let versions = zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
         return ImportReport(
-            documents: contents.count, newVersions: changed.count, unchanged: contents.count - changed.count,
-            refused: refused, skipped: source.skipped, versions: versions.sorted { $0.key < $1.key })
+            documents: documents, newVersions: versions.count, unchanged: documents - versions.count,
+            refused: refused, skipped: source.skipped, versions: versions)
     }
 
     /// Writes the current version of every document into the folder `path` as files, creating folders.

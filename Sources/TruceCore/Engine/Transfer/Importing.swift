@@ -9,10 +9,20 @@ internal import TruceGit
 
 /// Reading what an import saves: the files of a folder (one at a time, below it, never through a link) or a stream's records.
 enum ImportReading {
-    /// The bytes of every entry that can be read, in key order; the others are refused by path.
+    /// An import saves this many documents at most in one batch: its memory follows the batch, not the source
+    /// (a batch's heads, journal entry and version index cost about a kilobyte and a half a document).
+    static let documentsPerBatch = 131_072
+
+    /// The entries of `source` in key order.
+    static func inKeyOrder(_ source: ImportSource) -> [ImportSource.Entry] {
+        source.entries.sorted { $0.key < $1.key }
+    }
+
+    /// The bytes of every entry of `entries` that can be read, in their order; the others are refused by path.
+    /// `progress` hears (entries read, entries in all) counted from `offset`, of `total`.
     static func read(
-        _ source: ImportSource, refusing refused: inout [ImportReport.PathIssue],
-        progress: (@Sendable (Int, Int) -> Void)?
+        _ entries: ArraySlice<ImportSource.Entry>, of source: ImportSource, refusing refused: inout [ImportReport.PathIssue],
+        progress: (@Sendable (Int, Int) -> Void)?, total: Int
     ) throws(TruceError) -> [(key: DocumentKey, content: Data)] {
         var root: Int32 = -1
         if let folder = source.folder {
@@ -24,8 +34,9 @@ enum ImportReading {
         }
         defer { if root >= 0 { close(root) } }
         var contents: [(key: DocumentKey, content: Data)] = []
-        for (index, entry) in source.entries.enumerated() {
-            if index % 256 == 0 { progress?(index, source.entries.count) }
+        contents.reserveCapacity(entries.count)
+        for (index, entry) in zip(entries.indices, entries) {
+            if index % 256 == 0 { progress?(index, total) }
             switch entry.content {
             case .bytes(let data):
                 contents.append((entry.key, data))
@@ -37,8 +48,8 @@ enum ImportReading {
                 }
             }
         }
-        progress?(source.entries.count, source.entries.count)
-        return contents.sorted { $0.key < $1.key }
+        progress?(entries.endIndex, total)
+        return contents
     }
 }
 

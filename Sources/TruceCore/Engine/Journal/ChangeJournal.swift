@@ -186,20 +186,32 @@ struct ChangeJournal {
     }
 
     /// The changes of a batch file; nil when a line is not one (the entry is then not one Truce wrote).
+    ///
+    /// Read in place, field by field: prune reads every batch of the journal, and splitting each file into lines and
+    /// each line into strings took longer than reading the files.
     static func parseBatch(_ data: Data) -> [(change: Change, via: ObjectID?)]? {
-        var changes: [(change: Change, via: ObjectID?)] = []
-        for line in data.split(separator: 0x0A) {
-            // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
-            let fields = line.split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            guard fields.count == 6, let kind = Change.Kind(rawValue: fields[0]), let version = VersionID(hex: fields[1]),
-                let seconds = Int64(fields[2]), let key = DocumentKey(stored: fields[5])
-            else { return nil }
-            let via = fields[3] == "-" ? nil : ObjectID(hex: fields[3])
-            if fields[3] != "-", via == nil { return nil }
-            let change = Change(kind: kind, key: key, version: version, author: fields[4], date: Date(timeIntervalSince1970: TimeInterval(seconds)))
-            changes.append((change, via))
+        data.withUnsafeBytes { buffer -> [(change: Change, via: ObjectID?)]? in
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            var changes: [(change: Change, via: ObjectID?)] = []
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+                defer { start = end + 1 }
+                guard end > start else { continue }
+                // By bytes: a key is UTF-8 that may hold anything but control characters, so it splits only at the tabs.
+                let fields = bytes[start..<end].split(separator: 0x09, maxSplits: 5, omittingEmptySubsequences: false)
+                func text(_ index: Int) -> String { String(decoding: fields[index], as: UTF8.self) }
+                guard fields.count == 6, let kind = Change.Kind(rawValue: text(0)), let version = ObjectID(hexBytes: fields[1]),
+                    let seconds = Int64(text(2)), let key = DocumentKey(stored: text(5))
+                else { return nil }
+                let isNone = fields[3].elementsEqual([UInt8(ascii: "-")])
+                let via = isNone ? nil : ObjectID(hexBytes: fields[3])
+                if !isNone, via == nil { return nil }
+                let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+                changes.append((Change(kind: kind, key: key, version: VersionID(version), author: text(4), date: date), via))
+            }
+            return changes
         }
-        return changes
     }
 
     static func message(for change: Change, via: ObjectID? = nil) -> String {

@@ -28,12 +28,12 @@ extension StoreEngine {
         progress?("checking the journal")
         try recordMissingChanges()
         progress?("tidying heads")
-        let (dropped, deletedReferences) = try tidyHeads(droppingDeletionsOlderThan: cutoffSeconds)
+        let (dropped, deletedReferences, headGroups) = try tidyHeads(droppingDeletionsOlderThan: cutoffSeconds)
         // Refs and reflog entries that go must be gone for good before the objects only they named go: a power loss
         // must not bring back a ref, or a reflog entry, naming an object that is no longer there.
         var rewritten = deletedReferences.flatMap { name in ["", "logs/"].map { gitDirectory + $0 + name } }
         progress?("checking conflict markers")
-        try rebuildConflictMarkers()
+        try rebuildConflictMarkers(headGroups: headGroups)
         let references = try repository.references(matching: "refs/*")
         // The reflogs there are, including those whose reference a killed writer never created (git fsck reads their
         // entries too); a packed head has none, and gets none.
@@ -89,15 +89,27 @@ extension StoreEngine {
     }
 
     /// Drops the head refs of documents whose only head is a deletion written before `cutoff` (seconds since 1970),
-    /// and every head ref that another head of its document descends from.
+    /// and every head ref that another head of its document descends from; returns the documents dropped, the refs
+    /// deleted and the head refs left, by document.
     ///
     /// A save leaves the packed head it supersedes in place (removing one line
     /// rewrites the whole file) and readers skip it; here they all go in one
     /// rewrite.
-    private func tidyHeads(droppingDeletionsOlderThan cutoff: Int64) throws -> (dropped: [DocumentKey], deleted: [String]) {
+    private func tidyHeads(
+        droppingDeletionsOlderThan cutoff: Int64
+    ) throws -> (dropped: [DocumentKey], deleted: [String], left: [[(name: String, target: ObjectID)]]) {
         var dropped: [DocumentKey] = []
         var leaving: [(name: String, target: ObjectID)] = []
-        for references in try headReferencesByDocument() {
+        var groups = try headReferencesByDocument()
+        for (index, references) in groups.enumerated() {
+            let before = leaving.count
+            defer {
+                // What stays of the group, for the marker check after this step: most groups lose nothing.
+                if leaving.count > before {
+                    let gone = Set(leaving[before...].map(\.name))
+                    groups[index] = references.filter { !gone.contains($0.name) }
+                }
+            }
             if references.count == 1 {
                 // One head ref (most documents): its version is the current one, read once.
                 let commit = try repository.readCommit(references[0].target)
@@ -124,7 +136,7 @@ extension StoreEngine {
         try repository.withLockRetries(on: "packed-refs") {
             try repository.deleteReferences(leaving)
         }
-        return (dropped.sorted(), leaving.map(\.name))
+        return (dropped.sorted(), leaving.map(\.name), groups)
     }
 
     /// Journals any head history a crash kept out of the journal, so `changes` misses nothing for long.

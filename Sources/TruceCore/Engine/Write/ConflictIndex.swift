@@ -81,12 +81,13 @@ extension StoreEngine {
     /// Brings every marker in line with the heads: the repair prune runs, for markers a crash left wrong.
     ///
     /// A document with one head reference and no marker is as it should be, and is not read: the repair reads the
-    /// documents with several head references or a marker, not the store.
-    func rebuildConflictMarkers() throws {
+    /// documents with several head references or a marker, not the store. `headGroups` are the head references by
+    /// document when the caller has just listed them (`headReferencesByDocument`).
+    func rebuildConflictMarkers(headGroups: [[(name: String, target: ObjectID)]]? = nil) throws {
         let markers = try repository.references(under: ConflictIndex.root)
         let marked = Set(markers.map(\.name))
         var keys = Set<DocumentKey>()
-        for references in try headReferencesByDocument() {
+        for references in try headGroups ?? headReferencesByDocument() where !references.isEmpty {
             let name = references[0].name
             let directory = name.utf8.lastIndex(of: UInt8(ascii: "/")).map { name[...$0] } ?? ""
             guard references.count > 1 || marked.contains(ConflictIndex.marker(ofHeadsDirectory: directory)) else { continue }

@@ -50,6 +50,12 @@ import Testing
         #expect(good?.first?.change.kind == .delete)
         #expect(good?.first?.via?.hex == String(repeating: "b", count: 40))
         #expect(good?.first?.change.key.rawValue == "d/e f.txt")
+        // Blank lines are no changes; a file read as a slice of a larger buffer reads the same.
+        let line = { (digit: String, key: String) in "save\t\(String(repeating: digit, count: 40))\t1\t-\tlaptop\t\(key)" }
+        let two = "\n" + line("c", "a.txt") + "\n\n" + line("d", "b.txt")
+        let slice = Data(("xx" + two).utf8).dropFirst(2)
+        #expect(ChangeJournal.parseBatch(slice)?.map(\.change.key.rawValue) == ["a.txt", "b.txt"])
+        #expect(ChangeJournal.parseBatch(Data("save\t\(String(repeating: "a", count: 40))\t0\t-\tlaptop\ta\u{1}.txt\n".utf8)) == nil)
     }
 }
 

@@ -35,8 +35,18 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
         self.init(hexBytes: hex.utf8)
     }
 
+    /// `init(hexBytes:)` for bytes read in place. Generic, it is not specialized for a caller in another module: the
+    /// journal's parser spent most of its time there, a byte at a time through the protocol.
+    package init?(hexBytes digits: Slice<UnsafeBufferPointer<UInt8>>) {
+        self.init(parsing: digits)
+    }
+
     /// Parses 40 hexadecimal digits given as bytes (a line of a git file); nil when they are not.
     package init?<Digits: Collection<UInt8>>(hexBytes digits: Digits) {
+        self.init(parsing: digits)
+    }
+
+    private init?<Digits: Collection<UInt8>>(parsing digits: Digits) {
         guard digits.count == 40 else { return nil }
         var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
         for (index, character) in digits.enumerated() {

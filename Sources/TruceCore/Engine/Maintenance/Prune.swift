@@ -100,16 +100,8 @@ extension StoreEngine {
     ) throws -> (dropped: [DocumentKey], deleted: [String], left: [[(name: String, target: ObjectID)]]) {
         var dropped: [DocumentKey] = []
         var leaving: [(name: String, target: ObjectID)] = []
-        var groups = try headReferencesByDocument()
-        for (index, references) in groups.enumerated() {
-            let before = leaving.count
-            defer {
-                // What stays of the group, for the marker check after this step: most groups lose nothing.
-                if leaving.count > before {
-                    let gone = Set(leaving[before...].map(\.name))
-                    groups[index] = references.filter { !gone.contains($0.name) }
-                }
-            }
+        let groups = try headReferencesByDocument()
+        for references in groups {
             if references.count == 1 {
                 // One head ref (most documents): its version is the current one, read once.
                 let commit = try repository.readCommit(references[0].target)
@@ -136,7 +128,10 @@ extension StoreEngine {
         try repository.withLockRetries(on: "packed-refs") {
             try repository.deleteReferences(leaving)
         }
-        return (dropped.sorted(), leaving.map(\.name), groups)
+        // What stays of each group, for the marker check after this step.
+        let gone = Set(leaving.map(\.name))
+        let left = gone.isEmpty ? groups : groups.map { $0.filter { !gone.contains($0.name) } }
+        return (dropped.sorted(), leaving.map(\.name), left)
     }
 
     /// Journals any head history a crash kept out of the journal, so `changes` misses nothing for long.

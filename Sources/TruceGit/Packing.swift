@@ -109,7 +109,14 @@ extension Repository {
     /// Inserts the tree `id` and all it holds. A tree entry says what it names: blobs go in unread, and only trees are
     /// read (marking a store reads each tree once and no blob).
     private func insertTree(_ id: ObjectID, into reachable: inout Set<ObjectID>) throws(GitError) {
-        guard reachable.insert(id).inserted else { return }
+        try walkTree(id, entering: { reachable.insert($0).inserted }, blob: { reachable.insert($0) })
+    }
+
+    /// Goes through tree `id` depth first: `entering` hears each tree (this one first) and says whether to read it
+    /// and go below; `blob` hears each blob a read tree names. No blob is read, and a submodule's commit, which no
+    /// store holds, is passed over.
+    func walkTree(_ id: ObjectID, entering: (ObjectID) -> Bool, blob: (ObjectID) -> Void) throws(GitError) {
+        guard entering(id) else { return }
         var oid = id.raw
         var tree: OpaquePointer?
         try check(git_tree_lookup(&tree, handle, &oid), "read tree \(id)")
@@ -118,9 +125,9 @@ extension Repository {
             guard let entry = git_tree_entry_byindex(tree, index) else { continue }
             let entryID = ObjectID(git_tree_entry_id(entry).pointee)
             switch git_tree_entry_type(entry) {
-            case GIT_OBJECT_TREE: try insertTree(entryID, into: &reachable)
-            case GIT_OBJECT_BLOB: reachable.insert(entryID)
-            default: continue  // a submodule's commit, which the store does not hold
+            case GIT_OBJECT_TREE: try walkTree(entryID, entering: entering, blob: blob)
+            case GIT_OBJECT_BLOB: blob(entryID)
+            default: continue
             }
         }
     }

@@ -25,8 +25,9 @@ package final class Quarantine {
     /// The object directory of the local store objects are read from in place (`borrowObjects`), rather than downloaded.
     private var borrowed: String?
 
-    /// With `outgoing`, the scratch repository lives in the system's temporary directory instead: what it holds
-    /// is only ever pushed, and a process killed while pushing then leaves the store exactly as it was.
+    /// With `outgoing`, the scratch repository lives in the system's temporary directory instead, and what is written
+    /// through it stays in memory: it is only ever pushed, and a process killed while pushing then leaves the store
+    /// exactly as it was.
     package init(of store: Repository, offering references: [(name: String, target: ObjectID)] = [], outgoing: Bool = false) throws(GitError) {
         self.store = store
         storeObjects = store.gitDirectory + "objects"
@@ -44,9 +45,21 @@ package final class Quarantine {
         try check(
             truce_odb_add_loose_object_guard(odb, storeObjects, directory + "/objects", Repository.looseGuardPriority),
             "guard the loose objects of \(store.path)")
+        if outgoing {
+            // What a push sends waits in memory, not as loose files fsynced one by one, and enters the store as one pack
+            // (`packIntoStore`) once the other side has taken it.
+            var backend: UnsafeMutablePointer<git_odb_backend>?
+            try check(git_mempack_new(&backend), "start in-memory object store")
+            try repository.attach(backend, priority: 1000, "in-memory object store")
+        }
         for reference in references {
             try repository.updateReference(reference.name, to: reference.target, expecting: nil, message: "truce: offer in negotiation")
         }
+    }
+
+    /// Writes `ids`, as `repository` reads them, into the store as one pack (fsynced), each once.
+    package func packIntoStore(_ ids: [ObjectID]) throws(GitError) {
+        try PackWriter(repository: repository, into: storeObjects + "/pack/").write(ids)
     }
 
     deinit { discard() }
@@ -104,7 +117,7 @@ package final class Quarantine {
             // Copied as the other store deflated them, each proven by its hash: deflating them all again was most of
             // the time left.
             try PackWriter(repository: repository, into: storeObjects + "/pack/")
-                .write(missing, copyingFrom: PackEntries(objectsDirectory: borrowed), progress: progress)
+                .write(missing, copyingFrom: PackEntries(objectsDirectory: borrowed), progress: { done, total, _ in progress?(done, total) })
             return
         }
         if let checked, try movePacks(ifAllIn: checked) { return }

@@ -1,0 +1,113 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceGit
+
+/// A push to a bare repository on a local path writes one pack of exactly what it lacks, which git accepts, and then
+/// sets and deletes its references; a cancelled one leaves it as it was.
+@Suite(.timeLimit(.minutes(10))) struct LocalPushTests {
+    typealias Fixture = PackWriterTests.Fixture
+
+    /// A source repository with two commits: the first of `a.txt` and `dir/b.txt`, the second changing only `a.txt`.
+    struct History {
+        let source: Fixture
+        let repository: Repository
+        let first: ObjectID, second: ObjectID
+        /// The objects only the second commit brings: itself, its root tree and the new `a.txt`.
+        let secondBrings: Set<ObjectID>
+
+        init() throws {
+            let source = try Fixture()
+            let repository = try Repository.openBare(at: source.path)
+            let signature = PackWriterTests.signature
+            let b = try repository.writeBlob(.text("b\n"))
+            let directory = try repository.writeTree([TreeEntry(name: "b.txt", id: b, isTree: false)])
+            func commit(_ a: String, parents: [ObjectID]) throws -> (commit: ObjectID, tree: ObjectID, blob: ObjectID) {
+                let blob = try repository.writeBlob(.text(a))
+                let tree = try repository.writeTree([
+                    TreeEntry(name: "a.txt", id: blob, isTree: false), TreeEntry(name: "dir", id: directory, isTree: true),
+                ])
+                return (try repository.writeCommit(tree: tree, parents: parents, author: signature, committer: signature, message: a), tree, blob)
+            }
+            let one = try commit("one\n", parents: [])
+            let two = try commit("two\n", parents: [one.commit])
+            (self.source, self.repository) = (source, repository)
+            (first, second, secondBrings) = (one.commit, two.commit, [two.commit, two.tree, two.blob])
+        }
+    }
+
+    /// The ids the packs of `fixture` list, by pack.
+    static func packedIDs(_ fixture: Fixture) throws -> [Set<ObjectID>] {
+        try fixture.packs().map { pack in Set(try #require(PackIndex.objectIDs(ofPack: fixture.path + "/objects/pack/" + pack))) }
+    }
+
+    @Test func aPushSendsOnlyWhatTheRepositoryLacksAndSetsAndDeletesItsReferences() throws {
+        let history = try History()
+        let hub = try Fixture()
+        let first = try history.repository.pushLocally(
+            reachableFrom: [history.first], to: hub.path, setting: [("refs/heads/main", history.first), ("refs/heads/old", history.first)],
+            copyingFrom: history.source.path + "/objects")
+        #expect(first.objects == 5 && first.bytes > 0, "\(first)")
+        // One of the two to delete packed, the other loose: both go.
+        _ = try hub.git("pack-refs", "--all")
+        _ = try hub.git("update-ref", "refs/heads/loose", history.first.hex)
+
+        var heard: [TransferCounts] = []
+        let second = try history.repository.pushLocally(
+            reachableFrom: [history.second], to: hub.path,
+            setting: [("refs/heads/main", history.second), ("refs/heads/old", nil), ("refs/heads/loose", nil), ("refs/heads/absent", nil)],
+            copyingFrom: history.source.path + "/objects", progress: { heard.append($0) })
+        // The first commit is there already: the walk stops at it.
+        #expect(second.commits == [history.second] && second.objects == 3)
+        #expect(heard.last == TransferCounts(objects: 3, bytes: second.bytes))
+        let packs = try Self.packedIDs(hub)
+        #expect(packs.count == 2 && packs.contains(history.secondBrings), "\(packs)")
+        #expect(try hub.git("for-each-ref", "--format=%(refname) %(objectname)").output == "refs/heads/main \(history.second.hex)\n")
+        #expect(try hub.git("rev-list", "refs/heads/main").output == history.second.hex + "\n" + history.first.hex + "\n")
+        for pack in try hub.packs() { _ = try hub.git("verify-pack", "objects/pack/" + pack) }
+        #expect(try hub.fsckFindings().isEmpty)
+
+        // Nothing lacking: no pack at all, and the reference already where it goes stays.
+        let again = try history.repository.pushLocally(
+            reachableFrom: [history.second], to: hub.path, setting: [("refs/heads/main", history.second)],
+            copyingFrom: history.source.path + "/objects")
+        #expect(again == Repository.LocalPushResult())
+        #expect(try hub.packs().count == 2)
+    }
+
+    /// One pack per batch of commits, and what one batch's pack holds is not sent again by the next.
+    @Test func aPushInBatchesSendsEachObjectOnce() throws {
+        let history = try History()
+        let hub = try Fixture()
+        let result = try history.repository.pushLocally(
+            reachableFrom: [history.second], to: hub.path, setting: [("refs/heads/main", history.second)],
+            copyingFrom: history.source.path + "/objects", commitsPerPack: 1)
+        let packs = try Self.packedIDs(hub)
+        // The second commit's five objects (itself, its tree, its a.txt, dir and b.txt), then the first's three.
+        #expect(packs.map(\.count).sorted() == [3, 5] && Set(packs.joined()).count == 8, "\(packs)")
+        #expect(result.commits == [history.second, history.first] && result.objects == 8)
+        #expect(try hub.fsckFindings().isEmpty)
+        #expect(try hub.git("rev-list", "--objects", "refs/heads/main").output.split(separator: "\n").count == 8)
+    }
+
+    @Test func aCancelledPushLeavesTheRepositoryAsItWas() throws {
+        let history = try History()
+        let hub = try Fixture()
+        try history.repository.pushLocally(
+            reachableFrom: [history.first], to: hub.path, setting: [("refs/heads/main", history.first)], copyingFrom: history.source.path + "/objects"
+        )
+        let files = try FileManager.default.subpathsOfDirectory(atPath: hub.path).sorted()
+        let cancellation = Cancellation()
+        cancellation.cancel()
+        #expect {
+            try history.repository.pushLocally(
+                reachableFrom: [history.second], to: hub.path, setting: [("refs/heads/main", history.second)],
+                copyingFrom: history.source.path + "/objects", cancellation: cancellation)
+        } throws: { error in
+            (error as? GitError)?.code == -7  // GIT_EUSER, as a cancelled libgit2 push fails
+        }
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: hub.path).sorted() == files)
+        #expect(try hub.git("rev-parse", "refs/heads/main").output == history.first.hex + "\n")
+    }
+}

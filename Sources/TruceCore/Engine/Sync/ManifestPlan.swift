@@ -111,11 +111,12 @@ struct ManifestPlan {
         }
     }
 
-    /// Writes the new manifest's commit into `repository` (the same id wherever it is written) and returns it;
-    /// `previous` when there is no new one.
-    func write(in repository: Repository) throws -> ObjectID {
-        guard let next else { return previous! }
+    /// Writes the new manifest's commit into `repository` (the same id wherever it is written) and returns it, with
+    /// every object written for it (its empty tree, its parts, itself); `previous` and none when there is no new one.
+    func write(in repository: Repository) throws -> (manifest: ObjectID, objects: [ObjectID]) {
+        guard let next else { return (previous!, []) }
         let tree = try repository.writeTree([])
+        var objects = [tree]
         let fixed = next.header.isSnapshot ? [] : [next.parents[0]]
         var listed = Array(next.parents.dropFirst(fixed.count))
         // Grouped into parts until the manifest itself has at most `fanOut` parents; the same bytes give the same ids everywhere.
@@ -124,21 +125,26 @@ struct ManifestPlan {
             listed = try stride(from: 0, to: listed.count, by: ReplicaManifest.fanOut).map { start in
                 let group = Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)])
                 let signature = listsHeads ? try ReplicaManifest.partSignature(listing: group, in: repository) : next.signature
-                return try repository.writeCommit(
+                let part = try repository.writeCommit(
                     tree: tree, parents: group, author: signature, committer: signature,
                     message: ReplicaManifest.partMessage(of: next.header.replica))
+                objects.append(part)
+                return part
             }
             listsHeads = false
         }
-        return try repository.writeCommit(
+        let manifest = try repository.writeCommit(
             tree: tree, parents: fixed + listed, author: next.signature,
             committer: next.signature, message: ReplicaManifest.message(next.header))
+        return (manifest, objects + [manifest])
     }
 
-    /// Writes the new manifest into the store and moves its reference there, unless another sync moved it meanwhile.
-    func publish(in repository: Repository) throws {
+    /// Brings the new manifest into the store from `scratch`, where `write` wrote it as `written`, as one pack, and
+    /// moves its reference there, unless another sync moved it meanwhile.
+    func publish(in repository: Repository, from scratch: Quarantine, written: (manifest: ObjectID, objects: [ObjectID])) throws {
         guard let next else { return }
-        let manifest = try write(in: repository)
+        try scratch.packIntoStore(written.objects)
+        let manifest = written.manifest
         do {
             try repository.withLockRetries(on: name) {
                 try repository.updateReference(name, to: manifest, expecting: previous, message: "truce: manifest \(next.header.sequence)")

@@ -93,7 +93,9 @@ final class SyncSession: @unchecked Sendable {
     ///
     /// The push goes from a scratch repository that holds the new manifest:
     /// this store gets it only once the hub has taken it, so a refused or
-    /// killed push leaves the store as it was.
+    /// killed push leaves the store as it was. A hub on a local path gets the
+    /// objects it lacks as one pack Truce writes there (`pushLocally`), the
+    /// others through libgit2's push.
     private func pushManifest(cancellation: Cancellation?) throws -> Int {
         let repository = engine.repository
         guard let plan = try engine.manifestPlan() else { return 0 }
@@ -101,17 +103,30 @@ final class SyncSession: @unchecked Sendable {
         // or for another hub, and lists it then.
         if hub.legacyReferences.isEmpty, try plan.isNeedless(at: hub.advertised, in: repository) { return 0 }
         let scratch = try Quarantine(of: repository, outgoing: true)
-        let manifest = try plan.write(in: scratch.repository)
+        let written = try plan.write(in: scratch.repository)
+        let manifest = written.manifest
         try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")
-        let refspecs = (hub.advertised[plan.name] == manifest ? [] : ["+\(plan.name):\(plan.name)"]) + hub.legacyReferences.map { ":" + $0 }
-        guard !refspecs.isEmpty else { return 0 }
-        let known = try hub.advertised.values.filter { try scratch.repository.containsCommit($0) }
-        let lacking = try scratch.repository.walk(from: [manifest], hiding: known).filter { id in
-            VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil
-        }.count
-        try cancellation?.check()
-        try scratch.repository.push(refspecs: refspecs, to: remote, progress: meter.sending, cancellation: cancellation)
-        try plan.publish(in: repository)
+        let updates: [(name: String, target: ObjectID?)] =
+            (hub.advertised[plan.name] == manifest ? [] : [(plan.name, manifest)]) + hub.legacyReferences.map { ($0, nil) }
+        guard !updates.isEmpty else { return 0 }
+        func versions(among commits: [ObjectID]) throws -> Int {
+            try commits.count { id in VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil }
+        }
+        let lacking: Int
+        if let path = Self.localPath(of: remote) {
+            try cancellation?.check()
+            let pushed = try scratch.repository.pushLocally(
+                reachableFrom: [manifest], to: path, setting: updates, copyingFrom: repository.gitDirectory + "objects",
+                progress: meter.sending, cancellation: cancellation)
+            lacking = try versions(among: pushed.commits)
+        } else {
+            let known = try hub.advertised.values.filter { try scratch.repository.containsCommit($0) }
+            lacking = try versions(among: scratch.repository.walk(from: [manifest], hiding: known))
+            try cancellation?.check()
+            let refspecs = updates.map { update in update.target == nil ? ":" + update.name : "+\(update.name):\(update.name)" }
+            try scratch.repository.push(refspecs: refspecs, to: remote, progress: meter.sending, cancellation: cancellation)
+        }
+        try plan.publish(in: repository, from: scratch, written: written)
         hub.advertised[plan.name] = manifest
         hub.legacyReferences = []
         return lacking

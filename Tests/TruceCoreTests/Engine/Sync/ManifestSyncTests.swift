@@ -178,14 +178,28 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
-    @Test func aHubWithOneRefPerVersionIsAdoptedAndCleared() throws {
-        let hub = try daemon.makeHub()
+    /// How a test reaches its hub: through the git daemon (libgit2's push), or by its path (Truce writes the pack there).
+    enum HubAccess: String, CaseIterable {
+        case gitDaemon, localPath
+    }
+
+    /// A new empty hub, as `access` reaches it.
+    private func makeHub(_ access: HubAccess) throws -> String {
+        let url = try daemon.makeHub()
+        return access == .gitDaemon ? url : hubPath(url)
+    }
+
+    @Test(arguments: HubAccess.allCases) func aHubWithOneRefPerVersionIsAdoptedAndCleared(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
         let hubDirectory = hubPath(hub)
         let old = try TestStore(), laptop = try TestStore()
         try old.store.save(.text("from before manifests\n"), to: "old.md", device: "old")
         try old.store.save(.text("also\n"), to: "notes/also.md", device: "old")
-        // What a Truce from before manifests left on its hub: every head ref pushed as it is.
+        // What a Truce from before manifests left on its hub: every head ref pushed as it is, one packed and one loose.
         #expect(try git("-C", old.path, "push", "-q", hubDirectory, "refs/truce/heads/*:refs/truce/heads/*").status == 0)
+        #expect(try git("-C", hubDirectory, "pack-refs", "--all").status == 0)
+        try old.store.save(.text("also, later\n"), to: "notes/also.md", device: "old")
+        #expect(try git("-C", old.path, "push", "-q", "--force", hubDirectory, "refs/truce/heads/*:refs/truce/heads/*").status == 0)
         let report = try laptop.store.sync(with: hub)
         #expect(Set(report.received.map(\.key)) == ["old.md", "notes/also.md"])
         let refs = try hubRefs(hub)
@@ -272,8 +286,8 @@ import Testing
 
     /// With git as the oracle: one new version in a store whose heads share one committer second, listed by two
     /// levels of parts, sends that version and nothing the hub has, and the other replica receives just it.
-    @Test func oneChangeAmongHeadsOfOneSecondSendsWhatGitSaysTheHubLacks() throws {
-        let hub = try daemon.makeHub()
+    @Test(arguments: HubAccess.allCases) func oneChangeAmongHeadsOfOneSecondSendsWhatGitSaysTheHubLacks(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
         let laptop = try TestStore(), phone = try TestStore()
         // 65 parts of 64 heads, grouped in turn into two parts: the manifest's parts list parts.
         let documents = 65 * ReplicaManifest.fanOut

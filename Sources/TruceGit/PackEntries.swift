@@ -45,6 +45,9 @@ package final class PackEntries {
 
     deinit { truce_inflater_free(inflater) }
 
+    /// How many objects a long copy takes from these packs between two `releaseResidentPages()`.
+    package static let objectsBetweenReleases = 1 << 17
+
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
     /// maps them in again, but they no longer count as this process's memory (a push of a million documents reads
     /// 450 MB of packs).

@@ -82,9 +82,18 @@ enum ScaleRows {
                 Figure(truce: imported.seconds, git: gitImported.seconds, peak: imported.peak)
             ))
 
-        step("the hub and git's copies of it")
+        step("first push of a replica into an empty hub")
         _ = try run("/usr/bin/git", ["init", "-q", "--bare", hub])
-        _ = try run(truce, ["--store", writer, "sync", hub])
+        let pushed = try timed(truce, ["--store", writer, "sync", hub])
+        let pushTarget = directory + "/push-target.git"
+        _ = try run("/usr/bin/git", ["init", "-q", "--bare", pushTarget])
+        let gitPushed = try timed("/usr/bin/git", ["-C", directory + "/fast-import.git", "push", "-q", "--mirror", pushTarget])
+        try? FileManager.default.removeItem(atPath: pushTarget)
+        results.append(
+            (
+                "first push of a replica into an empty hub on a local path (git push --mirror)",
+                Figure(truce: pushed.seconds, git: gitPushed.seconds, peak: pushed.peak)
+            ))
         _ = try run(truce, ["--store", reader, "init"])
 
         step("first sync of a new replica")

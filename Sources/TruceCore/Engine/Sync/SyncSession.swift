@@ -94,7 +94,7 @@ final class SyncSession: @unchecked Sendable {
     /// The push goes from a scratch repository that holds the new manifest:
     /// this store gets it only once the hub has taken it, so a refused or
     /// killed push leaves the store as it was. A hub on a local path gets the
-    /// objects it lacks as one pack Truce writes there (`pushLocally`), the
+    /// objects it lacks as packs Truce writes there (`pushLocally`), the
     /// others through libgit2's push.
     private func pushManifest(cancellation: Cancellation?) throws -> Int {
         let repository = engine.repository

@@ -209,6 +209,26 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
+    /// A sync's new manifest, parts and all, enters the store as one pack once the hub has it, never as loose objects
+    /// fsynced one by one.
+    @Test(arguments: HubAccess.allCases) func aSyncLeavesNoLooseObjectInTheStore(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
+        let laptop = try TestStore()
+        // 65 parts of 64 heads: a manifest whose parts are listed by parts.
+        try saveInOneSecond(65 * ReplicaManifest.fanOut, into: laptop)
+        _ = try laptop.store.sync(with: hub)
+        try laptop.store.save(.text("changed\n"), to: "d/0.md", device: "laptop")
+        _ = try laptop.store.sync(with: hub)
+        let objects = laptop.path + "/objects/"
+        let loose = try FileManager.default.contentsOfDirectory(atPath: objects).filter { $0.count == 2 }.flatMap {
+            try FileManager.default.contentsOfDirectory(atPath: objects + $0)
+        }
+        #expect(loose.isEmpty, "\(loose.count) loose objects")
+        #expect(try laptop.git("fsck", "--strict", "--no-dangling").isEmpty)
+        let phone = try TestStore()
+        #expect(Set(try phone.store.sync(with: hub).received.map(\.key)).count == 65 * ReplicaManifest.fanOut)
+    }
+
     @Test func aManifestChainHoldingANonManifestIsRefusedByNameAndTheRestAdopted() throws {
         let hub = try daemon.makeHub()
         let hubDirectory = hubPath(hub)

@@ -44,13 +44,16 @@ extension Repository {
     /// marking. A revision walker sorts, and reads each commit into a list of
     /// its own, before it returns the first; this reads each through the
     /// object cache and keeps only the set of commits seen.
+    ///
+    /// A commit for which `entering` is false is neither visited nor read, and neither are its parents through it.
     package func forEachCommit(
-        reachableFrom tips: [ObjectID], _ visit: (_ commit: ObjectID, _ tree: ObjectID) throws(GitError) -> Void
+        reachableFrom tips: [ObjectID], entering: (ObjectID) -> Bool = { _ in true },
+        _ visit: (_ commit: ObjectID, _ tree: ObjectID) throws(GitError) -> Void
     ) throws(GitError) {
         var seen = Set<ObjectID>()
         var pending = tips
         while let id = pending.popLast() {
-            guard seen.insert(id).inserted else { continue }
+            guard seen.insert(id).inserted, entering(id) else { continue }
             var oid = id.raw
             var commit: OpaquePointer?
             try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")

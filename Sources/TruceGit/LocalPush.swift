@@ -43,8 +43,14 @@ extension Repository {
         defer { git_odb_free(odb) }
         let entries = try PackEntries(objectsDirectory: objectsDirectory)
         var result = LocalPushResult()
-        let commits = try commitsLacking(in: odb, reachableFrom: tips)
-        result.commits = commits
+        // A repository holds what every commit and tree it has reaches (git keeps that true: objects arrive in whole
+        // packs, and prune keeps what a kept object reaches), so the walk stops at the first commit it has. A revision
+        // walker hiding its refs held every commit of a million-document store in its own lists, a third of the push's
+        // memory.
+        var commits: [(commit: ObjectID, tree: ObjectID)] = []
+        try forEachCommit(
+            reachableFrom: tips, entering: { Self.lacks($0, in: odb) }, { commit, tree in commits.append((commit, tree)) })
+        result.commits = commits.map(\.commit)
         for start in stride(from: 0, to: commits.count, by: max(commitsPerPack, 1)) {
             if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
             let batch = commits[start..<min(start + max(commitsPerPack, 1), commits.count)]
@@ -78,32 +84,6 @@ extension Repository {
         return result
     }
 
-    /// The commits `tips` reach that the object database `odb` lacks, each once, children before their parents.
-    ///
-    /// A repository holds what every commit and tree it has reaches (git keeps
-    /// that true: objects arrive in whole packs, and prune keeps what a kept
-    /// object reaches), so a commit it has is not read, nor anything before
-    /// it: a revision walker hiding the other side's refs held every commit of
-    /// a million-document store in its own lists, a third of the push's memory.
-    private func commitsLacking(in odb: OpaquePointer?, reachableFrom tips: [ObjectID]) throws(GitError) -> [ObjectID] {
-        var seen = Set<ObjectID>()
-        var pending = tips.reversed() as [ObjectID]
-        var commits: [ObjectID] = []
-        while let id = pending.popLast() {
-            guard seen.insert(id).inserted, Self.lacks(id, in: odb) else { continue }
-            commits.append(id)
-            var oid = id.raw
-            var commit: OpaquePointer?
-            try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")
-            defer { git_commit_free(commit) }
-            for index in (0..<git_commit_parentcount(commit)).reversed() {
-                let parent = ObjectID(git_commit_parent_id(commit, index).pointee)
-                if !seen.contains(parent) { pending.append(parent) }
-            }
-        }
-        return commits
-    }
-
     /// Whether `odb` lacks `id`, without a rescan of its pack directory on a miss (libgit2's default, and most objects
     /// of a first push miss).
     private static func lacks(_ id: ObjectID, in odb: OpaquePointer?) -> Bool {
@@ -111,22 +91,20 @@ extension Repository {
         return git_odb_exists_ext(odb, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 1
     }
 
-    /// `commits` (which `odb` lacks), then each tree and blob they hold that it lacks, each once; a tree it has is not
-    /// read, nor anything below it.
-    private func objectsLacking(in odb: OpaquePointer?, broughtBy commits: ArraySlice<ObjectID>) throws(GitError) -> [ObjectID] {
-        var objects = Array(commits)
-        var seen = Set(commits)
+    /// `commits` (which `odb` lacks), then each tree and blob their trees hold that it lacks, each once; a tree it has
+    /// is not read, nor anything below it.
+    private func objectsLacking(
+        in odb: OpaquePointer?, broughtBy commits: ArraySlice<(commit: ObjectID, tree: ObjectID)>
+    ) throws(GitError) -> [ObjectID] {
+        var objects = commits.map(\.commit)
+        var seen = Set(objects)
         func add(_ id: ObjectID) -> Bool {
             guard seen.insert(id).inserted, Self.lacks(id, in: odb) else { return false }
             objects.append(id)
             return true
         }
         for commit in commits {
-            var oid = commit.raw
-            var handle: OpaquePointer?
-            try check(git_commit_lookup(&handle, self.handle, &oid), "read commit \(commit)")
-            defer { git_commit_free(handle) }
-            try walkTree(ObjectID(git_commit_tree_id(handle).pointee), entering: add, blob: { _ = add($0) })
+            try walkTree(commit.tree, entering: add, blob: { _ = add($0) })
         }
         return objects
     }

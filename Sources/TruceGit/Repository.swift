@@ -20,16 +20,27 @@ package final class Repository {
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
     /// several times (a quarantine's checks): nil keeps none.
     package var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?
-    /// The bytes `keptCommits` may hold: a remote that sends huge commits makes the checks read them again, not exhaust
-    /// memory (a first sync of 100,000 versions keeps about 25 MB).
-    package var keptCommitLimit = 256 << 20
+    /// The memory `keptCommits` may take, as `keptCommitCost` counts it. The checks read a commit again soon after its
+    /// first read, so a full cache starts over rather than stop keeping: its memory follows the limit, not the number
+    /// of commits a sync brings.
+    package var keptCommitLimit = 32 << 20
     private(set) var keptCommitBytes = 0
 
-    /// Keeps `raw` as the bytes of commit `id` when `keptCommits` is on and its limit allows.
+    /// What keeping `raw` costs: its bytes, the record parsed from them (about as many again), and a dictionary slot.
+    package static func keptCommitCost(of raw: [UInt8]) -> Int { 2 * raw.count + 256 }
+
+    /// Keeps `raw` as the bytes of commit `id` when `keptCommits` is on, first letting go of all it kept when the
+    /// limit would be passed.
     package func keep(_ raw: [UInt8], ofCommit id: ObjectID) {
-        guard keptCommits != nil, keptCommitBytes + raw.count <= keptCommitLimit else { return }
+        guard keptCommits != nil else { return }
+        let cost = Self.keptCommitCost(of: raw)
+        guard cost <= keptCommitLimit else { return }
+        if keptCommitBytes + cost > keptCommitLimit {
+            keptCommits = [:]
+            keptCommitBytes = 0
+        }
         keptCommits?[id] = (raw, CommitRecord(id: id, fsckCleanRaw: raw))
-        keptCommitBytes += raw.count
+        keptCommitBytes += cost
     }
 
     init(handle: OpaquePointer, path: String, instrumentation: Instrumentation = Instrumentation()) {

@@ -86,9 +86,10 @@ import Testing
     }
 }
 
-/// The commits a quarantine keeps for its checks stay within their limit; a commit past it is read again, the same.
+/// The commits a quarantine keeps for its checks stay within their limit, which starts over when full and so keeps the
+/// latest reads; a commit no longer kept is read again, the same.
 @Suite(.timeLimit(.minutes(10))) struct KeptCommitLimitTests {
-    @Test func commitsPastTheLimitAreReadAgainNotKept() throws {
+    @Test func aFullCacheStartsOverAndKeepsTheLatestReads() throws {
         let test = try TestStore()
         let ids = try test.store.saveBatch(
             (0..<40).map { BatchSave(key: DocumentKey(stringLiteral: "k/\($0).md"), content: .text("\($0)\n"), device: "laptop") })
@@ -96,17 +97,20 @@ import Testing
             let repository = engine.repository
             repository.keptCommits = [:]
             repository.keptCommitLimit = 2000
-            var sizes: [Int] = []
-            for id in ids { sizes.append(try #require(try repository.rawCommit(id.objectID)).count) }
+            var costs: [Int] = []
+            for id in ids { costs.append(Repository.keptCommitCost(of: try #require(try repository.rawCommit(id.objectID)))) }
             let kept = try #require(repository.keptCommits)
             #expect(repository.keptCommitBytes <= 2000)
-            var expected = 0, total = 0
-            for size in sizes where total + size <= 2000 {
-                total += size
-                expected += 1
+            // The reads since the cache last started over: the newest that fit in one limit, counted the way it fills.
+            var generation: [Int] = [], used = 0
+            for (index, cost) in costs.enumerated() {
+                if used + cost > 2000 { (generation, used) = ([], 0) }
+                generation.append(index)
+                used += cost
             }
-            #expect(kept.count == expected)
+            #expect(Set(kept.keys) == Set(generation.map { ids[$0].objectID }))
             #expect(kept.count > 0 && kept.count < ids.count, "the limit kept \(kept.count) of \(ids.count)")
+            #expect(kept[ids.last!.objectID] != nil, "the latest read is kept")
             // Kept or not, a commit reads the same.
             for id in ids {
                 #expect(try repository.readCommit(id.objectID).message == Repository.openBare(at: test.path).readCommit(id.objectID).message)

@@ -32,6 +32,14 @@ int truce_git_set_mwindow_file_limit(size_t files) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_FILE_LIMIT, files);
 }
 
+int truce_git_set_mwindow_size(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
+}
+
+int truce_git_set_mwindow_mapped_limit(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
+}
+
 int truce_git_set_ssl_cert_file(const char *file) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, NULL);
 }

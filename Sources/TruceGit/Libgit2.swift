@@ -18,6 +18,11 @@ package enum Libgit2 {
         // descriptors Foundation's Process.run reads past a buffer while it lists them (swift-corelibs-foundation
         // issue 5472) and can crash the process. See PackDescriptorTests.
         _ = truce_git_set_mwindow_file_limit(Self.openPackFiles)
+        // Every page of a pack libgit2 has read stays mapped, and counts as this process's memory, until the window
+        // goes: by default one window of 1 GiB per pack, never unmapped below 8 GiB. A first sync of a million
+        // documents read the whole hub through it. Smaller windows under a limit let the least recently read go.
+        _ = truce_git_set_mwindow_size(Self.packWindowBytes)
+        _ = truce_git_set_mwindow_mapped_limit(Self.mappedPackBytes)
         // Only the store's own config counts: no ~/.gitconfig, XDG or system file (nor the attributes files
         // they name) may change what Truce does, and an unreadable home must not fail every open.
         let searchPaths = truce_git_search_no_outside_config()
@@ -30,6 +35,9 @@ package enum Libgit2 {
     /// The most pack files libgit2 keeps open at once across the process: past it, the least recently read is closed
     /// and opened again when it is next read.
     package static let openPackFiles = 256
+
+    /// How much of a pack libgit2 maps at a time, and how much of all packs it keeps mapped at most.
+    package static let packWindowBytes = 16 << 20, mappedPackBytes = 64 << 20
 
     package static func ensureInitialized() { _ = initialized }
 }

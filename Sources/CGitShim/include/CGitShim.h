@@ -17,6 +17,11 @@ int truce_git_set_cache_object_limit(int type, size_t bytes);
 /** The most pack files libgit2 keeps open across the process; it closes the least recently used beyond that and
  *  reopens one when it is read again (GIT_OPT_SET_MWINDOW_FILE_LIMIT; 0, the default, means no limit). */
 int truce_git_set_mwindow_file_limit(size_t files);
+/** How much of a pack libgit2 maps at a time (GIT_OPT_SET_MWINDOW_SIZE; 1 GiB by default on 64-bit systems). */
+int truce_git_set_mwindow_size(size_t bytes);
+/** How much of its packs libgit2 keeps mapped across the process before it unmaps the least recently used window
+ *  (GIT_OPT_SET_MWINDOW_MAPPED_LIMIT; 8 GiB by default on 64-bit systems). */
+int truce_git_set_mwindow_mapped_limit(size_t bytes);
 
 /**
  * Adds to `odb`, at `priority`, a backend that checks a loose object's file under `objects_dir` before the

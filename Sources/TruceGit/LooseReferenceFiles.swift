@@ -199,7 +199,7 @@ extension Repository {
         }
         var deletedPacked = false
         if try packedReference(name) != nil {
-            try PackedReferences.update(in: gitDirectory, adding: [], removing: [name])
+            try updatePackedReferences(adding: [], removing: [name])
             deletedPacked = true
         }
         guard access(path, F_OK) == 0 else { return deletedPacked }

@@ -9,10 +9,20 @@ extension Repository {
     /// callers use this to tidy, and readers filter what stays).
     package func deleteReferences(_ references: [(name: String, target: ObjectID)]) throws(GitError) {
         let packed = try packedNames(among: references.map(\.name))
-        try PackedReferences.update(in: gitDirectory, adding: [], removing: packed)
+        try updatePackedReferences(adding: [], removing: packed)
         for reference in references where FileManager.default.fileExists(atPath: gitDirectory + reference.name) {
             _ = try? deleteReference(reference.name, expecting: reference.target)
         }
+    }
+
+    /// `PackedReferences.update` of this repository's `packed-refs`, with the copy kept for lookups let go first: the
+    /// rewrite reads the whole file, and two mappings of it at once (a million heads make it 130 MB) were the peak of a
+    /// first sync's memory.
+    package func updatePackedReferences(
+        adding additions: [(name: String, target: ObjectID)], removing removals: Set<String>, keepingExisting: Bool = false
+    ) throws(GitError) {
+        packedReferencesCache = nil
+        try PackedReferences.update(in: gitDirectory, adding: additions, removing: removals, keepingExisting: keepingExisting)
     }
 
     /// Every direct reference whose name matches `glob` (fnmatch; the part before the first wildcard is a directory prefix).

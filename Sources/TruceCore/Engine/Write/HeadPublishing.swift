@@ -79,7 +79,7 @@ extension StoreEngine {
         let replacedReferences = replaced.sorted { $0.key < $1.key }.map { (name: $0.key, target: $0.value) }
         let packedReplaced = try repository.packedNames(among: replacedReferences.map(\.name))
         try repository.withLockRetries(on: "packed-refs") {
-            try PackedReferences.update(in: repository.gitDirectory, adding: additions, removing: packedReplaced)
+            try repository.updatePackedReferences(adding: additions, removing: packedReplaced)
         }
         // Only tidying, as in publishHead: a replaced ref left behind is filtered out by readers.
         try? repository.withLockRetries(on: "packed-refs") {

@@ -23,9 +23,14 @@ package final class Instrumentation: Sendable {
     /// Called between listing loose references and reading them: where a test plays the writer a reader races.
     private let listingHook = Mutex<(@Sendable () -> Void)?>(nil)
 
+    /// How many listed heads a sync's receive checks, admits and adopts at a time: its memory follows this, not the
+    /// number of documents a sync brings (the size of an import's batch). Tests make it small to see a sync in batches.
+    package let receiveBatchSize: Int
+
     /// Counts, and pauses for up to a minute the first time the process reaches `pausePoint` (nil: never).
-    package init(pausingAt pausePoint: String? = nil) {
+    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17) {
         self.pausePoint = pausePoint
+        self.receiveBatchSize = max(receiveBatchSize, 1)
     }
 
     package var referencesListed: Int { listed.load(ordering: .relaxed) }

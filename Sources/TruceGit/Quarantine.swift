@@ -97,13 +97,16 @@ package final class Quarantine {
     /// Borrowed objects (`borrowObjects`) are no pack of ours: when `checked` holds
     /// all that the tips bring, exactly those are packed into the store, whole,
     /// copied as the other store's packs hold them where they can be.
+    /// A download checked in parts (`isWhole` false: `checked` holds all that this part's tips bring, and the download
+    /// holds more) is copied the same way, part by part, from its own packs.
     /// Otherwise only the objects the tips need are packed anew into the store.
     /// `progress` hears how many objects of how many were written, when Truce writes them itself.
     package func admit(
-        _ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil, progress: ((Int, Int) -> Void)? = nil
+        _ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil, isWhole: Bool = true,
+        progress: ((Int, Int) -> Void)? = nil
     ) throws(GitError) {
         guard !tips.isEmpty else { return }
-        if let checked, let borrowed {
+        if let checked, let source = borrowed ?? (isWhole ? nil : directory + "/objects") {
             // libgit2's pack builder walks the history again and its indexer maps each object it writes back in:
             // most of a first sync's time. The checks read every object the tips bring, and nothing else.
             // Only what the store lacks: a sync that brings nothing new writes nothing.
@@ -117,7 +120,7 @@ package final class Quarantine {
             // Copied as the other store deflated them, each proven by its hash: deflating them all again was most of
             // the time left. `missing` comes from a set: no second set to check it. The other store's pages read so far
             // are let go as the pack grows, so that they do not count as this process's memory.
-            let entries = try PackEntries(objectsDirectory: borrowed)
+            let entries = try PackEntries(objectsDirectory: source)
             try PackWriter(repository: repository, into: storeObjects + "/pack/").write(
                 missing, copyingFrom: entries, distinct: true,
                 progress: { done, total, _ in

@@ -9,9 +9,10 @@ internal import TruceGit
 package final class StoreInstrumentation: Sendable {
     let counters: Instrumentation
 
-    /// Counts, and pauses for up to a minute the first time the process reaches the fault point `pausePoint` (nil: never).
-    package init(pausingAt pausePoint: String? = nil) {
-        counters = Instrumentation(pausingAt: pausePoint)
+    /// Counts, and pauses for up to a minute the first time the process reaches the fault point `pausePoint` (nil: never);
+    /// a sync receives `receiveBatchSize` listed heads at a time.
+    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17) {
+        counters = Instrumentation(pausingAt: pausePoint, receiveBatchSize: receiveBatchSize)
     }
 
     init(_ counters: Instrumentation) { self.counters = counters }

@@ -21,7 +21,8 @@ struct LocalHeads {
     }
 }
 
-/// What one fetch brought, checked: the heads to adopt by document, and the manifests to remember.
+/// One batch of what a fetch brought, checked and admitted: the heads to adopt by document, and, with the last batch,
+/// the manifests to remember.
 struct IncomingHeads {
     /// Accepted heads, by their document.
     var byKey: [DocumentKey: [ObjectID]] = [:]
@@ -30,159 +31,77 @@ struct IncomingHeads {
     /// Head refs of a hub (not a Truce store) from before manifests, accepted: a push deletes them once this replica's
     /// manifest lists them.
     var legacyReferences: [String] = []
-    /// Every ref under `refs/truce/` the other side advertised.
-    var advertised: [String: ObjectID] = [:]
-    /// For each accepted head a manifest listed, that manifest (empty when anything was refused).
+    /// For each accepted head a manifest listed, that manifest (empty once anything was refused).
     var via: [ObjectID: ObjectID] = [:]
     /// Every version the checks read, by id: adoption takes them from here instead of reading each commit again.
     var versions: [VersionID: Version] = [:]
 }
 
 extension StoreEngine {
-    /// Fetches what the other side's replica manifests list and this store lacks into a quarantine, checks each head
-    /// and the history it brings, admits the good ones' objects into this store, and returns them; the bad ones go
-    /// into `refused`.
+    /// Checks `batch` of the heads `listing` holds, each with the history it brings, and admits the good ones' objects
+    /// into this store; the bad ones go into `refused`. With `isLast`, the manifests read join the store too, and the
+    /// result names the copies to move, when nothing at all was refused.
     ///
     /// A head is refused when any commit of the history it brings fails the
     /// checks of `incomingProblem`; the others are adopted as if it had not
-    /// been listed. Nothing of a refused head stays in the store. Head refs
-    /// (`refs/truce/heads/…`) are read too: a Truce store's own heads, or
-    /// those a hub holds from before manifests. Without `readingManifests`
-    /// only head refs are read: a store's heads hold all it took from manifests.
-    func fetchChecked(
-        from remote: String, readingManifests: Bool, refused: inout [SyncReport.RefusedHead],
-        progress: ((TransferCounts) -> Void)? = nil, checking: ((Int, Int) -> Void)? = nil, storing: ((Int, Int) -> Void)? = nil,
-        cancellation: Cancellation? = nil
+    /// been listed. Nothing of a refused head stays in the store.
+    func checkAndAdmit(
+        _ batch: ArraySlice<IncomingCandidate>, isLast: Bool, of listing: inout IncomingListing, refused: inout [SyncReport.RefusedHead],
+        checking: ((Int, Int) -> Void)? = nil, storing: ((Int, Int) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws -> IncomingHeads {
-        let replica = try existingReplicaID()
-        let known = try repository.references(under: ReplicaManifest.root)
-        let knownTargets = Dictionary(known.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
-        let quarantine = try Quarantine(of: repository, offering: known)
-        let incoming = quarantine.repository
-        let advertised: [(name: String, target: ObjectID)]
-        do throws(GitError) {
-            if let path = SyncSession.localPath(of: remote) {
-                advertised = try quarantine.borrowObjects(of: path, refsMatching: "refs/truce/*")
-            } else {
-                advertised = try incoming.fetch(
-                    from: remote, refsMatching: "refs/truce/*",
-                    wanting: { advertised throws(GitError) in
-                        var wanted: [String] = []
-                        for reference in advertised {
-                            let isListing =
-                                (readingManifests && reference.name.hasPrefix(ReplicaManifest.root))
-                                || reference.name.hasPrefix(ReferenceLayout.headsRoot)
-                            if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
-                        }
-                        return wanted
-                    }, progress: progress, cancellation: cancellation)
-            }
-        } catch  where cancellation?.isCancelled == true {
-            // The transfer callback stopped the download: nothing of it is adopted (the quarantine goes).
-            throw TruceError.cancelled
-        } catch  where error.message.contains(repository.gitDirectory) {
-            // libgit2 names the file it failed to write: a file of this store (a full disk, say) is this store failing.
-            throw TruceError.storeFailure(error)
-        } catch {
-            throw TruceError.invalidRemote(remote, reason: error.message)
-        }
+        let incoming = listing.quarantine.repository
         var result = IncomingHeads()
-        result.advertised = Dictionary(advertised.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
-        // A Truce store's head refs are its own; a hub's are what replicas pushed before manifests, and go once adopted.
-        let isTruceStore = result.advertised.keys.contains(ChangeJournal.reference)
-        // Each head with the ref that listed it and, for a pre-manifest head ref, the directory its name gives.
-        var candidates: [(id: ObjectID, reference: String, legacy: Bool)] = []
-        // The manifest that listed each head first: what this replica's next manifest lists in its place.
-        var via: [ObjectID: ObjectID] = [:]
-        // The newest manifest read per replica, which its copy here moves to once everything is adopted.
-        var newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)] = [:]
-        var read = Set<ObjectID>(), manifestsRead: [ObjectID] = [], chainCommits: [ObjectID] = []
-        var pending: [(replica: String, target: ObjectID, name: String)] = []
-        for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
-            guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
-                refused.append(
-                    SyncReport.RefusedHead(
-                        manifest: SyncReport.ManifestID(reference.target), reference: reference.name,
-                        reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
-                continue
-            }
-            pending.append((other, reference.target, reference.name))
-        }
-        while let item = pending.popLast() {
-            guard read.insert(item.target).inserted else { continue }
-            // Our own manifest comes back as we pushed it; one we never wrote means a copy of this store syncs as the
-            // same replica, and its heads are adopted like anyone's (its manifest is not kept: ours has that name).
-            let isOurs = item.replica == replica
-            if isOurs, try repository.containsCommit(item.target) { continue }
-            let seen = isOurs ? nil : knownTargets[ReplicaManifest.reference(of: item.replica)]
-            guard item.target != seen else { continue }
-            guard try incoming.containsCommit(item.target) else {
-                refused.append(
-                    SyncReport.RefusedHead(manifest: SyncReport.ManifestID(item.target), reference: item.name, reason: "its manifest did not arrive"))
-                continue
-            }
-            let sequence = try IncomingCheck.sequence(of: item.target, in: incoming)
-            if let seen, try IncomingCheck.sequence(of: seen, in: incoming) >= sequence { continue }  // we hold a later one, from elsewhere
-            switch try ReplicaManifest.listing(from: item.target, after: seen, replica: item.replica, in: incoming) {
-            case .failure(let problem):
-                refused.append(
-                    SyncReport.RefusedHead(
-                        manifest: SyncReport.ManifestID(item.target), reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"
-                    ))
-            case .success(let listing):
-                chainCommits += listing.commits
-                candidates += listing.heads.map { ($0, item.name, false) }
-                pending += listing.manifests.map { ($0.replica, $0.id, ReplicaManifest.reference(of: $0.replica)) }
-                guard !isOurs else { continue }
-                manifestsRead.append(item.target)
-                for head in listing.heads where via[head] == nil { via[head] = item.target }
-                if sequence > newest[item.replica]?.sequence ?? -1 { newest[item.replica] = (item.target, seen, sequence) }
-            }
-        }
-        for reference in advertised where reference.name.hasPrefix(ReferenceLayout.headsRoot) {
-            candidates.append((reference.target, reference.name, true))
-        }
         let refusedBefore = refused.count
-        var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
-        var admitted: [ObjectID] = [], hidden: [ObjectID] = known.map(\.target)
+        var admitted: [ObjectID] = [], hidden = listing.known
+        // Read afresh for each batch: the batches before it may have given documents heads here.
         var localHeads = try LocalHeads(in: self)
         // Every object the checks below read: when the download holds nothing else, it joins the store as it came.
         var checked: Set<ObjectID> = [ObjectID.emptyTree]
-        checked.formUnion(chainCommits)
-        for (index, candidate) in candidates.enumerated() where !accepted.contains(candidate.id) || candidate.legacy {
-            if index % 256 == 0 { checking?(index, candidates.count) }
-            if rejected.contains(candidate.id) { continue }
-            switch headCheckOrError(candidate, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions)
-            {
+        let total = listing.candidates.count
+        for (index, candidate) in zip(batch.indices, batch) where !listing.accepted.contains(candidate.id) || candidate.legacy {
+            if index % 256 == 0 { checking?(index, total) }
+            if listing.rejected.contains(candidate.id) { continue }
+            switch headCheckOrError(candidate, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions) {
             case .failure(let problem):
                 refused.append(SyncReport.RefusedHead(version: VersionID(candidate.id), reference: candidate.reference, reason: problem.reason))
-                rejected.insert(candidate.id)
+                listing.rejected.insert(candidate.id)
             case .success(let key):
-                if candidate.legacy, !isTruceStore { result.legacyReferences.append(candidate.reference) }
-                guard accepted.insert(candidate.id).inserted else { continue }
+                if candidate.legacy, !listing.isTruceStore { result.legacyReferences.append(candidate.reference) }
+                // The first manifest to list a head is the one a later manifest of ours lists in its place.
+                if let via = candidate.via, result.via[candidate.id] == nil { result.via[candidate.id] = via }
+                guard listing.accepted.insert(candidate.id).inserted else { continue }
                 if result.byKey[key] == nil { hidden += try localHeads.of(key) }
                 result.byKey[key, default: []].append(candidate.id)
                 admitted.append(candidate.id)
             }
         }
-        if !candidates.isEmpty { checking?(candidates.count, candidates.count) }
-        // Anything refused: no copy moves and nothing counts as listed by a manifest, so the next sync reads it all again.
-        if refused.count == refusedBefore, !refused.contains(where: { $0.reference.hasPrefix(ReplicaManifest.root) }) {
-            for (replica, manifest) in newest.sorted(by: { $0.key < $1.key }) {
-                result.manifests.append((ReplicaManifest.reference(of: replica), manifest.target, manifest.seen))
+        if isLast || batch.endIndex == total { checking?(batch.endIndex, total) }
+        // Anything refused: no copy moves and nothing counts as listed by a manifest, so the next sync reads it all
+        // again. A batch adopted before a refusal keeps its `via`: a manifest it names that this store never takes is
+        // no manifest a push of ours lists.
+        if !refused.isEmpty { result.via = [:] }
+        if refused.isEmpty {
+            if isLast {
+                for (replica, manifest) in listing.newest.sorted(by: { $0.key < $1.key }) {
+                    result.manifests.append((ReplicaManifest.reference(of: replica), manifest.target, manifest.seen))
+                }
+                admitted += listing.manifestsRead
+                checked.formUnion(listing.chainCommits)
             }
-            admitted += manifestsRead
-            result.via = via
         }
         // The last point a cancellation stops at before this store changes: the quarantine, and what it holds, goes.
         try cancellation?.check()
-        try quarantine.admit(admitted, hiding: hidden, whenOnly: refused.isEmpty ? checked : nil, progress: storing)
+        // What this batch's checks read is all its heads bring unless one was refused partway. Only a sync in one
+        // batch has checked all the download holds, which may then move in as it came.
+        try listing.quarantine.admit(
+            admitted, hiding: hidden, whenOnly: refused.count == refusedBefore ? checked : nil, isWhole: isLast && batch.startIndex == 0,
+            progress: storing)
         return result
     }
 
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
     private func headCheckOrError(
-        _ candidate: (id: ObjectID, reference: String, legacy: Bool), from incoming: Repository, localHeads: inout LocalHeads,
+        _ candidate: IncomingCandidate, from incoming: Repository, localHeads: inout LocalHeads,
         recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version]
     )
         -> Result<DocumentKey, ReplicaManifest.ManifestProblem>
@@ -202,7 +121,7 @@ extension StoreEngine {
     /// The objects found sound go into `checked`, the versions they make into `versions`; `localHeads` remembers each
     /// document's head references here.
     private func headCheck(
-        _ candidate: (id: ObjectID, reference: String, legacy: Bool), from incoming: Repository, localHeads: inout LocalHeads,
+        _ candidate: IncomingCandidate, from incoming: Repository, localHeads: inout LocalHeads,
         recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version]
     )
         throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem>

@@ -22,6 +22,13 @@ extension StoreEngine {
     /// Run it on an engine of its own (`DocumentStore.withOwnEngine`): the transfer and the checks then do not hold up reads
     /// and saves meanwhile.
     ///
+    /// The heads listed are checked, admitted and adopted in batches
+    /// (`Instrumentation.receiveBatchSize`), each in one transaction, so that
+    /// memory follows the batch and not the store. The manifests read are
+    /// remembered only after the last: a sync stopped between batches keeps
+    /// the batches adopted, whole, and the next one reads the same manifests
+    /// again and adopts the rest.
+    ///
     /// `transfer` hears the download's counts, `checking` the heads checked of those listed, `storing` the objects
     /// written into this store of those to write.
     func receive(
@@ -30,14 +37,41 @@ extension StoreEngine {
     ) throws -> Received {
         // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
         var refused: [SyncReport.RefusedHead] = []
-        let incoming = try fetchChecked(
-            from: remote, readingManifests: readingManifests, refused: &refused, progress: transfer, checking: checking, storing: storing,
-            cancellation: cancellation)
-        // A cancellation stops here too, before the lock: the objects admitted above are unreachable until heads
-        // land, and prune takes them in time.
-        try cancellation?.check()
-        let syncLock = try lockForAdopting()
-        defer { syncLock.release() }
+        var listing = try fetchListing(
+            from: remote, readingManifests: readingManifests, refused: &refused, progress: transfer, cancellation: cancellation)
+        var received: [Change] = [], legacyReferences: [String] = []
+        let size = instrumentation.receiveBatchSize, count = listing.candidates.count
+        // One batch at least: with no head to check, the manifests read are still remembered.
+        var stored = 0
+        for start in stride(from: 0, to: max(count, 1), by: size) {
+            let batch = listing.candidates[start..<min(start + size, count)]
+            let isLast = batch.endIndex == count
+            var storedInBatch = 0
+            let incoming = try checkAndAdmit(
+                batch, isLast: isLast, of: &listing, refused: &refused, checking: checking,
+                storing: storing.map { report in
+                    { done, total in
+                        storedInBatch = done
+                        report(stored + done, stored + total)
+                    }
+                }, cancellation: cancellation)
+            stored += storedInBatch
+            legacyReferences += incoming.legacyReferences
+            // A cancellation stops here too, before the lock: the objects admitted above are unreachable until heads
+            // land, and prune takes them in time.
+            try cancellation?.check()
+            let syncLock = try lockForAdopting()
+            defer { syncLock.release() }
+            received += try adopt(incoming, from: remote)
+            if isLast { try remember(incoming.manifests) }
+        }
+        return Received(
+            changes: received, refused: refused, hub: HubState(advertised: listing.advertised, legacyReferences: legacyReferences))
+    }
+
+    /// Makes the heads of one checked batch local heads, in one transaction; returns the new versions. Called with the
+    /// sync lock held.
+    private func adopt(_ incoming: IncomingHeads, from remote: String) throws -> [Change] {
         var received: [Change] = [], adopted: [(key: DocumentKey, heads: [VersionID], existing: [(name: String, target: ObjectID)])] = []
         var via: [VersionID: ObjectID] = [:]
         // Read under the lock: a store without heads (most of a first sync) has none to read per document.
@@ -77,9 +111,10 @@ extension StoreEngine {
                 for change in changes { via[change.version] = manifest }
             }
         }
+        guard !received.isEmpty else { return [] }
         // Before any head lands: saves here are dated after every version a head of this store reaches.
         if let newest = received.map(\.date).max() { try NewestAdoptedDate.raise(to: newest, in: repository) }
-        // One transaction for the whole sync, not one per document: one journal append, one packed-refs rewrite.
+        // One transaction for the whole batch, not one per document: one journal append, one packed-refs rewrite.
         var transaction = try WriteTransaction(in: self, objects: .stored)
         transaction.via = via
         for change in received { transaction.record(change) }
@@ -91,8 +126,13 @@ extension StoreEngine {
             }
         }
         _ = try transaction.commit()
-        // Only now: a sync killed before this point reads the same manifests again next time.
-        var moving = incoming.manifests
+        return received
+    }
+
+    /// Moves this store's copies of other replicas' manifests to those read, once everything they list is adopted:
+    /// a sync killed before this point reads the same manifests again next time. Called with the sync lock held.
+    private func remember(_ manifests: [(name: String, target: ObjectID, seen: ObjectID?)]) throws {
+        var moving = manifests
         let fresh = moving.filter { $0.seen == nil }
         if fresh.count > 8 {
             // A new replica copies every other replica's manifest: one packed-refs rewrite, not a ref write (four
@@ -100,7 +140,7 @@ extension StoreEngine {
             let present = Set(try repository.references(under: ReplicaManifest.root).map(\.name))
             let copies = fresh.filter { !present.contains($0.name) }.map { (name: $0.name, target: $0.target) }
             try repository.withLockRetries(on: "packed-refs") {
-                try PackedReferences.update(in: repository.gitDirectory, adding: copies, removing: [], keepingExisting: true)
+                try repository.updatePackedReferences(adding: copies, removing: [], keepingExisting: true)
             }
             moving.removeAll { $0.seen == nil }
         }
@@ -112,7 +152,5 @@ extension StoreEngine {
                 guard error.isConcurrentModification else { throw error }
             }
         }
-        return Received(
-            changes: received, refused: refused, hub: HubState(advertised: incoming.advertised, legacyReferences: incoming.legacyReferences))
     }
 }

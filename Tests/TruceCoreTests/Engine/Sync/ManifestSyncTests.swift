@@ -229,6 +229,87 @@ import Testing
         #expect(Set(try phone.store.sync(with: hub).received.map(\.key)).count == 65 * ReplicaManifest.fanOut)
     }
 
+    /// The packs in a store's object directory.
+    private func packCount(_ store: TestStore) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack").filter { $0.hasSuffix(".pack") }.count
+    }
+
+    /// The copies `store` holds of other replicas' manifests, by ref name: every manifest ref but its own.
+    private func manifestCopies(in store: TestStore) throws -> [String: String] {
+        let own = try store.git("config", StoreEngine.replicaConfigName).trimmingCharacters(in: .whitespacesAndNewlines)
+        var copies: [String: String] = [:]
+        for line in try store.git("for-each-ref", "--format=%(refname) %(objectname)", ReplicaManifest.root).split(separator: "\n") {
+            let fields = line.split(separator: " ").map(String.init)
+            if fields[0] != ReplicaManifest.reference(of: own) { copies[fields[0]] = fields[1] }
+        }
+        return copies
+    }
+
+    /// The hub of `laptop` and `tablet`: 10 documents and a history of 3 from the laptop, a conflict between the two.
+    private func hubOfTwoReplicas(_ access: HubAccess) throws -> (hub: String, keys: [DocumentKey]) {
+        let hub = try makeHub(access)
+        let laptop = try TestStore(), tablet = try TestStore()
+        var keys = try (0..<10).map { try DocumentKey("d/\($0).md") }
+        for key in keys { try laptop.store.save(.text("\(key.rawValue)\n"), to: key, device: "laptop") }
+        for round in 0..<3 { try laptop.store.save(.text("long \(round)\n"), to: "long.md", device: "laptop") }
+        try laptop.store.save(.text("laptop\n"), to: "shared.md", device: "laptop")
+        try tablet.store.save(.text("tablet\n"), to: "shared.md", device: "tablet")
+        _ = try laptop.store.sync(with: hub)
+        _ = try tablet.store.sync(with: hub)
+        keys += ["long.md", "shared.md"]
+        return (hub, keys)
+    }
+
+    /// A sync that brings more heads than one batch takes checks, admits and adopts them batch by batch, a pack and a
+    /// transaction each, and leaves the store as one batch would: the same heads, the same manifest copies.
+    @Test(arguments: HubAccess.allCases) func aSyncInBatchesEndsAsASyncInOneBatch(_ access: HubAccess) throws {
+        let (hub, keys) = try hubOfTwoReplicas(access)
+        let whole = try TestStore(), batched = try TestStore()
+        let inBatches = try DocumentStore.open(at: batched.path, instrumentation: StoreInstrumentation(receiveBatchSize: 3))
+        let wholeReport = try whole.store.sync(with: hub)
+        let batchedReport = try inBatches.sync(with: hub)
+        #expect(batchedReport.refused.isEmpty && wholeReport.refused.isEmpty)
+        #expect(batchedReport.received.count == 15)
+        #expect(Set(batchedReport.received.map(\.version)) == Set(wholeReport.received.map(\.version)))
+        for key in keys {
+            let one = try whole.store.versions(of: key), many = try inBatches.versions(of: key)
+            #expect(many.current?.id == one.current?.id && Set(many.conflicts.map(\.id)) == Set(one.conflicts.map(\.id)), "\(key)")
+        }
+        #expect(try inBatches.versions(of: "shared.md").conflicts.count == 1)
+        let copies = (batched: try manifestCopies(in: batched), whole: try manifestCopies(in: whole))
+        // The laptop's and the tablet's manifests (the batched store also copies the one `whole` pushed first).
+        #expect(copies.whole.count == 2 && copies.whole.allSatisfy { copies.batched[$0.key] == $0.value }, "\(copies)")
+        // 13 heads listed by the laptop's manifest and 1 by the tablet's, in batches of 3: five packs, where one batch
+        // writes one.
+        let packs = (batched: try packCount(batched), whole: try packCount(whole))
+        #expect(packs.batched >= packs.whole + 4, "\(packs.batched) packs against \(packs.whole)")
+        #expect(try batched.git("fsck", "--strict", "--no-dangling").isEmpty)
+        #expect(try inBatches.sync(with: hub).received.isEmpty)
+    }
+
+    /// A head refused in the last batch leaves the batches before it adopted, whole, and no manifest copy moved: the
+    /// next sync reads the manifests again, adopts nothing twice and refuses the same head.
+    @Test(arguments: HubAccess.allCases) func aHeadRefusedInALaterBatchKeepsTheEarlierBatchesAndMovesNoCopy(_ access: HubAccess) throws {
+        let (hub, keys) = try hubOfTwoReplicas(access)
+        // A head ref that is no Truce version: head refs are listed after every manifest's heads, so in the last batch.
+        let hubDirectory = hubPath(hub)
+        let tree = try git("-C", hubDirectory, "mktree").output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = try git(["-C", hubDirectory, "commit-tree", tree], input: .text("not a version\n")).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try git("-C", hubDirectory, "update-ref", "refs/truce/heads/aa/\(String(repeating: "b", count: 38))/\(forged)", forged).status == 0)
+        let batched = try TestStore()
+        let inBatches = try DocumentStore.open(at: batched.path, instrumentation: StoreInstrumentation(receiveBatchSize: 3))
+        let report = try inBatches.sync(with: hub)
+        #expect(report.refused.map(\.hex) == [forged], "\(report.refused)")
+        #expect(report.received.count == 15)
+        for key in keys { #expect(try inBatches.versions(of: key).current != nil, "\(key)") }
+        #expect(try manifestCopies(in: batched).isEmpty, "a manifest copy moved")
+        #expect(try git("-C", batched.path, "cat-file", "-e", forged).status != 0, "the refused head is in the store")
+        #expect(try batched.git("fsck", "--strict", "--no-dangling").isEmpty)
+        let again = try inBatches.sync(with: hub)
+        #expect(again.received.isEmpty && again.refused.count == 1, "\(again.received) \(again.refused)")
+    }
+
     @Test func aManifestChainHoldingANonManifestIsRefusedByNameAndTheRestAdopted() throws {
         let hub = try daemon.makeHub()
         let hubDirectory = hubPath(hub)

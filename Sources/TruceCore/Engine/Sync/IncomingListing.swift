@@ -1,0 +1,135 @@
+import Foundation
+internal import TruceGit
+
+/// A head another store listed, with the ref that listed it; `legacy` for a head ref (a Truce store's own, or a hub's
+/// from before manifests), whose name must match its version.
+struct IncomingCandidate {
+    let id: ObjectID
+    let reference: String
+    let legacy: Bool
+    /// The manifest of another replica that listed it, which this replica's next manifest may list in its place.
+    var via: ObjectID? = nil
+}
+
+/// What one fetch brought and its manifests list, before any head is checked: the heads to check, which `receive`
+/// checks and adopts in batches (`Instrumentation.receiveBatchSize`), and what to remember once they are all in.
+struct IncomingListing {
+    /// The scratch repository the download waits in, until the last batch is in.
+    let quarantine: Quarantine
+    /// Every head listed, in the order listed; a head may be listed more than once.
+    let candidates: [IncomingCandidate]
+    /// Every ref under `refs/truce/` the other side advertised.
+    let advertised: [String: ObjectID]
+    /// Whether the other side is a Truce store: its head refs are its own, not a hub's to delete once adopted.
+    let isTruceStore: Bool
+    /// The replica manifests this store holds: every check and admit stops at what they reach.
+    let known: [ObjectID]
+    /// The manifests read, which this store keeps once every head they list is adopted, with the commits of their
+    /// chains (manifests and parts) that the listing checked.
+    let manifestsRead: [ObjectID]
+    let chainCommits: [ObjectID]
+    /// The newest manifest read per replica, which its copy here moves to once everything is adopted.
+    let newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)]
+    /// Heads decided so far, by the batches checked: a head listed twice is checked once.
+    var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
+}
+
+extension StoreEngine {
+    /// Fetches what the other side's replica manifests list and this store lacks into a quarantine, and reads what
+    /// those manifests list; a manifest whose chain is damaged goes into `refused`.
+    ///
+    /// Head refs (`refs/truce/heads/…`) are listed too: a Truce store's own
+    /// heads, or those a hub holds from before manifests. Without
+    /// `readingManifests` only head refs are read: a store's heads hold all it
+    /// took from manifests.
+    func fetchListing(
+        from remote: String, readingManifests: Bool, refused: inout [SyncReport.RefusedHead], progress: ((TransferCounts) -> Void)? = nil,
+        cancellation: Cancellation? = nil
+    ) throws -> IncomingListing {
+        let replica = try existingReplicaID()
+        let known = try repository.references(under: ReplicaManifest.root)
+        let knownTargets = Dictionary(known.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
+        let quarantine = try Quarantine(of: repository, offering: known)
+        let incoming = quarantine.repository
+        let advertised: [(name: String, target: ObjectID)]
+        do throws(GitError) {
+            if let path = SyncSession.localPath(of: remote) {
+                advertised = try quarantine.borrowObjects(of: path, refsMatching: "refs/truce/*")
+            } else {
+                advertised = try incoming.fetch(
+                    from: remote, refsMatching: "refs/truce/*",
+                    wanting: { advertised throws(GitError) in
+                        var wanted: [String] = []
+                        for reference in advertised {
+                            let isListing =
+                                (readingManifests && reference.name.hasPrefix(ReplicaManifest.root))
+                                || reference.name.hasPrefix(ReferenceLayout.headsRoot)
+                            if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
+                        }
+                        return wanted
+                    }, progress: progress, cancellation: cancellation)
+            }
+        } catch  where cancellation?.isCancelled == true {
+            // The transfer callback stopped the download: nothing of it is adopted (the quarantine goes).
+            throw TruceError.cancelled
+        } catch  where error.message.contains(repository.gitDirectory) {
+            // libgit2 names the file it failed to write: a file of this store (a full disk, say) is this store failing.
+            throw TruceError.storeFailure(error)
+        } catch {
+            throw TruceError.invalidRemote(remote, reason: error.message)
+        }
+        let advertisedByName = Dictionary(advertised.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
+        var candidates: [IncomingCandidate] = []
+        var newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)] = [:]
+        var read = Set<ObjectID>(), manifestsRead: [ObjectID] = [], chainCommits: [ObjectID] = []
+        var pending: [(replica: String, target: ObjectID, name: String)] = []
+        for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
+            guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
+                refused.append(
+                    SyncReport.RefusedHead(
+                        manifest: SyncReport.ManifestID(reference.target), reference: reference.name,
+                        reason: "it is not a manifest reference Truce writes (refs/truce/replicas/<32 hex>)"))
+                continue
+            }
+            pending.append((other, reference.target, reference.name))
+        }
+        while let item = pending.popLast() {
+            guard read.insert(item.target).inserted else { continue }
+            // Our own manifest comes back as we pushed it; one we never wrote means a copy of this store syncs as the
+            // same replica, and its heads are adopted like anyone's (its manifest is not kept: ours has that name).
+            let isOurs = item.replica == replica
+            if isOurs, try repository.containsCommit(item.target) { continue }
+            let seen = isOurs ? nil : knownTargets[ReplicaManifest.reference(of: item.replica)]
+            guard item.target != seen else { continue }
+            guard try incoming.containsCommit(item.target) else {
+                refused.append(
+                    SyncReport.RefusedHead(manifest: SyncReport.ManifestID(item.target), reference: item.name, reason: "its manifest did not arrive"))
+                continue
+            }
+            let sequence = try IncomingCheck.sequence(of: item.target, in: incoming)
+            if let seen, try IncomingCheck.sequence(of: seen, in: incoming) >= sequence { continue }  // we hold a later one, from elsewhere
+            switch try ReplicaManifest.listing(from: item.target, after: seen, replica: item.replica, in: incoming) {
+            case .failure(let problem):
+                refused.append(
+                    SyncReport.RefusedHead(
+                        manifest: SyncReport.ManifestID(item.target), reference: item.name, reason: "its manifest chain is damaged: \(problem.reason)"
+                    ))
+            case .success(let listing):
+                chainCommits += listing.commits
+                candidates += listing.heads.map { IncomingCandidate(id: $0, reference: item.name, legacy: false, via: isOurs ? nil : item.target) }
+                pending += listing.manifests.map { ($0.replica, $0.id, ReplicaManifest.reference(of: $0.replica)) }
+                guard !isOurs else { continue }
+                manifestsRead.append(item.target)
+                if sequence > newest[item.replica]?.sequence ?? -1 { newest[item.replica] = (item.target, seen, sequence) }
+            }
+        }
+        for reference in advertised where reference.name.hasPrefix(ReferenceLayout.headsRoot) {
+            candidates.append(IncomingCandidate(id: reference.target, reference: reference.name, legacy: true))
+        }
+        return IncomingListing(
+            quarantine: quarantine, candidates: candidates, advertised: advertisedByName,
+            // A Truce store's head refs are its own; a hub's are what replicas pushed before manifests, and go once adopted.
+            isTruceStore: advertisedByName.keys.contains(ChangeJournal.reference), known: known.map(\.target), manifestsRead: manifestsRead,
+            chainCommits: chainCommits, newest: newest)
+    }
+}

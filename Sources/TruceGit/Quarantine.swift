@@ -80,6 +80,15 @@ package final class Quarantine {
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
         try check(git_odb_add_disk_alternate(odb, objects), "read the objects of \(path)")
+        // Nearly every read is of an object the other store holds: its packs are asked first, before the store's, which
+        // a sync in batches fills as it goes and which such a read would otherwise search in vain, pack by pack.
+        var packs: UnsafeMutablePointer<git_odb_backend>?
+        try check(git_odb_backend_pack(&packs, objects), "read the packs of \(path)")
+        let added = git_odb_add_alternate(odb, packs, Repository.borrowedPackPriority)
+        guard added == 0 else {
+            packs?.pointee.free(packs)
+            throw GitError.last("read the packs of \(path)", code: added)
+        }
         // The store's guard would otherwise look for a loose copy in the store of every object read from there:
         // three system calls an object, most of a first sync's time.
         try check(truce_odb_guards_also_packed(odb, objects), "tell the store's guard of \(path)")

@@ -104,6 +104,9 @@ package final class Repository {
     /// packs again) and the guard before any loose backend (1).
     static let looseGuardPriority: Int32 = 2
 
+    /// The packs of a store a quarantine borrows from (`Quarantine.borrowObjects`): above every other backend's (2).
+    static let borrowedPackPriority: Int32 = 3
+
     /// Hands `backend` to the repository's object database at `priority` (higher is asked first); frees it on failure.
     func attach(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32, _ what: String) throws(GitError) {
         var odb: OpaquePointer?

@@ -8,9 +8,11 @@ struct LocalHeads {
     private let engine: StoreEngine
     private var byKey: [DocumentKey: [ObjectID]] = [:]
 
-    init(in engine: StoreEngine) throws {
+    /// `storeHasHeads` as read when the receive began: heads the batches before this one adopted are then not looked
+    /// up, which only lets the walks of the checks go through their commits again.
+    init(in engine: StoreEngine, storeHasHeads: Bool) {
         self.engine = engine
-        storeHasHeads = try engine.repository.mayHaveReferences(under: ReferenceLayout.headsRoot)
+        self.storeHasHeads = storeHasHeads
     }
 
     mutating func of(_ key: DocumentKey) throws -> [ObjectID] {
@@ -53,8 +55,9 @@ extension StoreEngine {
         var result = IncomingHeads()
         let refusedBefore = refused.count
         var admitted: [ObjectID] = [], hidden = listing.known
-        // Read afresh for each batch: the batches before it may have given documents heads here.
-        var localHeads = try LocalHeads(in: self)
+        // A head the batches before adopted bounds no walk here: a document whose heads a first sync lists in two
+        // batches (rare) has its history checked again, where a lookup per document would cost every batch.
+        var localHeads = LocalHeads(in: self, storeHasHeads: listing.storeHadHeads)
         // Every object the checks below read: when the download holds nothing else, it joins the store as it came.
         var checked: Set<ObjectID> = [ObjectID.emptyTree]
         let total = listing.candidates.count
@@ -128,7 +131,8 @@ extension StoreEngine {
     {
         let id = candidate.id
         guard try incoming.rawCommitIfPresent(id) != nil else { return .failure(.init("it is not a commit")) }
-        guard let message = VersionMessage(parsing: try incoming.readCommit(id).message) else { return .failure(.init("it is not a Truce version")) }
+        let commit = try incoming.readCommit(id)
+        guard let message = VersionMessage(parsing: commit.message) else { return .failure(.init("it is not a Truce version")) }
         let key = try DocumentKey(message.key)
         if candidate.legacy {
             let directory = ReferenceLayout.headsDirectory(of: key)
@@ -140,7 +144,9 @@ extension StoreEngine {
         // Most heads are new here, and a miss that rescans the packs costs more than the check: a miss only checks again.
         let hidden = try localHeads.of(key)
         if try repository.containsObjectWithoutRescan(id) { return .success(key) }
-        for commit in try incoming.walk(from: [id], hiding: hidden) {
+        // A first version's history is itself (most heads of a first sync): no walk to set up.
+        let history = commit.parents.isEmpty ? [id] : try incoming.walk(from: [id], hiding: hidden)
+        for commit in history {
             if let problem = try IncomingCheck.problem(of: commit, key: key, in: incoming, recording: &checked, versions: &versions) {
                 return .failure(.init(commit == id ? "it \(problem)" : "its history does: version \(commit.short) \(problem)"))
             }

@@ -24,6 +24,8 @@ struct IncomingListing {
     let isTruceStore: Bool
     /// The replica manifests this store holds: every check and admit stops at what they reach.
     let known: [ObjectID]
+    /// Whether this store had any head when the receive began (most of a first sync has none to look up).
+    let storeHadHeads: Bool
     /// The manifests read, which this store keeps once every head they list is adopted, with the commits of their
     /// chains (manifests and parts) that the listing checked.
     let manifestsRead: [ObjectID]
@@ -129,7 +131,8 @@ extension StoreEngine {
         return IncomingListing(
             quarantine: quarantine, candidates: candidates, advertised: advertisedByName,
             // A Truce store's head refs are its own; a hub's are what replicas pushed before manifests, and go once adopted.
-            isTruceStore: advertisedByName.keys.contains(ChangeJournal.reference), known: known.map(\.target), manifestsRead: manifestsRead,
+            isTruceStore: advertisedByName.keys.contains(ChangeJournal.reference), known: known.map(\.target),
+            storeHadHeads: try repository.mayHaveReferences(under: ReferenceLayout.headsRoot), manifestsRead: manifestsRead,
             chainCommits: chainCommits, newest: newest)
     }
 }

@@ -20,7 +20,8 @@ package enum Libgit2 {
         _ = truce_git_set_mwindow_file_limit(Self.openPackFiles)
         // Every page of a pack libgit2 has read stays mapped, and counts as this process's memory, until the window
         // goes: by default one window of 1 GiB per pack, never unmapped below 8 GiB. A first sync of a million
-        // documents read the whole hub through it. Smaller windows under a limit let the least recently read go.
+        // documents read the whole hub through it. Smaller windows under a limit let the least recently read go; a
+        // lower limit made prune's marking, which reads across every pack, map the same windows again and again.
         _ = truce_git_set_mwindow_size(Self.packWindowBytes)
         _ = truce_git_set_mwindow_mapped_limit(Self.mappedPackBytes)
         // Only the store's own config counts: no ~/.gitconfig, XDG or system file (nor the attributes files
@@ -37,7 +38,7 @@ package enum Libgit2 {
     package static let openPackFiles = 256
 
     /// How much of a pack libgit2 maps at a time, and how much of all packs it keeps mapped at most.
-    package static let packWindowBytes = 16 << 20, mappedPackBytes = 64 << 20
+    package static let packWindowBytes = 32 << 20, mappedPackBytes = 256 << 20
 
     package static func ensureInitialized() { _ = initialized }
 }

@@ -70,27 +70,26 @@ extension StoreEngine {
                 listing.rejected.insert(candidate.id)
             case .success(let key):
                 if candidate.legacy, !listing.isTruceStore { result.legacyReferences.append(candidate.reference) }
-                // The first manifest to list a head is the one a later manifest of ours lists in its place.
-                if let via = candidate.via, result.via[candidate.id] == nil { result.via[candidate.id] = via }
                 guard listing.accepted.insert(candidate.id).inserted else { continue }
+                // The first manifest to list a head is the one a later manifest of ours lists in its place.
+                if let via = candidate.via { result.via[candidate.id] = via }
                 if result.byKey[key] == nil { hidden += try localHeads.of(key) }
                 result.byKey[key, default: []].append(candidate.id)
                 admitted.append(candidate.id)
             }
         }
-        if isLast || batch.endIndex == total { checking?(batch.endIndex, total) }
+        if isLast, total > 0 { checking?(total, total) }
         // Anything refused: no copy moves and nothing counts as listed by a manifest, so the next sync reads it all
         // again. A batch adopted before a refusal keeps its `via`: a manifest it names that this store never takes is
         // no manifest a push of ours lists.
-        if !refused.isEmpty { result.via = [:] }
-        if refused.isEmpty {
-            if isLast {
-                for (replica, manifest) in listing.newest.sorted(by: { $0.key < $1.key }) {
-                    result.manifests.append((ReplicaManifest.reference(of: replica), manifest.target, manifest.seen))
-                }
-                admitted += listing.manifestsRead
-                checked.formUnion(listing.chainCommits)
+        if !refused.isEmpty {
+            result.via = [:]
+        } else if isLast {
+            for (replica, manifest) in listing.newest.sorted(by: { $0.key < $1.key }) {
+                result.manifests.append((ReplicaManifest.reference(of: replica), manifest.target, manifest.seen))
             }
+            admitted += listing.manifestsRead
+            checked.formUnion(listing.chainCommits)
         }
         // The last point a cancellation stops at before this store changes: the quarantine, and what it holds, goes.
         try cancellation?.check()

@@ -84,11 +84,7 @@ package final class Quarantine {
         // a sync in batches fills as it goes and which such a read would otherwise search in vain, pack by pack.
         var packs: UnsafeMutablePointer<git_odb_backend>?
         try check(git_odb_backend_pack(&packs, objects), "read the packs of \(path)")
-        let added = git_odb_add_alternate(odb, packs, Repository.borrowedPackPriority)
-        guard added == 0 else {
-            packs?.pointee.free(packs)
-            throw GitError.last("read the packs of \(path)", code: added)
-        }
+        try repository.attach(packs, priority: Repository.borrowedPackPriority, asAlternate: true, "the packs of \(path)")
         // The store's guard would otherwise look for a loose copy in the store of every object read from there:
         // three system calls an object, most of a first sync's time.
         try check(truce_odb_guards_also_packed(odb, objects), "tell the store's guard of \(path)")

@@ -108,13 +108,17 @@ package final class Repository {
     static let borrowedPackPriority: Int32 = 3
 
     /// Hands `backend` to the repository's object database at `priority` (higher is asked first); frees it on failure.
-    func attach(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32, _ what: String) throws(GitError) {
+    /// An alternate is only read: libgit2 never writes a pack into one.
+    func attach(
+        _ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32, asAlternate: Bool = false, _ what: String
+    ) throws(GitError) {
         var odb: OpaquePointer?
         // Until the object database takes the backend over, it is ours to free.
         do throws(GitError) {
             try check(git_repository_odb(&odb, handle), "open object database")
             defer { git_odb_free(odb) }
-            try check(git_odb_add_backend(odb, backend, priority), "attach \(what)")
+            let added = asAlternate ? git_odb_add_alternate(odb, backend, priority) : git_odb_add_backend(odb, backend, priority)
+            try check(added, "attach \(what)")
         } catch {
             backend?.pointee.free(backend)
             throw error

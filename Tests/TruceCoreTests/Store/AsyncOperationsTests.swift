@@ -287,6 +287,39 @@ import Testing
         #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
+    /// A sync that brings more heads than one batch takes, cancelled once its second batch has begun, keeps the first
+    /// batch adopted, whole, and moves no manifest copy; the next sync adopts the rest.
+    @Test func cancellingASyncBetweenBatchesKeepsTheBatchAdoptedAndTheNextSyncAdoptsTheRest() async throws {
+        let daemon = try GitDaemon()
+        let hub = try daemon.makeHub()
+        let laptop = try TestStore()
+        let keys = try (0..<10).map { try DocumentKey("d/\($0).md") }
+        for key in keys { try laptop.store.save(.text("\(key.rawValue)\n"), to: key, device: "laptop") }
+        _ = try await laptop.store.sync(with: hub)
+        let phone = try TestStore()
+        let inBatches = try DocumentStore.open(at: phone.path, instrumentation: StoreInstrumentation(receiveBatchSize: 3))
+        // The objects to store count on across batches: a total past the first batch's is the second batch writing.
+        let firstBatchObjects = Mutex(0)
+        let (stopped, _) = await Self.syncCancelled(inBatches, with: hub) { traffic in
+            firstBatchObjects.withLock { first in
+                guard traffic.objectsToStore > 0 else { return false }
+                if first == 0 { first = traffic.objectsToStore }
+                return traffic.objectsToStore > first
+            }
+        }
+        #expect(stopped != nil, "the second batch never began: nothing was cancelled between batches")
+        #expect(try phone.git("for-each-ref", "refs/truce/heads").split(separator: "\n").count == 3, "the first batch's 3 heads")
+        #expect(try phone.git("for-each-ref", ReplicaManifest.root).isEmpty, "a manifest copy moved")
+        // The second batch's pack is in, unreachable until the next sync adopts its heads (or prune takes it).
+        #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
+
+        let report = try await inBatches.sync(with: hub)
+        #expect(report.received.count == 7)
+        for key in keys { #expect(try inBatches.contents(of: key) == .text("\(key.rawValue)\n"), "\(key)") }
+        #expect(try phone.git("for-each-ref", ReplicaManifest.root).split(separator: "\n").count == 2, "the laptop's copy and our own")
+        #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
     @Test func cancellingASyncWhileItPushesLeavesTheHubWithoutOurManifestAndTheNextSyncSendsIt() async throws {
         let daemon = try GitDaemon()
         let hub = try daemon.makeHub()

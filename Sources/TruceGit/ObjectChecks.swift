@@ -25,11 +25,15 @@ extension Repository {
     }
 
     /// An object's bytes as stored, nil when it is of another type (or missing, with `missingIsNil`).
+    ///
+    /// Read past libgit2's object cache (see `uncached_read.c`): these reads check what another store sent, once each.
     private func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }
         var oid = id.raw
+        if let found = try readPastCache(id, in: odb) { return found.type == type.rawValue ? found.bytes : nil }
+        // Not in any backend as it stands: libgit2 looks again for new packs (and knows the empty tree).
         var object: OpaquePointer?
         let code = git_odb_read(&object, odb, &oid)
         if missingIsNil, code == GIT_ENOTFOUND.rawValue { return nil }

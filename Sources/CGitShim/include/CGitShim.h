@@ -36,6 +36,14 @@ int truce_odb_guards_also_packed(git_odb *odb, const char *objects_dir);
 /* How many loose files the loose-object guards of `odb` have looked for. */
 long truce_odb_guard_looks(git_odb *odb);
 
+/** Reads object `id` from `odb`'s backends in libgit2's order, leaving libgit2's object cache alone, and verifies that
+ *  its bytes hash to `id` (GIT_EMISMATCH when not). On success `*data` holds `*length` bytes of `*type` (a `git_object_t`), to be freed
+ *  with `truce_odb_data_free(*owner, *data)`; GIT_ENOTFOUND when no backend has it (`git_odb_read` then also refreshes
+ *  the packs and knows the empty tree). */
+int truce_odb_read_uncached(void **data, size_t *length, int *type, git_odb_backend **owner, git_odb *odb, const void *id);
+/** Frees what `truce_odb_read_uncached` returned (NULL `owner` is allowed). */
+void truce_odb_data_free(git_odb_backend *owner, void *data);
+
 /** Makes libgit2 look for no config or attributes file outside the repository: no system, XDG, global or
  *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */
 int truce_git_search_no_outside_config(void);

@@ -27,6 +27,8 @@ package final class PackEntries {
     private let packs: [MappedPack]
     private let inflater: OpaquePointer
     private var scratch: [UInt8] = []
+    /// The pack the last object found was in.
+    private var lastFound = 0
 
     /// The entries of the packs in `objectsDirectory/pack` that have a version 2 index; packs that cannot be read are
     /// left out (their objects are then read through libgit2).
@@ -58,12 +60,23 @@ package final class PackEntries {
 
     /// The entry of `id` in the first pack (the biggest first) that holds it as a proven whole object: its type, its size and its zlib
     /// stream (valid while `self` lives); nil when no pack does.
+    ///
+    /// The pack that held the object asked for before is searched first: a copy asks for objects in the order the
+    /// checks read them (`CheckedObjects`), which is mostly the order the other store packed them in.
     func entry(of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
-        for pack in packs {
-            guard let offset = pack.offset(of: id), let found = proven(pack.entry(at: offset), id: id) else { continue }
+        guard !packs.isEmpty else { return nil }
+        if let found = entry(of: id, inPack: lastFound) { return found }
+        for position in packs.indices where position != lastFound {
+            guard let found = entry(of: id, inPack: position) else { continue }
+            lastFound = position
             return found
         }
         return nil
+    }
+
+    private func entry(of id: ObjectID, inPack position: Int) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        guard let offset = packs[position].offset(of: id) else { return nil }
+        return proven(packs[position].entry(at: offset), id: id)
     }
 
     private func proven(

@@ -24,6 +24,8 @@ package final class Quarantine {
     private let store: Repository
     /// The object directory of the local store objects are read from in place (`borrowObjects`), rather than downloaded.
     private var borrowed: String?
+    /// The indexes of the packs the store had when the quarantine was made: what a copy leaves out (see `admit`).
+    private let storePacksBefore: [String]
 
     /// With `outgoing`, the scratch repository lives in the system's temporary directory instead, and what is written
     /// through it stays in memory: it is only ever pushed, and a process killed while pushing then leaves the store
@@ -31,6 +33,9 @@ package final class Quarantine {
     package init(of store: Repository, offering references: [(name: String, target: ObjectID)] = [], outgoing: Bool = false) throws(GitError) {
         self.store = store
         storeObjects = store.gitDirectory + "objects"
+        let packDirectory = storeObjects + "/pack/"
+        storePacksBefore = ((try? FileManager.default.contentsOfDirectory(atPath: packDirectory)) ?? []).filter { $0.hasSuffix(".idx") }
+            .sorted().map { packDirectory + $0 }
         let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
         directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
         repository = try Repository.createBare(at: directory, instrumentation: store.instrumentation)
@@ -107,23 +112,27 @@ package final class Quarantine {
     /// Otherwise only the objects the tips need are packed anew into the store.
     /// `progress` hears how many objects of how many were written, when Truce writes them itself.
     package func admit(
-        _ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: Set<ObjectID>? = nil, isWhole: Bool = true,
+        _ tips: [ObjectID], hiding hidden: [ObjectID], whenOnly checked: CheckedObjects? = nil, isWhole: Bool = true,
         progress: ((Int, Int) -> Void)? = nil
     ) throws(GitError) {
         guard !tips.isEmpty else { return }
         if let checked, let source = borrowed ?? (isWhole ? nil : directory + "/objects") {
             // libgit2's pack builder walks the history again and its indexer maps each object it writes back in:
             // most of a first sync's time. The checks read every object the tips bring, and nothing else.
-            // Only what the store lacks: a sync that brings nothing new writes nothing.
-            var missing: [ObjectID] = []
-            try withStorePacks { packs in
-                for id in checked {
-                    var oid = id.raw
-                    if git_odb_exists_ext(packs, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 1 { missing.append(id) }
+            // Only what the store lacked: a sync that brings nothing new writes nothing. What an earlier batch of
+            // this sync brought is not looked up (a first sync would search every pack it wrote, for each object): an
+            // object two batches share (rare) is copied once more, into the later batch's pack.
+            var missing = checked.inOrder
+            if !storePacksBefore.isEmpty {
+                try withPacks(storePacksBefore) { packs in
+                    missing.removeAll { id in
+                        var oid = id.raw
+                        return git_odb_exists_ext(packs, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
+                    }
                 }
             }
             // Copied as the other store deflated them, each proven by its hash: deflating them all again was most of
-            // the time left. `missing` comes from a set: no second set to check it. The other store's pages read so far
+            // the time left. `missing` holds each object once: no set to check it. The other store's pages read so far
             // are let go as the pack grows, so that they do not count as this process's memory.
             let entries = try PackEntries(objectsDirectory: source)
             try PackWriter(repository: repository, into: storeObjects + "/pack/").write(
@@ -149,7 +158,7 @@ package final class Quarantine {
 
     /// Moves the downloaded packs into the store if they hold only objects in `checked` and nothing came loose;
     /// false, with nothing moved, otherwise.
-    private func movePacks(ifAllIn checked: Set<ObjectID>) throws(GitError) -> Bool {
+    private func movePacks(ifAllIn checked: CheckedObjects) throws(GitError) -> Bool {
         let manager = FileManager.default
         let objects = directory + "/objects/"
         let loose = ((try? manager.contentsOfDirectory(atPath: objects)) ?? []).filter { $0.count == 2 }
@@ -176,18 +185,21 @@ package final class Quarantine {
         return true
     }
 
-    /// Calls `body` with an object database of the store's packs alone: asking it costs an index lookup, never a
-    /// look for a loose file (a loose object it misses is only packed once more).
-    private func withStorePacks(_ body: (OpaquePointer?) throws(GitError) -> Void) throws(GitError) {
+    /// Calls `body` with an object database of the packs whose indexes are `indexes` alone: asking it costs an index
+    /// lookup, never a look for a loose file (a loose object it misses is only packed once more). A pack that is gone
+    /// (folded into another since) is left out: its objects are then only packed once more.
+    private func withPacks(_ indexes: [String], _ body: (OpaquePointer?) throws(GitError) -> Void) throws(GitError) {
         var odb: OpaquePointer?
         try check(git_odb_new(&odb), "open the store's packs")
         defer { git_odb_free(odb) }
-        var packs: UnsafeMutablePointer<git_odb_backend>?
-        try check(git_odb_backend_pack(&packs, storeObjects), "open the store's packs")
-        let added = git_odb_add_backend(odb, packs, 1)
-        guard added == 0 else {
-            packs?.pointee.free(packs)
-            throw GitError.last("open the store's packs", code: added)
+        for index in indexes {
+            var pack: UnsafeMutablePointer<git_odb_backend>?
+            guard git_odb_backend_one_pack(&pack, index) == 0 else { continue }
+            let added = git_odb_add_backend(odb, pack, 1)
+            guard added == 0 else {
+                pack?.pointee.free(pack)
+                throw GitError.last("open the store's packs", code: added)
+            }
         }
         try body(odb)
     }

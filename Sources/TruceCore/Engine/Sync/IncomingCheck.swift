@@ -59,7 +59,7 @@ extension StoreEngine {
         // batches (rare) has its history checked again, where a lookup per document would cost every batch.
         var localHeads = LocalHeads(in: self, storeHasHeads: listing.storeHadHeads)
         // Every object the checks below read: when the download holds nothing else, it joins the store as it came.
-        var checked: Set<ObjectID> = [ObjectID.emptyTree]
+        var checked = CheckedObjects([ObjectID.emptyTree])
         let total = listing.candidates.count
         for (index, candidate) in zip(batch.indices, batch) where !listing.accepted.contains(candidate.id) || candidate.legacy {
             if index % 256 == 0 { checking?(index, total) }
@@ -89,7 +89,7 @@ extension StoreEngine {
                 result.manifests.append((ReplicaManifest.reference(of: replica), manifest.target, manifest.seen))
             }
             admitted += listing.manifestsRead
-            checked.formUnion(listing.chainCommits)
+            checked.insert(contentsOf: listing.chainCommits)
         }
         // The last point a cancellation stops at before this store changes: the quarantine, and what it holds, goes.
         try cancellation?.check()
@@ -104,7 +104,7 @@ extension StoreEngine {
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
     private func headCheckOrError(
         _ candidate: IncomingCandidate, from incoming: Repository, localHeads: inout LocalHeads,
-        recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version]
+        recording checked: inout CheckedObjects, versions: inout [VersionID: Version]
     )
         -> Result<DocumentKey, ReplicaManifest.ManifestProblem>
     {
@@ -124,7 +124,7 @@ extension StoreEngine {
     /// document's head references here.
     private func headCheck(
         _ candidate: IncomingCandidate, from incoming: Repository, localHeads: inout LocalHeads,
-        recording checked: inout Set<ObjectID>, versions: inout [VersionID: Version]
+        recording checked: inout CheckedObjects, versions: inout [VersionID: Version]
     )
         throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem>
     {
@@ -166,7 +166,7 @@ enum IncomingCheck {
     /// checks (what a local save runs into) have passed.
     /// The commit, its trees and its blob go into `checked` when nothing is wrong, and the version it makes into `versions`.
     static func problem(
-        of id: ObjectID, key: DocumentKey, in repository: Repository, recording checked: inout Set<ObjectID>,
+        of id: ObjectID, key: DocumentKey, in repository: Repository, recording checked: inout CheckedObjects,
         versions: inout [VersionID: Version]
     ) throws -> String? {
         guard let raw = try repository.rawCommit(id) else { return "is not a commit" }
@@ -185,7 +185,7 @@ enum IncomingCheck {
                     return "has a tree entry git refuses: \(problem)"
                 }
             }
-            checked.formUnion(objects + chain.trees + [chain.blob])
+            checked.insert(contentsOf: objects + chain.trees + [chain.blob])
             versions[commit.versionID] = StoreEngine.version(of: commit, message: message, key: key, isDeletion: false)
             return nil
         }
@@ -210,7 +210,7 @@ enum IncomingCheck {
         guard commit.tree == expected else {
             return "has a tree that holds more than its document at its key (or not in git's canonical form)"
         }
-        checked.formUnion(objects)
+        checked.insert(contentsOf: objects)
         versions[commit.versionID] = StoreEngine.version(of: commit, message: message, key: key, isDeletion: entry == nil)
         return nil
     }

@@ -33,7 +33,7 @@ import Testing
             let objects = try git(["--git-dir", directory, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"]).output
                 .split(separator: "\n").map(String.init).sorted()
             let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: directory + "/objects/pack").first { $0.hasSuffix(".pack") })
-            let checked = Set(objects.dropFirst(unchecked).compactMap(ObjectID.init(hex:)))
+            let checked = CheckedObjects(objects.dropFirst(unchecked).compactMap(ObjectID.init(hex:)))
             try quarantine.admit(ids.map(\.objectID), hiding: [], whenOnly: checked)
             return (pack, objects)
         }

@@ -119,6 +119,43 @@ extension Repository {
         }
     }
 
+    /// The target of every reference under `refs/`, and of each packed tag's peeled line: where prune marks from.
+    ///
+    /// `references(matching:)` keeps every name, and libgit2's listing a
+    /// parsed copy of `packed-refs`, some 300 MB at a million heads, all held
+    /// through marking. Here packed records give their targets in place. A
+    /// name both loose and packed gives both targets: the packed one is stale,
+    /// and only keeps what it names until the next prune. A loose file libgit2
+    /// cannot read throws, as in `references(matching:)`.
+    package func referenceTargets() throws(GitError) -> Set<ObjectID> {
+        var targets = Set<ObjectID>()
+        // Lock files, and locks a stale-lock recovery is taking aside, are not references.
+        for relative in DirectoryWalk.files(under: gitDirectory + "refs/") where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
+            var oid = git_oid()
+            let code = git_reference_name_to_id(&oid, handle, "refs/" + relative)
+            // Gone since the listing: the writer that deleted it wrote its successor first, after the prune's listing
+            // of object files, which keeps every object written after it.
+            if code == GIT_ENOTFOUND.rawValue { continue }
+            if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
+            targets.insert(ObjectID(oid))
+        }
+        try packedReferences().forEachRecord { _, lines throws(GitError) in
+            var start = lines.startIndex
+            while start + 40 <= lines.endIndex {
+                guard let target = ObjectID(hexBytes: lines[start..<start + 40]) else {
+                    throw GitError(operation: "read packed-refs", code: -1, errorClass: 0, message: "a record has no object id")
+                }
+                targets.insert(target)
+                // A peeled tag's next line: "^<40 hex>".
+                guard let next = lines[(start + 40)...].firstIndex(of: UInt8(ascii: "\n")), next + 2 < lines.endIndex,
+                    lines[next + 1] == UInt8(ascii: "^")
+                else { break }
+                start = next + 2
+            }
+        }
+        return targets
+    }
+
     /// Whether any reference may live below `directory` (ending in `/`): false only when its folder is absent and no
     /// packed reference starts with it, as for the heads of a store that has none yet.
     package func mayHaveReferences(under directory: String) throws(GitError) -> Bool {

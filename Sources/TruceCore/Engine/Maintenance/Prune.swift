@@ -34,7 +34,7 @@ extension StoreEngine {
         var rewritten = deletedReferences.flatMap { name in ["", "logs/"].map { gitDirectory + $0 + name } }
         progress?("checking conflict markers")
         try rebuildConflictMarkers(headGroups: headGroups)
-        let references = try repository.references(matching: "refs/*")
+        let referenceTargets = try repository.referenceTargets()
         // The reflogs there are, including those whose reference a killed writer never created (git fsck reads their
         // entries too); a packed head has none, and gets none.
         let reflogs = repository.reflogNames().sorted()
@@ -53,8 +53,8 @@ extension StoreEngine {
         let bytesBefore = (files.loose + files.packs + files.temporary).reduce(0) { $0 + $1.size }
         try cancellation?.check()
         progress?("marking reachable objects")
-        let tips = try repository.reflogIDs(of: reflogs).union(references.map(\.target)).filter { $0.bytes.contains { $0 != 0 } }
-        let reachable = try repository.reachableObjects(from: Array(tips))
+        let tips = try repository.reflogIDs(of: reflogs).union(referenceTargets).filter { $0.bytes.contains { $0 != 0 } }
+        let reachable = try repository.reachableObjects(from: tips)
         try cancellation?.check()
         let plan = RepackPlan.make(packs: files.packs.map(\.path), reachable: reachable)
         var packs = Set(plan.kept)

@@ -45,6 +45,36 @@ import Testing
         #expect(try test.store.changes().changes.count == 3)
     }
 
+    /// Whatever a reference names survives prune, whether it is packed or loose and whatever it names: a tree, a
+    /// blob, a commit nothing else reaches, and an annotated tag together with the commit its packed line peels to.
+    @Test func everyObjectAReferenceNamesSurvivesWhetherPackedOrLoose() async throws {
+        let test = try TestStore()
+        try test.store.save(.text("a document\n"), to: "doc.txt", device: "laptop")
+        func run(_ arguments: [String], input: String? = nil) throws -> String {
+            let result = try git(["-C", test.path] + arguments, input: .text(input ?? ""))
+            try #require(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.errorOutput)")
+            return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let blob = try run(["hash-object", "-w", "--stdin"], input: "only a tree a ref names holds me\n")
+        let tree = try run(["mktree"], input: "100644 blob \(blob)\tkept.txt\n")
+        let tagged = try run(["commit-tree", tree, "-m", "only a tag names me"])
+        let reached = try run(["commit-tree", tree, "-m", "only a loose ref names me"])
+        let looseBlob = try run(["hash-object", "-w", "--stdin"], input: "only a loose ref names me\n")
+        _ = try run(["update-ref", "refs/keep/tree", tree])
+        _ = try run(["tag", "-a", "-m", "a tag", "keep-tag", tagged])
+        _ = try run(["pack-refs", "--all"])
+        _ = try run(["update-ref", "refs/keep/commit", reached])
+        _ = try run(["update-ref", "refs/keep/blob", looseBlob])
+        let packed = try String(contentsOfFile: test.path + "/packed-refs", encoding: .utf8)
+        try #require(packed.contains("refs/keep/tree") && packed.contains("\n^\(tagged)"), "packed-refs: \(packed)")
+
+        _ = try await test.store.prune(expire: 0)
+        for object in [blob, tree, tagged, reached, looseBlob] {
+            #expect(try git(["-C", test.path, "cat-file", "-e", object]).status == 0, "\(object) is gone")
+        }
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
     /// Versions a crash kept out of the journal (their refs published, the journal not yet moved) are journaled by
     /// the next prune, parents before children, and by no later one again.
     @Test func versionsACrashKeptOutOfTheJournalAreJournaledByPrune() async throws {

@@ -41,4 +41,8 @@ package enum Libgit2 {
     package static let packWindowBytes = 32 << 20, mappedPackBytes = 256 << 20
 
     package static func ensureInitialized() { _ = initialized }
+
+    /// Returns the memory the process has freed to the system, where the C library keeps it otherwise (glibc): after
+    /// a phase of many small allocations, before one of large ones, which would not reuse it.
+    package static func releaseFreedMemory() { truce_release_free_memory() }
 }

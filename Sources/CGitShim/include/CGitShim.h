@@ -44,6 +44,9 @@ int truce_odb_read_uncached(void **data, size_t *length, int *type, git_odb_back
 /** Frees what `truce_odb_read_uncached` returned (NULL `owner` is allowed). */
 void truce_odb_data_free(git_odb_backend *owner, void *data);
 
+/** Returns the C heap's free pages to the system (glibc's malloc_trim; nothing elsewhere). */
+void truce_release_free_memory(void);
+
 /** Makes libgit2 look for no config or attributes file outside the repository: no system, XDG, global or
  *  program-data level (GIT_OPT_SET_SEARCH_PATH with an empty path for each). */
 int truce_git_search_no_outside_config(void);

@@ -19,7 +19,7 @@ extension ObjectFile {
 }
 
 extension Repository {
-    /// Every object reachable from `tips`: commits, their trees and blobs; other objects are taken as they are.
+    /// Every object reachable from `tips`: commits, their trees and blobs, and annotated tags with what they name.
     package func reachableObjects(from tips: Set<ObjectID>) throws(GitError) -> Set<ObjectID> {
         // One set, of commits seen and objects marked alike: a walk's own set of seen commits held every commit twice.
         var reachable = Set<ObjectID>()
@@ -33,7 +33,13 @@ extension Repository {
             // a type lookup for every tip first cost two thirds of marking a million documents.
             if code == GIT_ENOTFOUND.rawValue, tips.contains(id), try objectType(id) != GIT_OBJECT_COMMIT {
                 reachable.remove(id)
-                try insertTreeOrBlob(id, into: &reachable)
+                // An annotated tag keeps what it names, as git's marking does: a commit goes on to be walked.
+                var named = id
+                while try objectType(named) == GIT_OBJECT_TAG {
+                    reachable.insert(named)
+                    named = try tagTarget(named)
+                }
+                if try objectType(named) == GIT_OBJECT_COMMIT { pending.append(named) } else { try insertTreeOrBlob(named, into: &reachable) }
                 continue
             }
             try check(code, "read commit \(id)")
@@ -112,6 +118,14 @@ extension Repository {
         try check(git_object_lookup(&object, handle, &oid, GIT_OBJECT_ANY), "read object \(id)")
         defer { git_object_free(object) }
         return git_object_type(object)
+    }
+
+    private func tagTarget(_ id: ObjectID) throws(GitError) -> ObjectID {
+        var oid = id.raw
+        var tag: OpaquePointer?
+        try check(git_tag_lookup(&tag, handle, &oid), "read tag \(id)")
+        defer { git_tag_free(tag) }
+        return ObjectID(git_tag_target_id(tag).pointee)
     }
 
     private func insertTreeOrBlob(_ id: ObjectID, into reachable: inout Set<ObjectID>) throws(GitError) {

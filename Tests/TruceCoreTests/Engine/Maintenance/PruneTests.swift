@@ -46,7 +46,7 @@ import Testing
     }
 
     /// Whatever a reference names survives prune, whether it is packed or loose and whatever it names: a tree, a
-    /// blob, a commit nothing else reaches, and an annotated tag together with the commit its packed line peels to.
+    /// blob, a commit nothing else reaches, and an annotated tag together with the commit it names.
     @Test func everyObjectAReferenceNamesSurvivesWhetherPackedOrLoose() async throws {
         let test = try TestStore()
         try test.store.save(.text("a document\n"), to: "doc.txt", device: "laptop")
@@ -60,16 +60,18 @@ import Testing
         let tagged = try run(["commit-tree", tree, "-m", "only a tag names me"])
         let reached = try run(["commit-tree", tree, "-m", "only a loose ref names me"])
         let looseBlob = try run(["hash-object", "-w", "--stdin"], input: "only a loose ref names me\n")
+        let looseTagged = try run(["commit-tree", tree, "-m", "only a loose tag names me"])
         _ = try run(["update-ref", "refs/keep/tree", tree])
         _ = try run(["tag", "-a", "-m", "a tag", "keep-tag", tagged])
         _ = try run(["pack-refs", "--all"])
         _ = try run(["update-ref", "refs/keep/commit", reached])
         _ = try run(["update-ref", "refs/keep/blob", looseBlob])
+        _ = try run(["tag", "-a", "-m", "a loose tag", "loose-tag", looseTagged])
         let packed = try String(contentsOfFile: test.path + "/packed-refs", encoding: .utf8)
         try #require(packed.contains("refs/keep/tree") && packed.contains("\n^\(tagged)"), "packed-refs: \(packed)")
 
         _ = try await test.store.prune(expire: 0)
-        for object in [blob, tree, tagged, reached, looseBlob] {
+        for object in [blob, tree, tagged, reached, looseBlob, looseTagged] {
             #expect(try git(["-C", test.path, "cat-file", "-e", object]).status == 0, "\(object) is gone")
         }
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)

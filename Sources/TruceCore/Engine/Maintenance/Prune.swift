@@ -58,10 +58,18 @@ extension StoreEngine {
         try cancellation?.check()
         progress?("marking reachable objects")
         let tips = try repository.reflogIDs(of: reflogs).union(referenceTargets).filter { $0.bytes.contains { $0 != 0 } }
-        let reachable = try repository.reachableObjects(from: tips)
+        var reachable = try repository.reachableObjects(from: tips)
         try cancellation?.check()
         let plan = RepackPlan.make(packs: files.packs.map(\.path), reachable: reachable)
         var packs = Set(plan.kept)
+        // What goes once the new pack is in place is decided now, and the set of every reachable object goes before
+        // the pack builder fills its own memory: together they were the peak of a prune of a million documents.
+        let looseToRemove = files.loose.filter { reachable.contains($0.id!) || $0.modified < cutoff }
+        let superseded = Set(
+            files.packs.filter { !packs.contains($0.path) && $0.modified >= cutoff && Self.holdsOnly(reachable, pack: $0.path, in: repository) }
+                .map(\.path))
+        let packedObjects = reachable.count
+        reachable = []
         if !plan.toWrite.isEmpty {
             progress?("packing \(plan.toWrite.count) objects")
             let written = try repository.writePack(of: plan.toWrite) { done, total in
@@ -72,11 +80,9 @@ extension StoreEngine {
         DurableFiles.syncRemovalsOrRewrites(of: Array(Set(rewritten)), under: gitDirectory)
         progress?("removing what nothing needs")
         var removed = 0
-        for file in files.loose where reachable.contains(file.id!) || file.modified < cutoff {
-            if (try? FileManager.default.removeItem(atPath: file.path)) != nil { removed += 1 }
-        }
+        for file in looseToRemove where (try? FileManager.default.removeItem(atPath: file.path)) != nil { removed += 1 }
         for file in files.packs where !packs.contains(file.path) {
-            guard file.modified < cutoff || Self.isSuperseded(file.path, by: reachable, in: repository) else { continue }
+            guard file.modified < cutoff || (superseded.contains(file.path) && !Self.isMarkedKept(file.path)) else { continue }
             removed += Self.removePack(file.path)
         }
         let temporaryCutoff = max(cutoff, now.addingTimeInterval(-Self.temporaryFileAge))
@@ -88,7 +94,7 @@ extension StoreEngine {
         if expire == 0 { Self.removeEmptyObjectDirectories(gitDirectory + "objects/") }
         let after = repository.objectFiles()
         return PruneReport(
-            droppedDocuments: dropped, expiredReflogEntries: expired, packedObjects: reachable.count, removedFiles: removed,
+            droppedDocuments: dropped, expiredReflogEntries: expired, packedObjects: packedObjects, removedFiles: removed,
             bytesBefore: bytesBefore, bytesAfter: (after.loose + after.packs + after.temporary).reduce(0) { $0 + $1.size })
     }
 
@@ -169,18 +175,21 @@ extension StoreEngine {
     /// writer for dead, whatever the grace period: a live writer touches it every moment, and nothing refers to it.
     static let temporaryFileAge: TimeInterval = 3600
 
-    /// True when every object of `pack` is reachable, and so in a pack prune keeps or has just written (and fsynced): it
-    /// can go at once.
+    /// True when every object of `pack` is reachable, and so in a pack prune keeps or is about to write (and fsync): it
+    /// can go at once once that pack is in place, unless `isMarkedKept`.
     ///
     /// A process that has the old pack open keeps reading it after the
     /// unlink; one that finds it gone before opening it (libgit2 or git)
     /// looks again, rescans the pack directory and finds the objects in the
-    /// new pack. A `.keep` file marks a pack someone wants kept as it is.
-    private static func isSuperseded(_ pack: String, by packed: Set<ObjectID>, in repository: Repository) -> Bool {
-        guard !FileManager.default.fileExists(atPath: String(pack.dropLast(5)) + ".keep"),
-            let objects = repository.objectIDs(inPack: pack)
-        else { return false }
+    /// new pack.
+    private static func holdsOnly(_ packed: Set<ObjectID>, pack: String, in repository: Repository) -> Bool {
+        guard let objects = repository.objectIDs(inPack: pack) else { return false }
         return objects.isSubset(of: packed)
+    }
+
+    /// Whether a `.keep` file marks `pack` as one someone wants kept as it is.
+    private static func isMarkedKept(_ pack: String) -> Bool {
+        FileManager.default.fileExists(atPath: String(pack.dropLast(5)) + ".keep")
     }
 
     /// Deletes a pack with its index and companions (or a temporary file); returns how many files went.

@@ -31,15 +31,20 @@ extension Repository {
             let code = git_commit_lookup(&commit, handle, &oid)
             // A tip is read as a commit, and its type asked only when it is not one (a ref may name a tree or a blob):
             // a type lookup for every tip first cost two thirds of marking a million documents.
-            if code == GIT_ENOTFOUND.rawValue, tips.contains(id), try objectType(id) != GIT_OBJECT_COMMIT {
+            if code == GIT_ENOTFOUND.rawValue, tips.contains(id), case var type = try objectType(id), type != GIT_OBJECT_COMMIT {
                 reachable.remove(id)
                 // An annotated tag keeps what it names, as git's marking does: a commit goes on to be walked.
                 var named = id
-                while try objectType(named) == GIT_OBJECT_TAG {
+                while type == GIT_OBJECT_TAG {
                     reachable.insert(named)
                     named = try tagTarget(named)
+                    type = try objectType(named)
                 }
-                if try objectType(named) == GIT_OBJECT_COMMIT { pending.append(named) } else { try insertTreeOrBlob(named, into: &reachable) }
+                switch type {
+                case GIT_OBJECT_COMMIT: pending.append(named)
+                case GIT_OBJECT_TREE: try insertTree(named, into: &reachable)
+                default: reachable.insert(named)
+                }
                 continue
             }
             try check(code, "read commit \(id)")
@@ -126,11 +131,6 @@ extension Repository {
         try check(git_tag_lookup(&tag, handle, &oid), "read tag \(id)")
         defer { git_tag_free(tag) }
         return ObjectID(git_tag_target_id(tag).pointee)
-    }
-
-    private func insertTreeOrBlob(_ id: ObjectID, into reachable: inout Set<ObjectID>) throws(GitError) {
-        guard !reachable.contains(id) else { return }
-        if try objectType(id) == GIT_OBJECT_TREE { try insertTree(id, into: &reachable) } else { reachable.insert(id) }
     }
 
     /// Inserts the tree `id` and all it holds. A tree entry says what it names: blobs go in unread, and only trees are

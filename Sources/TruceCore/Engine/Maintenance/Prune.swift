@@ -176,7 +176,7 @@ extension StoreEngine {
     static let temporaryFileAge: TimeInterval = 3600
 
     /// True when every object of `pack` is reachable, and so in a pack prune keeps or is about to write (and fsync): it
-    /// can go at once once that pack is in place, unless `isMarkedKept`.
+    /// can go as soon as that pack is in place, unless `isMarkedKept`.
     ///
     /// A process that has the old pack open keeps reading it after the
     /// unlink; one that finds it gone before opening it (libgit2 or git)

@@ -42,7 +42,9 @@ import Testing
             folder.write(.text("document \(index)\n" + String(repeating: "x", count: 80) + "\n"), to: "\(directory)/doc\(index).txt")
         }
         let report = try await test.store.importDocuments(from: .folder(at: folder.path), device: "importer")
-        #expect(report.newVersions == count)
+        #expect(
+            report.newVersions == count,
+            "\(report.newVersions) new, \(report.unchanged) unchanged, refused \(report.refused), skipped \(report.skipped)")
         return test
     }
 

@@ -90,61 +90,10 @@ extension ObjectID {
 /// it, but one reader could take that date and another skip it
 /// (`RawCommitReadingTests.refusedBeyondGit`).
 package func commitHeaderProblem(_ raw: [UInt8]) -> String? {
-    guard let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A }) else { return "its header is unterminated" }
-    let header = raw[..<end]
-    if header.contains(0) { return "its header holds a NUL byte" }
-    var lines = header.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
-    func take(_ field: String) -> ArraySlice<UInt8>? {
-        let prefix = Array((field + " ").utf8)
-        guard let line = lines.first, line.starts(with: prefix) else { return nil }
-        lines.removeFirst()
-        return line.dropFirst(prefix.count)
+    raw.withUnsafeBufferPointer { bytes in
+        guard case .failure(let problem) = CommitHeader.scan(bytes) else { return nil }
+        return problem.message
     }
-    let isID = { (value: ArraySlice<UInt8>) in
-        value.count == 40 && value.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-    guard let tree = take("tree") else { return "it has no tree line first" }
-    guard isID(tree) else { return "its tree id is not 40 lowercase hex digits" }
-    while let parent = take("parent") {
-        guard isID(parent) else { return "a parent id is not 40 lowercase hex digits" }
-    }
-    guard let author = take("author") else { return "it has no author line after tree and parents" }
-    if let problem = identProblem(author) { return "its author \(problem)" }
-    guard let committer = take("committer") else { return "it has no committer line after the author" }
-    if let problem = identProblem(committer) { return "its committer \(problem)" }
-    if lines.contains(where: { $0.starts(with: Array("author ".utf8)) || $0.starts(with: Array("committer ".utf8)) }) {
-        return "it has more than one author or committer"
-    }
-    return nil
-}
-
-/// What `git fsck` finds wrong in `Name <email> seconds +hhmm`, nil when nothing.
-private func identProblem(_ ident: ArraySlice<UInt8>) -> String? {
-    let less = UInt8(ascii: "<"), greater = UInt8(ascii: ">"), space = UInt8(ascii: " ")
-    var rest = ident
-    if rest.first == less { return "has no name before its email" }
-    guard let open = rest.firstIndex(where: { $0 == less || $0 == greater }), rest[open] == less else {
-        return "has a '>' in its name or no email"
-    }
-    guard open > rest.startIndex, rest[open - 1] == space else { return "has no space before its email" }
-    rest = rest[(open + 1)...]
-    guard let close = rest.firstIndex(where: { $0 == less || $0 == greater }), rest[close] == greater else { return "has a bad email" }
-    rest = rest[(close + 1)...]
-    guard rest.first == space else { return "has no space before its date" }
-    rest = rest.dropFirst()
-    let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
-    let seconds = rest.prefix(while: isDigit)
-    if seconds.isEmpty { return "has a bad date" }
-    if seconds.count > 1 && seconds.first == UInt8(ascii: "0") { return "has a zero-padded date" }
-    // git keeps dates in an unsigned 64-bit count; fsck refuses more than fits.
-    if seconds.count > 19 { return "has a date that overflows" }
-    rest = rest[seconds.endIndex...]
-    guard rest.first == space else { return "has a bad date" }
-    rest = rest.dropFirst()
-    guard rest.count == 5, rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-"), rest.dropFirst().allSatisfy(isDigit) else {
-        return "has a bad time zone"
-    }
-    return nil
 }
 
 extension CommitRecord {
@@ -154,47 +103,56 @@ extension CommitRecord {
     /// libgit2's reading, kept: names and emails trimmed of ASCII space, the
     /// message after the blank line without its leading newlines and up to a NUL.
     package init?(id: ObjectID, fsckCleanRaw raw: [UInt8]) {
-        guard commitHeaderProblem(raw) == nil,
-            let end = raw.indices.dropLast().first(where: { raw[$0] == 0x0A && raw[$0 + 1] == 0x0A })
-        else { return nil }
-        var lines = raw[..<end].split(separator: 0x0A, omittingEmptySubsequences: false)[...]
-        func objectID(after prefix: String) -> ObjectID? {
-            guard let line = lines.first, line.starts(with: prefix.utf8) else { return nil }
-            lines.removeFirst()
-            return ObjectID(hexBytes: line.dropFirst(prefix.utf8.count))
+        let record: CommitRecord? = raw.withUnsafeBufferPointer { bytes in
+            guard case .success(let header) = CommitHeader.scan(bytes), let tree = ObjectID(hexBytes: bytes[header.tree]),
+                let author = Signature(fsckCleanIdent: bytes[header.author]),
+                let committer = Signature(fsckCleanIdent: bytes[header.committer])
+            else { return nil }
+            var parents: [ObjectID] = []
+            parents.reserveCapacity(header.parents.count)
+            for parent in header.parents {
+                guard let id = ObjectID(hexBytes: bytes[parent]) else { return nil }
+                parents.append(id)
+            }
+            var start = header.end + 2
+            while start < bytes.count, bytes[start] == 0x0A { start += 1 }
+            let stop = bytes[start...].firstIndex(of: 0) ?? bytes.count
+            let message = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<stop]), as: UTF8.self)
+            return CommitRecord(id: id, tree: tree, parents: parents, author: author, committer: committer, message: message)
         }
-        guard let tree = objectID(after: "tree ") else { return nil }
-        var parents: [ObjectID] = []
-        while let parent = objectID(after: "parent ") { parents.append(parent) }
-        guard let authorLine = lines.popFirst(), let committerLine = lines.popFirst(),
-            let author = Signature(fsckCleanIdent: authorLine.dropFirst("author ".utf8.count)),
-            let committer = Signature(fsckCleanIdent: committerLine.dropFirst("committer ".utf8.count))
-        else { return nil }
-        var message = raw[(end + 2)...]
-        message = message.drop(while: { $0 == 0x0A })
-        message = message.prefix(while: { $0 != 0 })
-        self.init(id: id, tree: tree, parents: parents, author: author, committer: committer, message: String(decoding: message, as: UTF8.self))
+        guard let record else { return nil }
+        self = record
     }
 }
 
 extension Signature {
-    /// `Name <email> seconds +hhmm`, as `identProblem` accepts it.
-    fileprivate init?(fsckCleanIdent ident: ArraySlice<UInt8>) {
-        guard let open = ident.firstIndex(of: UInt8(ascii: "<")), let close = ident.firstIndex(of: UInt8(ascii: ">")), open < close else {
+    /// `Name <email> seconds +hhmm`, as `CommitHeader` accepts it.
+    fileprivate init?(fsckCleanIdent ident: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard let open = ident.firstIndex(of: UInt8(ascii: "<")), let close = ident[open...].firstIndex(of: UInt8(ascii: ">")) else {
             return nil
         }
         let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
-        func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
-            String(decoding: bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed(), as: UTF8.self)
+        func trimmed(_ range: Range<Int>) -> String {
+            var (lower, upper) = (range.lowerBound, range.upperBound)
+            while lower < upper, isSpace(ident.base[lower]) { lower += 1 }
+            while upper > lower, isSpace(ident.base[upper - 1]) { upper -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: ident.base[lower..<upper]), as: UTF8.self)
         }
-        let fields = ident[(close + 1)...].split(separator: 0x20)
-        guard fields.count == 2, let seconds = Int64(String(decoding: fields[0], as: UTF8.self)),
-            let zone = Int32(String(decoding: fields[1].dropFirst(), as: UTF8.self))
-        else { return nil }
+        // After `>`: a space, the seconds (at most 19 digits), a space and a sign with four digits (`CommitHeader`).
+        var index = close + 2
+        var seconds: Int64 = 0
+        while ident.base[index] != UInt8(ascii: " ") {
+            let (times, overflowed) = seconds.multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = times.addingReportingOverflow(Int64(ident.base[index] - 0x30))
+            guard !overflowed, !overflowedAgain else { return nil }
+            (seconds, index) = (sum, index + 1)
+        }
+        let sign = ident.base[index + 1]
+        let zone = (index + 2..<index + 6).reduce(Int32(0)) { $0 * 10 + Int32(ident.base[$1] - 0x30) }
         // libgit2 keeps a zone only up to 14 hours and 59 minutes, as real ones are; it reads any other as UTC.
         let minutes = zone / 100 <= 14 && zone % 100 <= 59 ? zone / 100 * 60 + zone % 100 : 0
         self.init(
-            name: trimmed(ident[..<(open - 1)]), email: trimmed(ident[(open + 1)..<close]), time: seconds,
-            offsetMinutes: fields[1].first == UInt8(ascii: "-") ? -minutes : minutes)
+            name: trimmed(ident.startIndex..<(open - 1)), email: trimmed((open + 1)..<close), time: seconds,
+            offsetMinutes: sign == UInt8(ascii: "-") ? -minutes : minutes)
     }
 }

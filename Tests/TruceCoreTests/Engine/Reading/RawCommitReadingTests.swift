@@ -20,6 +20,8 @@ import Testing
         "tree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\n\n",
         "tree \(tree)\nauthor a <a> 5 +0000\ncommitter b <b> 6 +0000\n\nbefore a NUL\u{0}after it\n",
         "tree \(tree)\nauthor a\tb <a> 5 +0000\ncommitter b <b> 6 +0000\n\ntab in a name\n",
+        "tree \(tree)\nauthor \t spaced  name \u{0B} <  e@x \t > 9223372036854775807 -0000\ncommitter b <b> 6 +0000\n\n\n",
+        "tree \(tree)\nauthor a <a> 5 -1459\ncommitter b <b> 6 +1500\n\nauthor c <c> 7 +0000\nin the message, not the header\n",
     ]
 
     /// Commits `commitHeaderProblem` refuses: the raw reading must not make anything of them.

@@ -37,8 +37,26 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `init(hexBytes:)` for bytes read in place. Generic, it is not specialized for a caller in another module: the
     /// journal's parser spent most of its time there, a byte at a time through the protocol.
+    /// Read in place through a pointer, a word at a time: a first sync of a million documents parses some millions of
+    /// ids this way (`packed-refs` records, commit headers).
     package init?(hexBytes digits: Slice<UnsafeBufferPointer<UInt8>>) {
-        self.init(parsing: digits)
+        guard digits.count == 40, let base = digits.base.baseAddress else { return nil }
+        let start = base + digits.startIndex
+        var invalid = false
+        func word(_ offset: Int, digits count: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in offset..<(offset + count) {
+                let character = start[index]
+                let decimal = character &- 0x30, letter = (character | 0x20) &- 0x61
+                let nibble = decimal < 10 ? decimal : letter < 6 ? letter + 10 : 0xFF
+                invalid = invalid || nibble == 0xFF
+                value = value << 4 | UInt64(nibble & 0xF)
+            }
+            return value
+        }
+        let words = (word(0, digits: 16), word(16, digits: 16), word(32, digits: 8))
+        guard !invalid else { return nil }
+        (first, second, third) = (words.0, words.1, UInt32(words.2))
     }
 
     /// Parses 40 hexadecimal digits given as bytes (a line of a git file); nil when they are not.

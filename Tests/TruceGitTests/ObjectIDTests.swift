@@ -29,6 +29,24 @@ import Testing
         #expect(ObjectID(hex: String(repeating: "a", count: 39)) == nil)
     }
 
+    /// The in-place reading (a pointer into a mapped file) takes and refuses exactly what the generic one does: every
+    /// byte value at the first, a middle and the last digit of every word.
+    @Test func digitsReadInPlaceAreReadAsAnyOtherDigits() {
+        for bytes in Self.samples().suffix(24) {
+            let digits = Array(bytes.map { String(format: "%02X", $0) }.joined().utf8)
+            for position in [0, 15, 16, 31, 32, 39] {
+                for value in UInt8.min...UInt8.max {
+                    var changed = digits
+                    changed[position] = value
+                    let generic = ObjectID(hexBytes: changed[...])
+                    let inPlace = ([0x20] + changed + [0x0A]).withUnsafeBufferPointer { ObjectID(hexBytes: $0[1..<41]) }
+                    #expect(inPlace == generic, "digit \(position) as byte \(value)")
+                }
+            }
+            #expect(digits.withUnsafeBufferPointer { ObjectID(hexBytes: $0[0..<39]) } == nil)
+        }
+    }
+
     @Test func idsOrderAndHashAsTheirBytes() {
         let samples = Self.samples()
         let ids = samples.map { ObjectID(bytes: $0[...]) }

@@ -43,9 +43,15 @@ extension PackedReferences {
         let removed = removals.sorted(by: ByteOrder.precedes)
         var output = BufferedOutput(descriptor: descriptor, path: lockPath)
         try output.append(Array(header.utf8))
-        if try current.recordsAreSorted() {
-            try merge(current, adding: added, removing: removed, keepingExisting: keepingExisting, into: &output)
-        } else {
+        // The order is checked as the file is merged, not in a pass of its own before: a file out of order (only an
+        // old writer leaves one) is then written again from the start, sorted whole.
+        var merged = false
+        if current.promisesSortedRecords {
+            merged = try merge(current, adding: added, removing: removed, keepingExisting: keepingExisting, into: &output)
+        }
+        if !merged {
+            try output.restart()
+            try output.append(Array(header.utf8))
             try rewriteUnsorted(current, adding: added, removing: Set(removals), keepingExisting: keepingExisting, into: &output)
         }
         try output.flush()
@@ -55,13 +61,22 @@ extension PackedReferences {
         DurableFiles.syncDirectory(gitDirectory)
     }
 
-    /// One pass over a sorted file and the sorted changes, as a merge sort's last step.
+    /// One pass over a sorted file and the sorted changes, as a merge sort's last step; false, with part of it
+    /// written, when two records of the file turn out not to be in order.
     private static func merge(
         _ current: PackedReferences, adding added: [(name: String, target: ObjectID)], removing removed: [String], keepingExisting: Bool,
         into output: inout BufferedOutput
-    ) throws(GitError) {
+    ) throws(GitError) -> Bool {
         var nextAddition = 0, nextRemoval = 0
+        var previous: Slice<UnsafeBufferPointer<UInt8>>?
+        var inOrder = true
         try current.forEachRecord { name, lines throws(GitError) in
+            guard inOrder else { return }
+            if let previous, !ByteOrder.precedes(previous, name) {
+                inOrder = false
+                return
+            }
+            previous = name
             while nextAddition < added.count, ByteOrder.precedes(added[nextAddition].name, name) {
                 try output.appendLine(added[nextAddition])
                 nextAddition += 1
@@ -75,7 +90,9 @@ extension PackedReferences {
             if nextRemoval < removed.count, ByteOrder.equal(removed[nextRemoval], name) { return }
             try output.append(lines)
         }
+        guard inOrder else { return false }
         for addition in added[nextAddition...] { try output.appendLine(addition) }
+        return true
     }
 
     /// The whole file read, changed and sorted: for a file an older writer left unsorted.
@@ -116,7 +133,17 @@ private struct BufferedOutput {
 
     /// A reference's line: its target's hex, a space, its name.
     mutating func appendLine(_ reference: (name: String, target: ObjectID)) throws(GitError) {
-        try append(Array(reference.target.hex.utf8) + [0x20] + Array(reference.name.utf8) + [0x0A])
+        buffer.append(contentsOf: reference.target.hex.utf8)
+        buffer.append(0x20)
+        buffer.append(contentsOf: reference.name.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= Self.capacity { try flush() }
+    }
+
+    /// Forgets everything appended and empties the file, to write it again from its start.
+    mutating func restart() throws(GitError) {
+        buffer.removeAll(keepingCapacity: true)
+        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw DurableFiles.failure("truncate \(path)") }
     }
 
     mutating func flush() throws(GitError) {

@@ -97,10 +97,14 @@ package struct PackedReferences {
         }
     }
 
+    /// Whether the header promises records in byte order of their names (or there are none), as every file git or
+    /// Truce wrote does; `recordsAreSorted` checks the promise.
+    package var promisesSortedRecords: Bool { isSorted || body >= file.bytes.count }
+
     /// Whether the records are in byte order of their names, as the header of every file git or Truce wrote says.
     package func recordsAreSorted() throws(GitError) -> Bool {
         // No file, or one without records, is sorted whatever its header says.
-        guard isSorted || body >= file.bytes.count else { return false }
+        guard promisesSortedRecords else { return false }
         var previous: Slice<UnsafeBufferPointer<UInt8>>?
         var sorted = true
         try forEachRecord { name, _ in

@@ -157,4 +157,21 @@ import Testing
         try PackedReferences.update(in: fixture.repository.gitDirectory, adding: [("refs/m", blob)], removing: ["refs/y"])
         #expect(try lines(of: fixture).map { String(decoding: $0.dropFirst(41), as: UTF8.self) } == ["refs/b", "refs/m"])
     }
+
+    /// A header that promises order over records out of order: the merge finds out past its first mebibyte of output,
+    /// and the file is written again, whole and sorted, with nothing of the first attempt left in it.
+    @Test func aFileThatBreaksItsPromiseOfOrderIsWrittenAgainSorted() throws {
+        let fixture = try Fixture()
+        let blob = try fixture.object("content")
+        let names = (0..<20_000).map { String(format: "refs/bench/%05d", $0) }
+        let text = PackedReferences.header + (names + ["refs/bench/00000-late"]).map { "\(blob.hex) \($0)\n" }.joined()
+        #expect(text.utf8.count > 1 << 20, "the merge flushes its first mebibyte before it meets the record out of order")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: fixture.repository.gitDirectory + "packed-refs"))
+        try PackedReferences.update(in: fixture.repository.gitDirectory, adding: [("refs/bench/10000-new", blob)], removing: ["refs/bench/00001"])
+        let expected = (names.filter { $0 != "refs/bench/00001" } + ["refs/bench/00000-late", "refs/bench/10000-new"]).sorted()
+        #expect(try lines(of: fixture).map { String(decoding: $0.dropFirst(41), as: UTF8.self) } == expected)
+        let file = try String(contentsOfFile: fixture.repository.gitDirectory + "packed-refs", encoding: .utf8)
+        #expect(file.hasPrefix(PackedReferences.header) && file.components(separatedBy: "# pack-refs").count == 2)
+        #expect(try git(["-C", fixture.path, "fsck", "--strict", "--no-dangling"]).status == 0)
+    }
 }

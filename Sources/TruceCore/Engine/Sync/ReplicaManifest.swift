@@ -70,6 +70,23 @@ enum ReplicaManifest {
         "Manifest part\n\nReplica: \(replica)\nPart: yes\n"
     }
 
+    /// Whether `message` has a line that starts `Replica: `, as every manifest's and part's has (`header(parsing:)`
+    /// and `isPart` need one): a version's message is told apart without reading its trailers.
+    static func hasReplicaLine(_ message: String) -> Bool {
+        var message = message
+        return message.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            let marker: StaticString = "Replica: "
+            var start = 0
+            while bytes.count - start >= marker.utf8CodeUnitCount {
+                if memcmp(base + start, marker.utf8Start, marker.utf8CodeUnitCount) == 0 { return true }
+                guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return false }
+                start = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(newline)) + 1
+            }
+            return false
+        }
+    }
+
     /// True for a commit message of a part that a manifest of `replica` lists.
     static func isPart(_ message: String, of replica: String) -> Bool {
         Array(message.utf8) == Array(partMessage(of: replica).utf8)
@@ -146,13 +163,15 @@ enum ReplicaManifest {
             while let parent = listed.popLast() {
                 // A head that did not arrive is listed all the same: the head checks refuse it by name.
                 let listedCommit = try repository.rawCommitIfPresent(parent) != nil ? try repository.readCommit(parent) : nil
-                if let listedCommit, isPart(listedCommit.message, of: replica) {
+                // Nearly every commit listed is a version: its message is not read for trailers.
+                let mayList = listedCommit.map { hasReplicaLine($0.message) } ?? false
+                if mayList, let listedCommit, isPart(listedCommit.message, of: replica) {
                     guard let raw = try repository.rawCommit(parent), commitHeaderProblem(raw) == nil else {
                         return .failure(ManifestProblem("part \(parent.short) of \(id.short) is a commit git fsck refuses"))
                     }
                     listing.commits.append(parent)
                     listed += listedCommit.parents.reversed()
-                } else if let listedCommit, let nested = Self.header(parsing: listedCommit.message) {
+                } else if mayList, let listedCommit, let nested = Self.header(parsing: listedCommit.message) {
                     listing.manifests.append((nested.replica, parent))
                 } else {
                     listing.heads.append(parent)

@@ -363,6 +363,22 @@ import Testing
             })
     }
 
+    /// The quick look that lets the listing skip a version's trailers says yes to every manifest and part message
+    /// Truce writes, and to any message with a `Replica: ` line, the line both readings need.
+    @Test func everyManifestAndPartMessageHasTheLineTheListingLooksFor() {
+        let replica = String(repeating: "ab", count: 16)
+        let header = ReplicaManifest.Header(
+            replica: replica, sequence: 3, journal: nil, isSnapshot: true, listedSinceSnapshot: 0, snapshotHeads: 7)
+        for message in [ReplicaManifest.message(header), ReplicaManifest.partMessage(of: replica), "Replica: \(replica)"] {
+            #expect(ReplicaManifest.hasReplicaLine(message), "\(message)")
+        }
+        #expect(ReplicaManifest.header(parsing: ReplicaManifest.message(header)) == header)
+        for message in ["", "Save notes/a.md\n\nDevice: laptop\n", "Save Replica: x\n", "Replica:x\n", "Save\n Replica: \(replica)\n", "Replica"] {
+            #expect(!ReplicaManifest.hasReplicaLine(message), "\(message)")
+            #expect(ReplicaManifest.header(parsing: message) == nil && !ReplicaManifest.isPart(message, of: replica))
+        }
+    }
+
     /// libgit2's walks keep one list sorted by committer time and insert behind every commit as new or newer. Were
     /// parts as new as their manifest, a walk would insert every head of one second before taking one out: minutes
     /// at 100,000 heads in every push. A part older than what it lists gets its heads taken out as they come in.

@@ -43,25 +43,6 @@ extension Repository {
         guard let data = git_odb_object_data(object) else { return [] }
         return Array(UnsafeRawBufferPointer(start: data, count: git_odb_object_size(object)))
     }
-
-    /// Why libgit2 would refuse `name` as a tree entry here (what a local save runs into), nil when it takes it.
-    /// A tree's `id` must name a tree here; a blob's is only read until one blob has passed (see below).
-    package func treeEntryNameProblem(_ name: String, id: ObjectID, isTree: Bool) -> String? {
-        // A name libgit2 took once it takes again (the entry's object is checked on its own): documents share folders.
-        let verdictKey = (isTree ? "tree " : "blob ") + name
-        if acceptedEntryNames.contains(verdictKey) { return nil }
-        var builder: OpaquePointer?
-        guard git_treebuilder_new(&builder, handle, nil) == 0 else { return "cannot start a tree" }
-        defer { git_treebuilder_free(builder) }
-        // libgit2 also reads the header of the entry's object. The first blob it took stands in for the later ones
-        // (the callers check each blob themselves): each blob's own header was a read in the other store's packs,
-        // which kept every page of them mapped.
-        var oid = (isTree ? id : nameCheckBlob ?? id).raw
-        let code = git_treebuilder_insert(nil, builder, name, &oid, isTree ? GIT_FILEMODE_TREE : GIT_FILEMODE_BLOB)
-        if code < 0 { return GitError.last("", code: code).message }
-        if isTree { acceptedEntryNames.insert(verdictKey) } else if nameCheckBlob == nil { nameCheckBlob = id }
-        return nil
-    }
 }
 
 extension ObjectID {

@@ -17,8 +17,8 @@ package final class Repository {
     var logsAllReferenceUpdatesCache: Bool?
     /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
     package var acceptedEntryNames = Set<String>()
-    /// A blob libgit2 has taken as a tree entry here, which names of blobs are then tried with (see `treeEntryNameProblem`).
-    var nameCheckBlob: ObjectID?
+    /// Where the names of blob entries are tried once a blob has passed here (see `treeEntryNameProblem`).
+    var blobNameCheck: BlobNameCheck?
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
     /// several times (a quarantine's checks): nil keeps none.
     package var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?

@@ -119,6 +119,55 @@ extension Repository {
         }
     }
 
+    /// `references(under:)` of each of `directories` (each below `root`, ending in `/`), in their order, from one
+    /// listing of the loose files under `root` and one reading of `packed-refs`.
+    ///
+    /// For the documents a sync adopts in one batch: a listing of each one's
+    /// folder and a look at the file's stamp each cost more than the lookup.
+    package func references(underEach directories: [String], listingLooseUnder root: String) throws(GitError)
+        -> [[(name: String, target: ObjectID)]]
+    {
+        let positions = Dictionary(directories.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var attempt = 0
+        while true {
+            attempt += 1
+            var found = [[(name: String, target: ObjectID)]](repeating: [], count: directories.count)
+            var looseNames = Set<String>()
+            var vanished = false
+            let listed = DirectoryWalk.files(under: gitDirectory + root)
+            instrumentation.didListLooseReferences()
+            // Lock files, and locks a stale-lock recovery is taking aside, are not references.
+            for relative in listed where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
+                let name = root + relative
+                guard let slash = name.utf8.lastIndex(of: UInt8(ascii: "/")),
+                    let position = positions[String(name[...slash])]
+                else { continue }
+                var oid = git_oid()
+                let code = git_reference_name_to_id(&oid, handle, name)
+                if code == GIT_ENOTFOUND.rawValue {  // a writer deleted it meanwhile
+                    vanished = true
+                    continue
+                }
+                if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
+                found[position].append((name, ObjectID(oid)))
+                looseNames.insert(name)
+            }
+            // As in `references(under:)`: only a writer that keeps deleting refs could change every listing.
+            if vanished, attempt < 50 { continue }
+            let packed = try packedReferences()
+            var probes = 0, count = 0
+            for (position, directory) in directories.enumerated() {
+                for reference in try packed.references(withPrefix: directory, probes: &probes) where !looseNames.contains(reference.name) {
+                    found[position].append(reference)
+                }
+                count += found[position].count
+            }
+            instrumentation.countPackedRecordsRead(probes)
+            instrumentation.countReferencesListed(count)
+            return found
+        }
+    }
+
     /// The target of every reference under `refs/`, and of each packed tag's peeled line: where prune marks from.
     ///
     /// `references(matching:)` keeps every name, and libgit2's listing a

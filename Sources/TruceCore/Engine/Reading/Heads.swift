@@ -8,6 +8,12 @@ extension StoreEngine {
         try repository.references(under: ReferenceLayout.headsDirectory(of: key))
     }
 
+    /// `headReferences(of:)` of each of `keys`, in their order, read together: one listing of the loose heads and one
+    /// reading of `packed-refs` for all of them.
+    func headReferences(ofEach keys: [DocumentKey]) throws -> [[(name: String, target: ObjectID)]] {
+        try repository.references(underEach: keys.map(ReferenceLayout.headsDirectory(of:)), listingLooseUnder: ReferenceLayout.headsRoot)
+    }
+
     func documentVersions(of key: DocumentKey) throws -> DocumentVersions {
         try documentVersions(of: key, amongCandidates: headReferences(of: key).map(\.target))
     }

@@ -76,9 +76,12 @@ extension StoreEngine {
         var via: [VersionID: ObjectID] = [:]
         // Read under the lock: a store without heads (most of a first sync) has none to read per document.
         let storeHasHeads = try repository.mayHaveReferences(under: ReferenceLayout.headsRoot)
-        for (key, listedHeads) in incoming.byKey.sorted(by: { $0.key < $1.key }) {
-            // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage shows.
-            let existing = storeHasHeads ? try headReferences(of: key) : []
+        let byKey = incoming.byKey.sorted(by: { $0.key < $1.key })
+        // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage
+        // shows. All of the batch's at once: one listing of loose heads and one look at packed-refs, not one per document.
+        let existingByKey = storeHasHeads ? try headReferences(ofEach: byKey.map(\.key)) : nil
+        for (index, (key, listedHeads)) in byKey.enumerated() {
+            let existing = existingByKey?[index] ?? []
             let localHeads =
                 try existing.isEmpty
                 ? [] : documentVersions(of: key, amongCandidates: existing.map(\.target)).heads.map(\.id.objectID)

@@ -86,40 +86,10 @@ extension Repository {
     /// replaces): the listing is taken again, so a reader never sees a
     /// document's old head vanish without its new one.
     package func references(under directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
-        var attempt = 0
-        while true {
-            attempt += 1
-            var found: [(name: String, target: ObjectID)] = []
-            var names = Set<String>()
-            var vanished = false
-            let listed = DirectoryWalk.files(under: gitDirectory + directory)
-            instrumentation.didListLooseReferences()
-            // Lock files, and locks a stale-lock recovery is taking aside, are not references.
-            for relative in listed where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
-                let name = directory + relative
-                var oid = git_oid()
-                let code = git_reference_name_to_id(&oid, handle, name)
-                if code == GIT_ENOTFOUND.rawValue {  // a writer deleted it meanwhile
-                    vanished = true
-                    continue
-                }
-                if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
-                found.append((name, ObjectID(oid)))
-                names.insert(name)
-            }
-            // Only a writer that keeps deleting refs here could make every listing change under it: then take the last.
-            if vanished, attempt < 50 { continue }
-            var probes = 0
-            for reference in try packedReferences().references(withPrefix: directory, probes: &probes) where !names.contains(reference.name) {
-                found.append(reference)
-            }
-            instrumentation.countPackedRecordsRead(probes)
-            instrumentation.countReferencesListed(found.count)
-            return found
-        }
+        try references(underEach: [directory], listingLooseUnder: directory)[0]
     }
 
-    /// `references(under:)` of each of `directories` (each below `root`, ending in `/`), in their order, from one
+    /// The references under each of `directories` (each `root` or below it, ending in `/`), in their order, from one
     /// listing of the loose files under `root` and one reading of `packed-refs`.
     ///
     /// For the documents a sync adopts in one batch: a listing of each one's
@@ -139,9 +109,11 @@ extension Repository {
             // Lock files, and locks a stale-lock recovery is taking aside, are not references.
             for relative in listed where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
                 let name = root + relative
-                guard let slash = name.utf8.lastIndex(of: UInt8(ascii: "/")),
-                    let position = positions[String(name[...slash])]
-                else { continue }
+                // The folders asked for that hold it, at any depth (all of them when `root` is the one folder).
+                let holders =
+                    directories == [root]
+                    ? [0] : name.utf8.indices.filter { name.utf8[$0] == UInt8(ascii: "/") }.compactMap { positions[String(name[...$0])] }
+                guard !holders.isEmpty else { continue }
                 var oid = git_oid()
                 let code = git_reference_name_to_id(&oid, handle, name)
                 if code == GIT_ENOTFOUND.rawValue {  // a writer deleted it meanwhile
@@ -149,7 +121,7 @@ extension Repository {
                     continue
                 }
                 if code < 0 { throw GitError.last("damaged reference file (restore or remove it)", code: code) }
-                found[position].append((name, ObjectID(oid)))
+                for position in holders { found[position].append((name, ObjectID(oid))) }
                 looseNames.insert(name)
             }
             // As in `references(under:)`: only a writer that keeps deleting refs could change every listing.

@@ -31,6 +31,12 @@ import Testing
             #expect(listed == (try fixture.gitReferences()).filter { $0.key.hasPrefix(directory) }, "\(directory)")
         }
         #expect(together.map(\.count) == [2, 2, 1, 0])
+        // Folders at any depth below the root, one inside another.
+        let nested = ["refs/h/", "refs/h/aa/", "refs/h/bb/y/"]
+        for (directory, found) in zip(nested, try fixture.repository.references(underEach: nested, listingLooseUnder: "refs/h/")) {
+            let listed = Set(found.map { "\($0.name) \($0.target.hex)" })
+            #expect(listed == Set((try fixture.gitReferences()).filter { $0.key.hasPrefix(directory) }.map { "\($0) \($1)" }), "\(directory)")
+        }
 
         try Data("damaged\n".utf8).write(to: URL(fileURLWithPath: fixture.path + "/refs/h/dd/w/1"))
         #expect(try fixture.repository.references(underEach: directories, listingLooseUnder: "refs/h/").map(\.count) == [2, 2, 1, 0])

@@ -49,7 +49,7 @@ package final class PackEntries {
 
     /// How many objects a long copy takes from these packs between two `releaseResidentPages()`: a copy reads an
     /// object's index entry and its bytes once, so pages kept longer only count as memory.
-    package static let objectsBetweenReleases = 1 << 15
+    package static let objectsBetweenReleases = 1 << 12
 
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
     /// maps them in again, but they no longer count as this process's memory (a push of a million documents reads

@@ -97,7 +97,7 @@ extension Repository {
     package func references(underEach directories: [String], listingLooseUnder root: String) throws(GitError)
         -> [[(name: String, target: ObjectID)]]
     {
-        let positions = Dictionary(directories.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let positions = Dictionary(grouping: directories.indices, by: { directories[$0] })
         var attempt = 0
         while true {
             attempt += 1
@@ -112,7 +112,7 @@ extension Repository {
                 // The folders asked for that hold it, at any depth (all of them when `root` is the one folder).
                 let holders =
                     directories == [root]
-                    ? [0] : name.utf8.indices.filter { name.utf8[$0] == UInt8(ascii: "/") }.compactMap { positions[String(name[...$0])] }
+                    ? [0] : name.utf8.indices.filter { name.utf8[$0] == UInt8(ascii: "/") }.flatMap { positions[String(name[...$0])] ?? [] }
                 guard !holders.isEmpty else { continue }
                 var oid = git_oid()
                 let code = git_reference_name_to_id(&oid, handle, name)
@@ -124,7 +124,7 @@ extension Repository {
                 for position in holders { found[position].append((name, ObjectID(oid))) }
                 looseNames.insert(name)
             }
-            // As in `references(under:)`: only a writer that keeps deleting refs could change every listing.
+            // Only a writer that keeps deleting refs here could make every listing change under it: then take the last.
             if vanished, attempt < 50 { continue }
             let packed = try packedReferences()
             var probes = 0, count = 0

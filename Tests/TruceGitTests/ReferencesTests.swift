@@ -31,8 +31,8 @@ import Testing
             #expect(listed == (try fixture.gitReferences()).filter { $0.key.hasPrefix(directory) }, "\(directory)")
         }
         #expect(together.map(\.count) == [2, 2, 1, 0])
-        // Folders at any depth below the root, one inside another.
-        let nested = ["refs/h/", "refs/h/aa/", "refs/h/bb/y/"]
+        // Folders at any depth below the root, one inside another, one asked for twice.
+        let nested = ["refs/h/", "refs/h/aa/", "refs/h/bb/y/", "refs/h/aa/"]
         for (directory, found) in zip(nested, try fixture.repository.references(underEach: nested, listingLooseUnder: "refs/h/")) {
             let listed = Set(found.map { "\($0.name) \($0.target.hex)" })
             #expect(listed == Set((try fixture.gitReferences()).filter { $0.key.hasPrefix(directory) }.map { "\($0) \($1)" }), "\(directory)")

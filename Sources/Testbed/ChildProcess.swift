@@ -70,11 +70,12 @@ enum ChildProcess {
         var open: Set<Int32> = [stdout, stderr]
         var unwritten = input[...]
         var writing: Int32? = stdin
+        // Before a close below: once closed, the number may be another thread's descriptor.
+        _ = fcntl(stdin, F_SETFL, fcntl(stdin, F_GETFL) | O_NONBLOCK)
         if unwritten.isEmpty {
             close(stdin)
             writing = nil
         }
-        _ = fcntl(stdin, F_SETFL, fcntl(stdin, F_GETFL) | O_NONBLOCK)
         let end = Date(timeIntervalSinceNow: deadline)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var killed = false

@@ -12,6 +12,17 @@ extension Repository {
         try rawCommit(id, missingIsNil: true)
     }
 
+    /// A commit's raw bytes as stored, nil when the object is missing or not a commit, kept in `keptCommits` only
+    /// while it has room: for a caller that reads many commits long before it reads them again, in the same order
+    /// (a sync's listing, then its checks). The first ones read are then kept for the second reading, and the later
+    /// ones do not push them out (to be pushed out in turn before they are read again).
+    package func rawCommitIfPresentKeepingWhileRoom(_ id: ObjectID) throws(GitError) -> [UInt8]? {
+        if let kept = keptCommits?[id] { return kept.raw }
+        guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true) else { return nil }
+        keep(raw, ofCommit: id, startingOverWhenFull: false)
+        return raw
+    }
+
     private func rawCommit(_ id: ObjectID, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
         if let kept = keptCommits?[id] { return kept.raw }
         guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: missingIsNil) else { return nil }

@@ -32,12 +32,13 @@ package final class Repository {
     package static func keptCommitCost(of raw: [UInt8]) -> Int { 2 * raw.count + 256 }
 
     /// Keeps `raw` as the bytes of commit `id` when `keptCommits` is on, first letting go of all it kept when the
-    /// limit would be passed.
-    package func keep(_ raw: [UInt8], ofCommit id: ObjectID) {
+    /// limit would be passed (or, without `startingOverWhenFull`, not keeping it then).
+    package func keep(_ raw: [UInt8], ofCommit id: ObjectID, startingOverWhenFull: Bool = true) {
         guard keptCommits != nil else { return }
         let cost = Self.keptCommitCost(of: raw)
         guard cost <= keptCommitLimit else { return }
         if keptCommitBytes + cost > keptCommitLimit {
+            guard startingOverWhenFull else { return }
             keptCommits = [:]
             keptCommitBytes = 0
         }

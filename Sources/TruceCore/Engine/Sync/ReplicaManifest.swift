@@ -74,17 +74,34 @@ enum ReplicaManifest {
     /// and `isPart` need one): a version's message is told apart without reading its trailers.
     static func hasReplicaLine(_ message: String) -> Bool {
         var message = message
-        return message.withUTF8 { bytes in
+        return message.withUTF8 { hasReplicaLine(in: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `hasReplicaLine` of the message of a commit as stored: what follows the header's end, its first empty line
+    /// (libgit2 reads the message from there too). A commit without one has no message.
+    static func messageHasReplicaLine(rawCommit raw: [UInt8]) -> Bool {
+        raw.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return false }
-            let marker: StaticString = "Replica: "
             var start = 0
-            while bytes.count - start >= marker.utf8CodeUnitCount {
-                if memcmp(base + start, marker.utf8Start, marker.utf8CodeUnitCount) == 0 { return true }
-                guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return false }
-                start = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(newline)) + 1
+            while let newline = memchr(base + start, 0x0A, bytes.count - start) {
+                let next = base.distance(to: UnsafeRawPointer(newline)) + 1
+                if next == start + 1 { return hasReplicaLine(in: UnsafeRawBufferPointer(rebasing: bytes[next...])) }
+                start = next
             }
             return false
         }
+    }
+
+    private static func hasReplicaLine(in bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let marker: StaticString = "Replica: "
+        var start = 0
+        while bytes.count - start >= marker.utf8CodeUnitCount {
+            if memcmp(base + start, marker.utf8Start, marker.utf8CodeUnitCount) == 0 { return true }
+            guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return false }
+            start = base.distance(to: UnsafeRawPointer(newline)) + 1
+        }
+        return false
     }
 
     /// True for a commit message of a part that a manifest of `replica` lists.
@@ -152,7 +169,10 @@ enum ReplicaManifest {
         var listing = Listing()
         var current: ObjectID? = tip
         while let id = current, id != seen {
-            guard let raw = try repository.rawCommit(id) else { return .failure(ManifestProblem("\(id.short) is not a commit")) }
+            // Kept while there is room, as the heads below are: a chain's commits do not push out the first heads read.
+            guard let raw = try repository.rawCommitIfPresentKeepingWhileRoom(id) ?? repository.rawCommit(id) else {
+                return .failure(ManifestProblem("\(id.short) is not a commit"))
+            }
             if let problem = commitHeaderProblem(raw) { return .failure(ManifestProblem("\(id.short) is a commit git fsck refuses: \(problem)")) }
             let commit = try repository.readCommit(id)
             guard let header = header(parsing: commit.message), header.replica == replica else {
@@ -161,12 +181,14 @@ enum ReplicaManifest {
             listing.commits.append(id)
             var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
             while let parent = listed.popLast() {
-                // A head that did not arrive is listed all the same: the head checks refuse it by name.
-                let listedCommit = try repository.rawCommitIfPresent(parent) != nil ? try repository.readCommit(parent) : nil
-                // Nearly every commit listed is a version: its message is not read for trailers.
-                let mayList = listedCommit.map { hasReplicaLine($0.message) } ?? false
+                // A head that did not arrive is listed all the same: the head checks refuse it by name. Nearly every
+                // commit listed is a version, read here only for the line that tells it apart: the checks read it
+                // again, and find the first ones read here still kept.
+                let raw = try repository.rawCommitIfPresentKeepingWhileRoom(parent)
+                let mayList = raw.map(messageHasReplicaLine(rawCommit:)) ?? false
+                let listedCommit = mayList ? try repository.readCommit(parent) : nil
                 if mayList, let listedCommit, isPart(listedCommit.message, of: replica) {
-                    guard let raw = try repository.rawCommit(parent), commitHeaderProblem(raw) == nil else {
+                    guard let raw, commitHeaderProblem(raw) == nil else {
                         return .failure(ManifestProblem("part \(parent.short) of \(id.short) is a commit git fsck refuses"))
                     }
                     listing.commits.append(parent)

@@ -91,14 +91,22 @@ import Testing
 /// The commits a quarantine keeps for its checks stay within their limit, which starts over when full and so keeps the
 /// latest reads; a commit no longer kept is read again, the same.
 @Suite(.timeLimit(.minutes(10))) struct KeptCommitLimitTests {
-    @Test func aFullCacheStartsOverAndKeepsTheLatestReads() throws {
+    /// A store of 40 commits, whose repository keeps commits within 2,000 bytes; `body` gets the commits too.
+    private func withFortyCommitsKeptWithinALimit(
+        _ body: (_ test: TestStore, _ repository: Repository, _ ids: [VersionID]) throws -> Void
+    ) throws {
         let test = try TestStore()
         let ids = try test.store.saveBatch(
             (0..<40).map { BatchSave(key: DocumentKey(stringLiteral: "k/\($0).md"), content: .text("\($0)\n"), device: "laptop") })
         try test.store.withEngine { engine in
-            let repository = engine.repository
-            repository.keptCommits = [:]
-            repository.keptCommitLimit = 2000
+            engine.repository.keptCommits = [:]
+            engine.repository.keptCommitLimit = 2000
+            try body(test, engine.repository, ids)
+        }
+    }
+
+    @Test func aFullCacheStartsOverAndKeepsTheLatestReads() throws {
+        try withFortyCommitsKeptWithinALimit { test, repository, ids in
             var costs: [Int] = []
             for id in ids { costs.append(Repository.keptCommitCost(of: try #require(try repository.rawCommit(id.objectID)))) }
             let kept = try #require(repository.keptCommits)
@@ -117,6 +125,30 @@ import Testing
             for id in ids {
                 #expect(try repository.readCommit(id.objectID).message == Repository.openBare(at: test.path).readCommit(id.objectID).message)
             }
+        }
+    }
+
+    /// A listing reads every head long before its checks read it again, in the same order: its reads keep the first
+    /// commits that fit and never start the cache over, so those are what the checks find kept.
+    @Test func aReadThatKeepsWhileThereIsRoomKeepsTheFirstReadsAndNeverStartsOver() throws {
+        try withFortyCommitsKeptWithinALimit { test, repository, ids in
+            // Each read is kept when it fits beside those kept before it: none starts the cache over.
+            var first: [ObjectID] = [], used = 0
+            for id in ids.map(\.objectID) {
+                let raw = try #require(try repository.rawCommitIfPresentKeepingWhileRoom(id))
+                #expect(raw == (try Repository.openBare(at: test.path).rawCommit(id)), "the bytes as stored")
+                let cost = Repository.keptCommitCost(of: raw)
+                if used + cost <= 2000 { (first, used) = (first + [id], used + cost) }
+            }
+            let kept = try #require(repository.keptCommits)
+            #expect(Set(kept.keys) == Set(first))
+            #expect(kept[ids[0].objectID] != nil && kept[ids.last!.objectID] == nil, "the first read is kept, the last is not")
+            #expect(first.count < ids.count, "the limit kept \(first.count) of \(ids.count)")
+            // Not a commit, or not there: nil, and nothing kept.
+            let tree = try repository.readCommit(ids[0].objectID).tree
+            #expect(try repository.rawCommitIfPresentKeepingWhileRoom(tree) == nil)
+            #expect(try repository.rawCommitIfPresentKeepingWhileRoom(ObjectID(hex: String(repeating: "1", count: 40))!) == nil)
+            #expect(repository.keptCommits?.count == first.count)
         }
     }
 }

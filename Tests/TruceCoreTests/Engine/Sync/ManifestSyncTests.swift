@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// Sync through replica manifests, against a git daemon on 127.0.0.1 and plain bare repositories: what a hub holds,
 /// what travels, and that nothing is lost on the way.
@@ -377,6 +378,35 @@ import Testing
             #expect(!ReplicaManifest.hasReplicaLine(message), "\(message)")
             #expect(ReplicaManifest.header(parsing: message) == nil && !ReplicaManifest.isPart(message, of: replica))
         }
+    }
+
+    /// The listing looks for that line in a commit as stored, before libgit2 parses it: in the message only, which
+    /// starts after the header's first empty line, as libgit2 reads it (a header line never counts).
+    @Test func theLineIsLookedForInTheMessageOfACommitAsStored() throws {
+        let test = try TestStore()
+        let replica = String(repeating: "ab", count: 16)
+        let header = ReplicaManifest.Header(
+            replica: replica, sequence: 3, journal: nil, isSnapshot: true, listedSinceSnapshot: 0, snapshotHeads: 7)
+        let messages = [
+            ReplicaManifest.message(header), ReplicaManifest.partMessage(of: replica), "Replica: \(replica)", "", "Save a.md\n\nDevice: x\n",
+            "Save\n Replica: \(replica)\n", "Save\n\nReplica: x\n", "Replica",
+        ]
+        // Written by git itself, read back raw through libgit2: the header git writes, then the message.
+        for message in messages {
+            let hex = try git("-c", "user.name=a", "-c", "user.email=a@a", "-C", test.path, "commit-tree", ObjectID.emptyTree.hex, "-m", message)
+                .output.trimmingCharacters(in: .newlines)
+            let id = try #require(ObjectID(hex: hex))
+            try test.store.withEngine { engine in
+                let raw = try #require(try engine.repository.rawCommit(id))
+                let parsed = try engine.repository.readCommit(id).message
+                #expect(ReplicaManifest.messageHasReplicaLine(rawCommit: raw) == ReplicaManifest.hasReplicaLine(parsed), "\(message)")
+            }
+        }
+        // A header line is not the message, and a commit with no empty line has none.
+        let tree = "tree \(ObjectID.emptyTree.hex)\nauthor a <a> 0 +0000\ncommitter a <a> 0 +0000\n"
+        #expect(!ReplicaManifest.messageHasReplicaLine(rawCommit: Array((tree + "Replica: \(replica)\n\nSave\n").utf8)))
+        #expect(!ReplicaManifest.messageHasReplicaLine(rawCommit: Array((tree + "Replica: \(replica)\n").utf8)))
+        #expect(ReplicaManifest.messageHasReplicaLine(rawCommit: Array((tree + "\nReplica: \(replica)").utf8)))
     }
 
     /// libgit2's walks keep one list sorted by committer time and insert behind every commit as new or newer. Were

@@ -311,6 +311,42 @@ import Testing
         #expect(again.received.isEmpty && again.refused.count == 1, "\(again.received) \(again.refused)")
     }
 
+    /// A manifest that lists a commit libgit2 cannot parse (an author line without an email) gets that head refused
+    /// by name, as any bad head is: the listing only looks for the line that tells a version from a manifest, and
+    /// the checks say what is wrong. The rest of what the hub holds is adopted.
+    @Test(arguments: HubAccess.allCases) func aListedCommitLibgit2CannotParseIsRefusedByNameAndTheRestAdopted(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
+        let hubDirectory = hubPath(hub)
+        let laptop = try TestStore(), phone = try TestStore()
+        try laptop.store.save(.text("good\n"), to: "good.md", device: "laptop")
+        _ = try laptop.store.sync(with: hub)
+        let reference = try #require(try hubRefs(hub).first { $0.hasPrefix(ReplicaManifest.root) })
+        let replica = String(reference.dropFirst(ReplicaManifest.root.count))
+        let manifest = try hubReference(reference, in: hub)
+        let emptyTree = ObjectID.emptyTree.hex
+        let unparsable = try git(
+            ["-C", hubDirectory, "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
+            input: .text("tree \(emptyTree)\nauthor no email 1796000000 +0000\ncommitter no email 1796000000 +0000\n\nSave x.md\n")
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The laptop's next manifest, as Truce writes one, listing that commit.
+        let header = ReplicaManifest.Header(
+            replica: replica, sequence: 1_000, journal: nil, isSnapshot: false, listedSinceSnapshot: 2, snapshotHeads: 1)
+        let next = try git(
+            [
+                "-c", "user.name=truce", "-c", "user.email=manifest@truce", "-C", hubDirectory, "commit-tree", emptyTree, "-p", manifest, "-p",
+                unparsable,
+            ],
+            input: .text(ReplicaManifest.message(header))
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try git("-C", hubDirectory, "update-ref", reference, next, manifest).status == 0)
+        let report = try phone.store.sync(with: hub)
+        #expect(report.received.map(\.key) == ["good.md"])
+        #expect(report.refused.map(\.hex) == [unparsable], "\(report.refused)")
+        #expect(report.refused.first?.version?.hex == unparsable)
+        #expect(try git("-C", phone.path, "cat-file", "-e", unparsable).status != 0, "the refused head is in the store")
+        #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
     @Test func aManifestChainHoldingANonManifestIsRefusedByNameAndTheRestAdopted() throws {
         let hub = try daemon.makeHub()
         let hubDirectory = hubPath(hub)

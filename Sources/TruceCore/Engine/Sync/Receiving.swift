@@ -76,11 +76,13 @@ extension StoreEngine {
         var via: [VersionID: ObjectID] = [:]
         // Read under the lock: a store without heads (most of a first sync) has none to read per document.
         let storeHasHeads = try repository.mayHaveReferences(under: ReferenceLayout.headsRoot)
-        let byKey = incoming.byKey.sorted(by: { $0.key < $1.key })
+        // The keys alone are sorted: sorting the (key, heads) pairs retained and released both at every move.
+        let keys = incoming.byKey.keys.sorted()
         // A document new here has no heads to read (most of an initial sync); the others are read whole, so damage
         // shows. All of the batch's at once: one listing of loose heads and one look at packed-refs, not one per document.
-        let existingByKey = storeHasHeads ? try headReferences(ofEach: byKey.map(\.key)) : nil
-        for (index, (key, listedHeads)) in byKey.enumerated() {
+        let existingByKey = storeHasHeads ? try headReferences(ofEach: keys) : nil
+        for (index, key) in keys.enumerated() {
+            let listedHeads = incoming.byKey[key, default: []]
             let existing = existingByKey?[index] ?? []
             let localHeads =
                 try existing.isEmpty

@@ -48,14 +48,28 @@ package final class PackEntries {
     deinit { truce_inflater_free(inflater) }
 
     /// How many objects a long copy takes from these packs between two `releaseResidentPages()`: a copy reads an
-    /// object's index entry and its bytes once, so pages kept longer only count as memory.
-    package static let objectsBetweenReleases = 1 << 12
+    /// object's index entry and its bytes once, so pages kept longer only count as memory. With the packs in the
+    /// page cache, each page read maps its cached neighbours too (64 KB a fault on Linux; `MADV_RANDOM` does not stop
+    /// it), so objects asked for out of pack order map up to 64 KB each until the next release.
+    static let objectsBetweenReleases = 1 << 10
+    private var copiedSinceRelease = 0
+    /// The packs read since the last release: only those have pages to let go.
+    private var readSinceRelease = Set<Int>()
+
+    /// Counts one object copied out of these packs (`PackWriter` calls it), letting their pages go every
+    /// `objectsBetweenReleases`.
+    func noteCopied() {
+        copiedSinceRelease += 1
+        if copiedSinceRelease >= Self.objectsBetweenReleases { releaseResidentPages() }
+    }
 
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
     /// maps them in again, but they no longer count as this process's memory (a push of a million documents reads
     /// 450 MB of packs).
     package func releaseResidentPages() {
-        for pack in packs { pack.releaseResidentPages() }
+        for position in readSinceRelease { packs[position].releaseResidentPages() }
+        readSinceRelease.removeAll(keepingCapacity: true)
+        copiedSinceRelease = 0
     }
 
     /// The entry of `id` in the first pack (the biggest first) that holds it as a proven whole object: its type, its size and its zlib
@@ -75,6 +89,8 @@ package final class PackEntries {
     }
 
     private func entry(of id: ObjectID, inPack position: Int) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        // Searched is read: a miss reads pages of the index too.
+        readSinceRelease.insert(position)
         guard let offset = packs[position].offset(of: id) else { return nil }
         return proven(packs[position].entry(at: offset), id: id)
     }

@@ -37,7 +37,8 @@ package struct PackWriter {
     /// millions would otherwise be built to check).
     ///
     /// An object `entries` finds is copied as it is deflated there: it is neither read through libgit2 nor deflated
-    /// again (`PackEntries` proves it first).
+    /// again (`PackEntries` proves it first), and the pages of `entries` read are let go as the copy goes on, so that
+    /// they do not count as this process's memory.
     ///
     /// Without `compressed`, objects are stored in zlib streams uncompressed: deflating a small object costs
     /// several microseconds of fixed work (zlib builds its trees either way), a save log checkpoint's main cost, and
@@ -78,8 +79,9 @@ package struct PackWriter {
                 try pack.append(header)
                 try pack.append(body)
             }
-            if let entry = entries?.entry(of: id) {
+            if let entries, let entry = entries.entry(of: id) {
                 try addDeflated(type: entry.type, size: entry.size, entry.stream)
+                entries.noteCopied()
                 continue
             }
             if let raw = known[id] {

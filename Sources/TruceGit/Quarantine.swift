@@ -132,15 +132,10 @@ package final class Quarantine {
                 }
             }
             // Copied as the other store deflated them, each proven by its hash: deflating them all again was most of
-            // the time left. `missing` holds each object once: no set to check it. The other store's pages read so far
-            // are let go as the pack grows, so that they do not count as this process's memory.
-            let entries = try PackEntries(objectsDirectory: source)
+            // the time left. `missing` holds each object once: no set to check it.
             try PackWriter(repository: repository, into: storeObjects + "/pack/").write(
-                missing, copyingFrom: entries, distinct: true,
-                progress: { done, total, _ in
-                    if done > 0, done % PackEntries.objectsBetweenReleases == 0 { entries.releaseResidentPages() }
-                    progress?(done, total)
-                })
+                missing, copyingFrom: try PackEntries(objectsDirectory: source), distinct: true,
+                progress: { done, total, _ in progress?(done, total) })
             return
         }
         if let checked, try movePacks(ifAllIn: checked) { return }

@@ -17,16 +17,13 @@ extension Repository {
     /// (a sync's listing, then its checks). The first ones read are then kept for the second reading, and the later
     /// ones do not push them out (to be pushed out in turn before they are read again).
     package func rawCommitIfPresentKeepingWhileRoom(_ id: ObjectID) throws(GitError) -> [UInt8]? {
-        if let kept = keptCommits?[id] { return kept.raw }
-        guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true) else { return nil }
-        keep(raw, ofCommit: id, startingOverWhenFull: false)
-        return raw
+        try rawCommit(id, missingIsNil: true, startingOverWhenFull: false)
     }
 
-    private func rawCommit(_ id: ObjectID, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
+    private func rawCommit(_ id: ObjectID, missingIsNil: Bool, startingOverWhenFull: Bool = true) throws(GitError) -> [UInt8]? {
         if let kept = keptCommits?[id] { return kept.raw }
         guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: missingIsNil) else { return nil }
-        keep(raw, ofCommit: id)
+        keep(raw, ofCommit: id, startingOverWhenFull: startingOverWhenFull)
         return raw
     }
 

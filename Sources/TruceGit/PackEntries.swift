@@ -53,8 +53,8 @@ package final class PackEntries {
     /// it), so objects asked for out of pack order map up to 64 KB each until the next release.
     static let objectsBetweenReleases = 1 << 10
     private var copiedSinceRelease = 0
-    /// The packs read since the last release: only those have pages to let go.
-    private var readSinceRelease = Set<Int>()
+    /// Whether each pack was read since the last release: only those have pages to let go.
+    private lazy var readSinceRelease = [Bool](repeating: false, count: packs.count)
 
     /// Counts one object copied out of these packs (`PackWriter` calls it), letting their pages go every
     /// `objectsBetweenReleases`.
@@ -67,8 +67,10 @@ package final class PackEntries {
     /// maps them in again, but they no longer count as this process's memory (a push of a million documents reads
     /// 450 MB of packs).
     package func releaseResidentPages() {
-        for position in readSinceRelease { packs[position].releaseResidentPages() }
-        readSinceRelease.removeAll(keepingCapacity: true)
+        for position in packs.indices where readSinceRelease[position] {
+            packs[position].releaseResidentPages()
+            readSinceRelease[position] = false
+        }
         copiedSinceRelease = 0
     }
 
@@ -90,7 +92,7 @@ package final class PackEntries {
 
     private func entry(of id: ObjectID, inPack position: Int) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
         // Searched is read: a miss reads pages of the index too.
-        readSinceRelease.insert(position)
+        readSinceRelease[position] = true
         guard let offset = packs[position].offset(of: id) else { return nil }
         return proven(packs[position].entry(at: offset), id: id)
     }

@@ -40,7 +40,8 @@ public final class GitDaemon: GitHubServer, @unchecked Sendable {
     public func url(of name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
 }
 
-/// lighttpd running `git http-backend` as CGI, with Basic auth (user `truce`, password `secret-pw`), over http or https.
+/// lighttpd running `git http-backend` as CGI, with Basic auth (user `truce`, password `secret-pw`), over http or https;
+/// without `requiringPassword`, open to anyone (the benchmark's byte counts, where a 401 round trip would only add noise).
 public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
     public static let user = "truce", password = "secret-pw"
     public let directory = TemporaryDirectory("truce-http")
@@ -51,7 +52,7 @@ public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
     /// With TLS: the PEM file of the test CA that signed the server's certificate for `localhost`.
     public let caFile: String?
 
-    public init(tls: Bool) throws {
+    public init(tls: Bool, requiringPassword: Bool = true) throws {
         self.tls = tls
         let dir = directory.path, root = directory.file("repos")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -68,6 +69,13 @@ public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
         } else {
             caFile = nil
         }
+        let authentication =
+            requiringPassword
+            ? """
+            auth.backend = "plain"
+            auth.backend.plain.userfile = "\(dir)/users"
+            auth.require = ("/git" => ("method" => "basic", "realm" => "truce", "require" => "valid-user"))
+            """ : ""
         (server, port) = try startOnFreePort { port in
             let config = """
                 server.modules = (\(modules))
@@ -78,9 +86,7 @@ public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
                 alias.url = ("/git" => "/usr/lib/git-core/git-http-backend")
                 cgi.assign = ("" => "")
                 setenv.add-environment = ("GIT_PROJECT_ROOT" => "\(root)", "GIT_HTTP_EXPORT_ALL" => "")
-                auth.backend = "plain"
-                auth.backend.plain.userfile = "\(dir)/users"
-                auth.require = ("/git" => ("method" => "basic", "realm" => "truce", "require" => "valid-user"))
+                \(authentication)
                 \(tlsConfig)
                 """
             try config.write(toFile: dir + "/lighttpd.conf", atomically: true, encoding: .utf8)

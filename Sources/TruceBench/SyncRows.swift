@@ -3,7 +3,8 @@ import Testbed
 import Truce
 
 /// Sync at scale through a hub that is a plain bare repository (`git init --bare`) served by `git daemon` on
-/// 127.0.0.1, each figure beside plain git's on the same hub in the same run.
+/// 127.0.0.1, each figure beside plain git's on the same hub in the same run; the one-change rows again over http,
+/// through `git http-backend`.
 ///
 /// Truce builds the hub itself (a `sync` from a store filled by
 /// `importDocuments`, what `truce import` runs), so the rows measure whatever
@@ -24,19 +25,42 @@ enum SyncRows {
         defer { daemon.server.stop() }
         let relay = try CountingRelay(forwardingTo: daemon.port)
         defer { relay.stop() }
+        // The one-change rows again over http, where every request carries its own headers: git http-backend behind
+        // lighttpd, open to anyone so that no 401 round trip is counted, serving copies of the same hubs.
+        let web = try HTTPGitServer(tls: false, requiringPassword: false)
+        defer { web.server.stop() }
+        let webRelay = try CountingRelay(forwardingTo: web.port)
+        defer { webRelay.stop() }
         return try scale.syncedDocuments.flatMap { documents in
             let directory = scratchDirectory("sync")
             defer {
                 try? FileManager.default.removeItem(atPath: directory)
-                for hub in (try? FileManager.default.contentsOfDirectory(atPath: daemon.root)) ?? [] {
-                    try? FileManager.default.removeItem(atPath: daemon.root + "/" + hub)
+                for root in [daemon.root, web.root] {
+                    for hub in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+                        try? FileManager.default.removeItem(atPath: root + "/" + hub)
+                    }
                 }
             }
             let setup = try Setup(documents: documents, in: directory, daemon: daemon, relay: relay)
-            let rows = try initialRows(setup) + noOpRows(setup) + oneChangeRows(setup)
+            let overGit = Transport(name: "git://", hub: setup.hub, gitHub: setup.gitHub, relay: relay)
+            var rows = try initialRows(setup) + noOpRows(setup) + oneChangeRows(setup, over: overGit)
+            setup.step("copying the hubs to the web server")
+            for name in [setup.hubName, setup.gitHubName] {
+                try FileManager.default.copyItem(atPath: daemon.root + "/" + name, toPath: web.root + "/" + name)
+            }
+            let url = { (name: String) in "http://127.0.0.1:\(webRelay.port)/git/\(name)" }
+            let overHTTP = Transport(name: "http://", hub: url(setup.hubName), gitHub: url(setup.gitHubName), relay: webRelay)
+            rows += try oneChangeRows(setup, over: overHTTP)
             setup.step("removing its stores and hubs")
             return rows
         }
+    }
+
+    /// Where the one-change rows sync: Truce's hub and git's, both behind `relay`.
+    private struct Transport {
+        let name: String
+        let hub: String, gitHub: String
+        let relay: CountingRelay
     }
 
     /// One size's stores, hubs and clones: a writer filled by import (and `saveBatch` for the long histories), an empty
@@ -46,6 +70,8 @@ enum SyncRows {
         let writer: DocumentStore, reader: DocumentStore
         /// Truce's hub and git's, behind the relay, and where git's clone of Truce's hub goes.
         let hub: String, gitHub: String, mirror: String
+        /// The hubs' directory names in the daemon's root.
+        let hubName: String, gitHubName: String
         let directory: String
         let longDocument: DocumentKey, longHead: VersionID
         let relay: CountingRelay
@@ -59,7 +85,8 @@ enum SyncRows {
                 _ = try daemon.makeHub(name)
                 return "git://127.0.0.1:\(relay.port)/\(name)"
             }
-            (hub, gitHub, mirror) = (try served("hub-\(documents).git"), try served("git-hub-\(documents).git"), directory + "/mirror.git")
+            (hubName, gitHubName) = ("hub-\(documents).git", "git-hub-\(documents).git")
+            (hub, gitHub, mirror) = (try served(hubName), try served(gitHubName), directory + "/mirror.git")
             step("importing \(documents) documents as truce import does, then the long histories with saveBatch")
             writer = try DocumentStore.create(at: directory + "/writer")
             reader = try DocumentStore.create(at: directory + "/reader")
@@ -151,14 +178,20 @@ enum SyncRows {
     }
 
     /// The writer saves one version of a long-history document and syncs, the reader syncs and gets it; against
-    /// git pushing the same commit from a clone of the hub and git fetching it into another clone.
-    private static func oneChangeRows(_ setup: Setup) throws -> [Row] {
-        setup.step("one-change syncs against git push + git fetch of one commit")
-        let gitWriter = setup.directory + "/git-writer.git", gitReader = setup.directory + "/git-reader.git"
+    /// git pushing the same commit from a clone of the hub and git fetching it into another clone. The first sync of
+    /// each store with the transport's hub is not measured: a hub copied to another server is new to the stores.
+    private static func oneChangeRows(_ setup: Setup, over transport: Transport) throws -> [Row] {
+        setup.step("one-change syncs over \(transport.name) against git push + git fetch of one commit")
+        let clones = setup.directory + "/" + transport.name.filter(\.isLetter)
+        let gitWriter = clones + "-git-writer.git", gitReader = clones + "-git-reader.git"
         for clone in [gitWriter, gitReader] { try git(["clone", "-q", "--mirror", setup.mirror, clone]) }
-        try git(["-C", gitWriter, "update-ref", branch, setup.longHead.hex])
-        try git(["-C", gitWriter, "push", "-q", setup.gitHub, branch])
-        try git(["-C", gitReader, "fetch", "-q", setup.gitHub, "\(branch):\(branch)"])
+        // git's hub has the branch already when it is a copy from the transport before: both clones start where it is.
+        if try git(["ls-remote", transport.gitHub, branch]).isEmpty {
+            try git(["-C", gitWriter, "update-ref", branch, setup.longHead.hex])
+            try git(["-C", gitWriter, "push", "-q", transport.gitHub, branch])
+        }
+        for clone in [gitWriter, gitReader] { try git(["-C", clone, "fetch", "-q", transport.gitHub, "+\(branch):\(branch)"]) }
+        for store in [setup.writer, setup.reader] { _ = try store.syncOnCallingThread(with: transport.hub) }
         var random = SeededRandom(seed: 0x0C4A_9E)
         var round = 0
         let rounds = try repeated {
@@ -169,13 +202,13 @@ enum SyncRows {
                 date: StoreRows.start.addingTimeInterval(Double(10_000_000 + round)), allowingFutureDate: true)
             var sent: SyncReport?, received: SyncReport?
             let truce =
-                try setup.relay.measure { sent = try setup.writer.syncOnCallingThread(with: setup.hub) }
-                + setup.relay.measure { received = try setup.reader.syncOnCallingThread(with: setup.hub) }
+                try transport.relay.measure { sent = try setup.writer.syncOnCallingThread(with: transport.hub) }
+                + transport.relay.measure { received = try setup.reader.syncOnCallingThread(with: transport.hub) }
             // The same commit into git's writer (locally, not measured), pushed to git's hub and fetched by git's reader.
             try git(["-C", setup.writer.path, "push", "-q", gitWriter, "\(version.id.hex):\(branch)"])
             let plain =
-                try setup.relay.measure { try git(["-C", gitWriter, "push", "-q", setup.gitHub, branch]) }
-                + setup.relay.measure { try git(["-C", gitReader, "fetch", "-q", setup.gitHub, "\(branch):\(branch)"]) }
+                try transport.relay.measure { try git(["-C", gitWriter, "push", "-q", transport.gitHub, branch]) }
+                + transport.relay.measure { try git(["-C", gitReader, "fetch", "-q", transport.gitHub, "\(branch):\(branch)"]) }
             let gitReaderHead = try git(["-C", gitReader, "rev-parse", branch])
             let delivered = received?.received.map(\.version) == [version.id] && gitReaderHead == version.id.hex
             return (truce, git: plain, traffic: [sent, received].compactMap { $0?.traffic }.map(packBytes).reduce(0, +), delivered: delivered)
@@ -185,7 +218,8 @@ enum SyncRows {
         let bytes = median(rounds.map(\.0.bytes)) / median(rounds.map(\.git.bytes))
         return [
             Row(
-                work: "one new version of a \(longHistoryVersions)-version document, synced up and down, \(setup.label), median of \(rounds.count) "
+                work: "one new version of a \(longHistoryVersions)-version document, synced up and down"
+                    + "\(transport.name == "git://" ? "" : " over " + transport.name), \(setup.label), median of \(rounds.count) "
                     + "(SyncReport.traffic: \(format(bytes: median(rounds.map(\.traffic)))))",
                 truce: "\(format(bytes: median(rounds.map(\.0.bytes)))) in \(format(median(rounds.map(\.0.seconds))))",
                 baseline: "git push + git fetch: \(format(bytes: median(rounds.map(\.git.bytes)))) in \(format(median(rounds.map(\.git.seconds))))",

@@ -35,7 +35,7 @@ extension Repository {
     /// An object's bytes as stored, nil when it is of another type (or missing, with `missingIsNil`).
     ///
     /// Read past libgit2's object cache (see `uncached_read.c`): these reads check what another store sent, once each.
-    private func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
+    func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }

@@ -311,7 +311,9 @@ struct CrashState: Hashable {
         for directory in directories.sorted() {
             try manager.createDirectory(atPath: path + "/" + directory, withIntermediateDirectories: true)
         }
-        let date = Date(timeIntervalSinceNow: -age)
+        // Whole seconds: once in a full run, setting a date with a fraction of a second failed with EINVAL ("Code=512
+        // … Invalid argument" on HEAD); a whole second leaves Foundation's conversion nothing to round.
+        let date = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - age).rounded(.down))
         for (relative, bytes) in files {
             let full = path + "/" + relative
             guard manager.createFile(atPath: full, contents: Data(bytes)) else { throw ReliabilityFailure("cannot write \(full)") }

@@ -34,7 +34,8 @@ extension Repository {
 
     /// An object's bytes as stored, nil when it is of another type (or missing, with `missingIsNil`).
     ///
-    /// Read past libgit2's object cache (see `uncached_read.c`): these reads check what another store sent, once each.
+    /// Read past libgit2's object cache (see `uncached_read.c`): these reads check what another store sent, and walk
+    /// a history (`forEachCommit`), once each.
     func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")

@@ -18,13 +18,15 @@ extension GitHubServer {
 }
 
 /// `git daemon --enable=receive-pack` on 127.0.0.1: the git:// transport; without `allowingPush`, a daemon that only serves fetches.
+/// With `tracingPacketsTo`, every pkt-line its upload-pack and receive-pack read and write is logged to that file
+/// (`GIT_TRACE_PACKET`): what a client really said, in git's own words.
 public final class GitDaemon: GitHubServer, @unchecked Sendable {
     public let directory = TemporaryDirectory("truce-daemon")
     public var root: String { directory.file("repos") }
     public let server: ServerProcess
     public let port: Int
 
-    public init(allowingPush: Bool = true) throws {
+    public init(allowingPush: Bool = true, tracingPacketsTo trace: String? = nil) throws {
         let root = directory.file("repos"), log = directory.file("daemon.log")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         (server, port) = try startOnFreePort { port in
@@ -33,7 +35,7 @@ public final class GitDaemon: GitHubServer, @unchecked Sendable {
                 arguments: [
                     "--reuseaddr", allowingPush ? "--enable=receive-pack" : "--forbid-override=receive-pack", "--export-all", "--base-path=\(root)",
                     "--listen=127.0.0.1", "--port=\(port)", root,
-                ], log: log)
+                ], environment: trace.map { ["GIT_TRACE_PACKET": $0] } ?? [:], log: log)
         }
     }
 
@@ -42,6 +44,7 @@ public final class GitDaemon: GitHubServer, @unchecked Sendable {
 
 /// lighttpd running `git http-backend` as CGI, with Basic auth (user `truce`, password `secret-pw`), over http or https;
 /// without `requiringPassword`, open to anyone (the benchmark's byte counts, where a 401 round trip would only add noise).
+/// `tracingPacketsTo` logs the backend's pkt-lines as `GitDaemon`'s does.
 public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
     public static let user = "truce", password = "secret-pw"
     public let directory = TemporaryDirectory("truce-http")
@@ -52,7 +55,7 @@ public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
     /// With TLS: the PEM file of the test CA that signed the server's certificate for `localhost`.
     public let caFile: String?
 
-    public init(tls: Bool, requiringPassword: Bool = true) throws {
+    public init(tls: Bool, requiringPassword: Bool = true, tracingPacketsTo trace: String? = nil) throws {
         self.tls = tls
         let dir = directory.path, root = directory.file("repos")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -85,7 +88,7 @@ public final class HTTPGitServer: GitHubServer, @unchecked Sendable {
                 server.errorlog = "\(dir)/error.log"
                 alias.url = ("/git" => "/usr/lib/git-core/git-http-backend")
                 cgi.assign = ("" => "")
-                setenv.add-environment = ("GIT_PROJECT_ROOT" => "\(root)", "GIT_HTTP_EXPORT_ALL" => "")
+                setenv.add-environment = ("GIT_PROJECT_ROOT" => "\(root)", "GIT_HTTP_EXPORT_ALL" => ""\(trace.map { #", "GIT_TRACE_PACKET" => "\#($0)""# } ?? ""))
                 \(authentication)
                 \(tlsConfig)
                 """

@@ -15,7 +15,14 @@ extension Repository {
     /// No local reference is written: the caller decides which advertised
     /// refs become local ones. Works for any transport libgit2 has: a local
     /// path, `file://`, git://, ssh and http(s), with credentials from
-    /// `CredentialSupplier`. `progress` hears the objects and bytes received;
+    /// `CredentialSupplier`. Over http(s), git:// and ssh:// the negotiation
+    /// names the tips of this repository's references first and alone (at
+    /// most 20 of them), where libgit2 would name the 20 newest commits of
+    /// their histories, each acknowledged by the server and, over http, sent
+    /// and acknowledged twice: a fetch into a repository whose references the
+    /// server has (a `Quarantine` offering what the hub advertised last time)
+    /// settles in one round on those. Should the server have none, libgit2's
+    /// next round goes on down the histories. `progress` hears the objects and bytes received;
     /// once `cancellation` is set, the next progress callback aborts the download (libgit2 then fails with `GIT_EUSER`).
     package func fetch(
         from url: String, refsMatching pattern: String, wanting: ([(name: String, target: ObjectID)]) throws(GitError) -> [String],
@@ -26,6 +33,10 @@ extension Repository {
             let remote = try session.openRemote(in: handle)
             defer { git_remote_free(remote) }
             var callbacks = try session.callbacks()
+            callbacks.transport = { out, owner, payload in
+                guard let session = TransferSession.from(payload) else { return GIT_ERROR.rawValue }
+                return truce_transport_with_known_haves(out, owner, session.knownHaves)
+            }
             try session.check(git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil), "connect to")
             defer { git_remote_disconnect(remote) }
 
@@ -40,6 +51,8 @@ extension Repository {
             }
             let wanted = try wanting(advertised)
             guard !wanted.isEmpty else { return advertised }
+            // Read when libgit2's own negotiation would read them, all the same.
+            session.startNegotiation(from: Set(try references(under: "refs/").map(\.target)).sorted())
             var options = git_fetch_options()
             try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "prepare fetch")
             options.callbacks = callbacks
@@ -96,12 +109,26 @@ private final class TransferSession {
     package var refused: [String] = []
     /// Refs the push changed on the remote (it lacked them or had another value).
     package var updatedReferences = 0
+    /// What a fetch's transport names first in its negotiation (`startNegotiation`); empty, libgit2 negotiates alone.
+    /// Nil only when memory ran out: the fetch then negotiates as libgit2 does.
+    package let knownHaves: OpaquePointer?
 
     package init(url: String, progress: ((TransferCounts) -> Void)?, cancellation: Cancellation?) {
         self.url = url
         credentials = CredentialSupplier(url: url)
         self.progress = progress
         self.cancellation = cancellation
+        knownHaves = truce_known_haves_new()
+    }
+
+    deinit { truce_known_haves_free(knownHaves) }
+
+    /// Makes the fetch's first round of "have" lines name `tips` alone (sorted, so every fetch names them alike); more
+    /// than one round of them, or none, and libgit2 negotiates as it would alone.
+    package func startNegotiation(from tips: [ObjectID]) {
+        guard let knownHaves, tips.count <= Int(TRUCE_KNOWN_HAVES_MAX) else { return }
+        let raw = tips.map(\.raw)
+        _ = raw.withUnsafeBufferPointer { truce_known_haves_set(knownHaves, $0.baseAddress, $0.count) }
     }
 
     /// What a transfer callback returns to libgit2: 0 goes on; a negative value (after a cancellation) stops the

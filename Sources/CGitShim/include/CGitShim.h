@@ -1,6 +1,7 @@
 #ifndef TRUCE_CGITSHIM_H
 #define TRUCE_CGITSHIM_H
 
+#include <git2/oid.h>
 #include <git2/types.h>
 #include <stddef.h>
 
@@ -92,5 +93,25 @@ void truce_inflater_free(truce_inflater *inflater);
 
 /** zlib's CRC-32 of `length` bytes, continuing `crc` (0 to start): the checksum a pack index keeps per entry. */
 unsigned int truce_crc32(unsigned int crc, const unsigned char *bytes, size_t length);
+
+/** The most tips `truce_known_haves_set` takes: one round of libgit2's negotiation. */
+#define TRUCE_KNOWN_HAVES_MAX 20
+
+/** The commits a fetch names first, and alone, in its negotiation: the tips of the fetching repository's references. */
+typedef struct truce_known_haves truce_known_haves;
+
+/** An empty set (a fetch then negotiates as libgit2 does), or NULL when out of memory. */
+truce_known_haves *truce_known_haves_new(void);
+
+/** Sets `haves` to the `count` commits at `ids`; -1 (leaving it as it was) when `count` is over TRUCE_KNOWN_HAVES_MAX. */
+int truce_known_haves_set(truce_known_haves *haves, const git_oid *ids, size_t count);
+
+/** Frees `haves` (NULL is allowed), once no transport made with it is left. */
+void truce_known_haves_free(truce_known_haves *haves);
+
+/** A `git_transport_cb` body: for an http(s), git:// or ssh:// remote, libgit2's smart transport whose first round
+ *  of "have" lines is replaced by `haves` when they are set by then (see known_haves.c); for any other URL, the
+ *  transport libgit2 picks itself. `haves` must outlive the transport. */
+int truce_transport_with_known_haves(git_transport **out, git_remote *owner, truce_known_haves *haves);
 
 #endif

@@ -126,12 +126,9 @@ extension Repository {
             }
             // Only a writer that keeps deleting refs here could make every listing change under it: then take the last.
             if vanished, attempt < 50 { continue }
-            let packed = try packedReferences()
             var probes = 0, count = 0
-            for (position, directory) in directories.enumerated() {
-                for reference in try packed.references(withPrefix: directory, probes: &probes) where !looseNames.contains(reference.name) {
-                    found[position].append(reference)
-                }
+            for (position, packed) in try packedReferences().references(withEachPrefix: directories, probes: &probes).enumerated() {
+                found[position] += packed.filter { !looseNames.contains($0.name) }
                 count += found[position].count
             }
             instrumentation.countPackedRecordsRead(probes)

@@ -56,7 +56,30 @@ import Testing
         #expect(try packed.references(withPrefix: "refs/truce/heads/d/doc00007.txt/").map(\.name) == [names[7]])
     }
 
-    /// The resident KiB of this process's mappings of the file at `path`, from `/proc/self/smaps`.
+    @Test func lookupsOfManyPrefixesLetTheirPagesGo() throws {
+        let fixture = try Fixture()
+        let target = try fixture.object("one")
+        let names = (0..<40_000).map { String(format: "refs/truce/heads/d/doc%05d.txt/", $0) + target.hex }
+        let lines = names.sorted().map { "\(target.hex) \($0)\n" }.joined()
+        let path = fixture.path + "/packed-refs"
+        try Data((PackedReferences.header + lines).utf8).write(to: URL(fileURLWithPath: path))
+        let packed = try PackedReferences(readingIn: fixture.path + "/")
+        // Every tenth document, backwards, and one that is not there: lookups spread over the whole file, as a sync's
+        // batch is, asked for in no order.
+        let prefixes =
+            ["refs/none/"] + stride(from: 0, to: names.count, by: 10).reversed().map { String(format: "refs/truce/heads/d/doc%05d.txt/", $0) }
+        var probes = 0
+        let found = try packed.references(withEachPrefix: prefixes, probes: &probes)
+        #expect(found.count == prefixes.count && found.first?.isEmpty == true)
+        #expect(found.dropFirst().allSatisfy { $0.count == 1 && $0[0].target == target })
+        #expect(found[1].map(\.name) == [names[39_990]] && found.last?.map(\.name) == [names[0]])
+        // Each search starts where the one before it ended: a few records read for each, not a binary search of all.
+        #expect(probes < prefixes.count * 12, "\(probes) records read for \(prefixes.count) prefixes")
+        let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let resident = try residentKiB(ofMapping: path)
+        #expect(resident * 1024 < size / 20, "\(resident) KiB of a \(size)-byte file still resident after the lookups")
+    }
+
     /// The resident KiB of this process's mappings of the file at `path`, from `/proc/self/smaps`; fails when the
     /// process has no such mapping.
     private func residentKiB(ofMapping path: String) throws -> Int {

@@ -51,7 +51,7 @@ package final class PackEntries {
     /// object's index entry and its bytes once, so pages kept longer only count as memory. With the packs in the
     /// page cache, each page read maps its cached neighbours too (64 KB a fault on Linux; `MADV_RANDOM` does not stop
     /// it), so objects asked for out of pack order map up to 64 KB each until the next release.
-    static let objectsBetweenReleases = 1 << 10
+    static let objectsBetweenReleases = 1 << 8
     private var copiedSinceRelease = 0
     /// Whether each pack was read since the last release: only those have pages to let go.
     private lazy var readSinceRelease = [Bool](repeating: false, count: packs.count)

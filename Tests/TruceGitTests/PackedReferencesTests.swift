@@ -40,11 +40,7 @@ import Testing
     /// a million documents held 141 MB of them). The mapping's resident size in `/proc/self/smaps` is the oracle.
     @Test func aListingOfManyRecordsLetsTheirPagesGo() throws {
         let fixture = try Fixture()
-        let target = try fixture.object("one")
-        let names = (0..<40_000).map { String(format: "refs/truce/heads/d/doc%05d.txt/", $0) + target.hex }
-        let lines = names.sorted().map { "\(target.hex) \($0)\n" }.joined()
-        let path = fixture.path + "/packed-refs"
-        try Data((PackedReferences.header + lines).utf8).write(to: URL(fileURLWithPath: path))
+        let (target, names, path) = try Self.writeManyHeads(in: fixture)
         let packed = try PackedReferences(readingIn: fixture.path + "/")
         let listed = try packed.references(withPrefix: "refs/truce/heads/")
         #expect(listed.count == names.count && listed.first?.target == target)
@@ -58,11 +54,7 @@ import Testing
 
     @Test func lookupsOfManyPrefixesLetTheirPagesGo() throws {
         let fixture = try Fixture()
-        let target = try fixture.object("one")
-        let names = (0..<40_000).map { String(format: "refs/truce/heads/d/doc%05d.txt/", $0) + target.hex }
-        let lines = names.sorted().map { "\(target.hex) \($0)\n" }.joined()
-        let path = fixture.path + "/packed-refs"
-        try Data((PackedReferences.header + lines).utf8).write(to: URL(fileURLWithPath: path))
+        let (target, names, path) = try Self.writeManyHeads(in: fixture)
         let packed = try PackedReferences(readingIn: fixture.path + "/")
         // Every tenth document, backwards, and one that is not there: lookups spread over the whole file, as a sync's
         // batch is, asked for in no order.
@@ -78,6 +70,17 @@ import Testing
         let size = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         let resident = try residentKiB(ofMapping: path)
         #expect(resident * 1024 < size / 20, "\(resident) KiB of a \(size)-byte file still resident after the lookups")
+    }
+
+    /// A `packed-refs` file of 40,000 heads (several MB) in `fixture`, all at one commit: that commit, the names in
+    /// order of their numbers, and the file's path.
+    private static func writeManyHeads(in fixture: Fixture) throws -> (target: ObjectID, names: [String], path: String) {
+        let target = try fixture.object("one")
+        let names = (0..<40_000).map { String(format: "refs/truce/heads/d/doc%05d.txt/", $0) + target.hex }
+        let lines = names.sorted().map { "\(target.hex) \($0)\n" }.joined()
+        let path = fixture.path + "/packed-refs"
+        try Data((PackedReferences.header + lines).utf8).write(to: URL(fileURLWithPath: path))
+        return (target, names, path)
     }
 
     /// The resident KiB of this process's mappings of the file at `path`, from `/proc/self/smaps`; fails when the

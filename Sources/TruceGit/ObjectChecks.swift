@@ -22,7 +22,9 @@ extension Repository {
 
     private func rawCommit(_ id: ObjectID, missingIsNil: Bool, startingOverWhenFull: Bool = true) throws(GitError) -> [UInt8]? {
         if let kept = keptCommits?[id] { return kept.raw }
-        guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: missingIsNil) else { return nil }
+        // A read kept only while there is room (a listing's) is not the checks' read: its proof is not kept for the copy.
+        guard let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: missingIsNil, rememberingProof: startingOverWhenFull)
+        else { return nil }
         keep(raw, ofCommit: id, startingOverWhenFull: startingOverWhenFull)
         return raw
     }
@@ -35,8 +37,10 @@ extension Repository {
     /// An object's bytes as stored, nil when it is of another type (or missing, with `missingIsNil`).
     ///
     /// Read past libgit2's object cache (see `uncached_read.c`): these reads check what another store sent, and walk
-    /// a history (`forEachCommit`), once each.
-    func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool) throws(GitError) -> [UInt8]? {
+    /// a history (`forEachCommit`), once each. `directPackReads` is asked first; with `rememberingProof`, what it
+    /// proves is remembered for the copy of the same object (see `PackEntries.read`).
+    func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool, rememberingProof: Bool = true) throws(GitError) -> [UInt8]? {
+        if let found = directPackReads?.read(id, remembering: rememberingProof) { return found.type == type ? found.bytes : nil }
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }

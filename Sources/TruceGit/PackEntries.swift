@@ -26,6 +26,8 @@ package final class PackEntries {
 
     private let packs: [MappedPack]
     private let inflater: OpaquePointer
+    /// Entries inflated and hashed so far (tests count them: a copy of what `read` proved proves nothing again).
+    private(set) var proofs = 0
     private var scratch: [UInt8] = []
     /// The pack the last object found was in.
     private var lastFound = 0
@@ -56,8 +58,8 @@ package final class PackEntries {
     /// Whether each pack was read since the last release: only those have pages to let go.
     private lazy var readSinceRelease = [Bool](repeating: false, count: packs.count)
 
-    /// Counts one object copied out of these packs (`PackWriter` calls it), letting their pages go every
-    /// `objectsBetweenReleases`.
+    /// Counts one object read or copied out of these packs (`PackWriter` calls it for each copy), letting their pages
+    /// go every `objectsBetweenReleases`.
     func noteCopied() {
         copiedSinceRelease += 1
         if copiedSinceRelease >= Self.objectsBetweenReleases { releaseResidentPages() }
@@ -74,33 +76,92 @@ package final class PackEntries {
         copiedSinceRelease = 0
     }
 
+    /// How many proofs `read` remembers for a later copy (`remembered`): a sync's checks read a batch's commits and
+    /// trees, about three objects a head, before its copy takes them. Full, it remembers no more; a copy then proves
+    /// the others again.
+    static let rememberedLimit = 3 << 17
+    /// Where the entries `read` proved sit, until a copy takes them: pack position, stream length and offset in one word
+    /// (`Location`): a batch's worth, at `rememberedLimit`, costs about 16 MB.
+    private var remembered: [ObjectID: UInt64] = [:]
+
+    /// Object `id`, inflated, when a pack here holds it as a proven whole object; nil otherwise (a delta, an object
+    /// larger than `largestCopied`, a damaged entry, none).
+    ///
+    /// With `remembering`, the proof is kept (while there is room) for the copy that `entry(of:)` makes of it later:
+    /// the copy then neither inflates nor hashes it again. A sync's checks read each commit and tree they pass this
+    /// way, and the copy of the same objects proved each once more.
+    func read(_ id: ObjectID, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
+        guard let (position, offset, found) = find(id) else { return nil }
+        noteCopied()
+        if remembering, remembered.count < Self.rememberedLimit, let location = Location(pack: position, offset: offset, length: found.stream.count) {
+            remembered[id] = location.word
+        }
+        let bytes = scratch.withUnsafeBytes { Array($0.prefix(found.size)) }
+        return (found.type, bytes)
+    }
+
+    /// Forgets the proofs `read` remembered and no copy took (objects of heads refused, or that the store had).
+    func forgetRemembered() { remembered = [:] }
+
     /// The entry of `id` in the first pack (the biggest first) that holds it as a proven whole object: its type, its size and its zlib
-    /// stream (valid while `self` lives); nil when no pack does.
+    /// stream (valid while `self` lives); nil when no pack does. An entry `read` proved and remembered is taken as it
+    /// was proved, and forgotten.
     ///
     /// The pack that held the object asked for before is searched first: a copy asks for objects in the order the
     /// checks read them (`CheckedObjects`), which is mostly the order the other store packed them in.
     func entry(of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        if let word = remembered.removeValue(forKey: id) {
+            let location = Location(word: word)
+            readSinceRelease[location.pack] = true
+            // The header was read when the entry was proved: it still parses.
+            guard let entry = packs[location.pack].entry(at: location.offset) else { return nil }
+            return (entry.type, entry.size, UnsafeRawBufferPointer(rebasing: entry.rest.prefix(location.length)))
+        }
+        return find(id)?.entry
+    }
+
+    /// `id`'s proven entry, with the pack and offset it was found at; its inflated bytes are then in `scratch`.
+    private func find(_ id: ObjectID) -> (pack: Int, offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))? {
         guard !packs.isEmpty else { return nil }
-        if let found = entry(of: id, inPack: lastFound) { return found }
+        if let found = find(id, inPack: lastFound) { return (lastFound, found.offset, found.entry) }
         for position in packs.indices where position != lastFound {
-            guard let found = entry(of: id, inPack: position) else { continue }
+            guard let found = find(id, inPack: position) else { continue }
             lastFound = position
-            return found
+            return (position, found.offset, found.entry)
         }
         return nil
     }
 
-    private func entry(of id: ObjectID, inPack position: Int) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+    private func find(_ id: ObjectID, inPack position: Int) -> (offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))?
+    {
         // Searched is read: a miss reads pages of the index too.
         readSinceRelease[position] = true
-        guard let offset = packs[position].offset(of: id) else { return nil }
-        return proven(packs[position].entry(at: offset), id: id)
+        guard let offset = packs[position].offset(of: id), let entry = proven(packs[position].entry(at: offset), id: id) else { return nil }
+        return (offset, entry)
+    }
+
+    /// A remembered entry's place, packed into one word: offset in the low 40 bits, stream length in the next 16, pack
+    /// position in the top 8; nil for one that does not fit (such an entry is proved again when copied).
+    private struct Location {
+        let pack: Int, offset: Int, length: Int
+
+        init?(pack: Int, offset: Int, length: Int) {
+            guard pack < 1 << 8, offset < 1 << 40, length < 1 << 16 else { return nil }
+            (self.pack, self.offset, self.length) = (pack, offset, length)
+        }
+
+        init(word: UInt64) {
+            (pack, length, offset) = (Int(word >> 56), Int(word >> 40 & 0xFFFF), Int(word & (1 << 40 - 1)))
+        }
+
+        var word: UInt64 { UInt64(pack) << 56 | UInt64(length) << 40 | UInt64(offset) }
     }
 
     private func proven(
         _ entry: (type: git_object_t, size: Int, rest: UnsafeRawBufferPointer)?, id: ObjectID
     ) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
         guard let entry, entry.size <= Self.largestCopied, let start = entry.rest.baseAddress else { return nil }
+        proofs += 1
         if scratch.count < entry.size { scratch = [UInt8](repeating: 0, count: entry.size) }
         var consumed = 0
         var hashed = git_oid()
@@ -122,11 +183,13 @@ package final class PackEntries {
 /// Every offset and count read from either file is checked against the
 /// file's size before it is followed: the pack may come from another store,
 /// and a bad index or header makes its objects unfound, never a read out of bounds.
-private final class MappedPack {
+final class MappedPack {
     private let index: UnsafeRawBufferPointer
     private let pack: UnsafeRawBufferPointer
     /// How many objects the index lists.
     let count: Int
+    /// Index entries compared so far by `offset(of:)` (tests count them).
+    private(set) var probes = 0
 
     init?(index indexPath: String, pack packPath: String) {
         guard let index = Self.map(indexPath) else { return nil }
@@ -164,6 +227,10 @@ private final class MappedPack {
     }
 
     /// Where `id`'s entry starts in the pack, as the index says; nil when it lists no such id.
+    ///
+    /// Ids are hashes, spread evenly: the first probes go where the id's leading bytes say it sits between the ends
+    /// of the range left (two or three probes find it in an index of a million, where halving takes twenty, each on
+    /// another page). Ids a hostile index bunches up cannot make it slow: after `interpolatedProbes`, it halves.
     func offset(of id: ObjectID) -> Int? {
         var oid = id.raw
         let ids = 8 + 256 * 4
@@ -172,11 +239,28 @@ private final class MappedPack {
             var low = first == 0 ? 0 : Int(Self.bigEndian32(index, at: 8 + (first - 1) * 4))
             var high = Int(Self.bigEndian32(index, at: 8 + first * 4))
             guard low <= high, high <= count else { return nil }
+            let key = Self.leadingWord(wanted)
+            // The keys just outside the range: those of the entries that bound it, or the fan-out bucket's ends.
+            var lowKey = UInt64(first) << 56, highKey = lowKey | (1 << 56 - 1)
+            var placed = 0
             while low < high {
-                let middle = (low + high) / 2
-                let order = memcmp(index.baseAddress! + ids + middle * 20, wanted.baseAddress!, 20)
+                var middle = (low + high) / 2
+                if placed < Self.interpolatedProbes, highKey > lowKey, key >= lowKey, key <= highKey {
+                    let fraction = Double(key - lowKey) / Double(highKey - lowKey)
+                    middle = min(high - 1, low + Int(fraction * Double(high - low)))
+                }
+                placed += 1
+                probes += 1
+                let entry = UnsafeRawBufferPointer(start: index.baseAddress! + ids + middle * 20, count: 20)
+                let order = memcmp(entry.baseAddress!, wanted.baseAddress!, 20)
                 if order == 0 { return middle }
-                if order < 0 { low = middle + 1 } else { high = middle }
+                if order < 0 {
+                    low = middle + 1
+                    lowKey = Self.leadingWord(entry)
+                } else {
+                    high = middle
+                    highKey = Self.leadingWord(entry)
+                }
             }
             return nil
         }
@@ -222,6 +306,14 @@ private final class MappedPack {
         let length = Int(status.st_size)
         guard let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
         return UnsafeRawBufferPointer(start: address, count: length)
+    }
+
+    /// Probes of `offset(of:)` placed by interpolation before it halves the range.
+    static let interpolatedProbes = 6
+
+    /// An id's first eight bytes, big-endian: its place among ids.
+    private static func leadingWord(_ id: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bigEndian: id.loadUnaligned(as: UInt64.self))
     }
 
     private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {

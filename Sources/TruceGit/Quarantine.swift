@@ -95,6 +95,7 @@ package final class Quarantine {
         try check(truce_odb_guards_also_packed(odb, objects), "tell the store's guard of \(path)")
         try check(truce_odb_add_loose_object_guard(odb, objects, nil, Repository.looseGuardPriority), "guard the loose objects of \(path)")
         borrowed = objects
+        repository.directPackReads = try PackEntries(objectsDirectory: objects)
         return references
     }
 
@@ -132,10 +133,17 @@ package final class Quarantine {
                 }
             }
             // Copied as the other store deflated them, each proven by its hash: deflating them all again was most of
-            // the time left. `missing` holds each object once: no set to check it.
+            // the time left. `missing` holds each object once: no set to check it. What the checks proved as they read
+            // the borrowed packs (`directPackReads`) is copied without proving it again.
+            let entries: PackEntries
+            if borrowed != nil, let reads = repository.directPackReads {
+                entries = reads
+            } else {
+                entries = try PackEntries(objectsDirectory: source)
+            }
+            defer { entries.forgetRemembered() }
             try PackWriter(repository: repository, into: storeObjects + "/pack/").write(
-                missing, copyingFrom: try PackEntries(objectsDirectory: source), distinct: true,
-                progress: { done, total, _ in progress?(done, total) })
+                missing, copyingFrom: entries, distinct: true, progress: { done, total, _ in progress?(done, total) })
             return
         }
         if let checked, try movePacks(ifAllIn: checked) { return }

@@ -46,6 +46,11 @@ package final class Repository {
         keptCommitBytes += cost
     }
 
+    /// Packs whose whole objects raw reads (`rawCommit`, `rawTreeIfPresent`) take straight from the files, proven, before
+    /// asking libgit2: a quarantine's borrowed store (`Quarantine.borrowObjects`), whose copy then takes what the
+    /// checks proved without proving it again.
+    package var directPackReads: PackEntries?
+
     init(handle: OpaquePointer, path: String, instrumentation: Instrumentation = Instrumentation()) {
         self.handle = handle
         self.path = path

@@ -129,4 +129,89 @@ import Testing
         #expect(try target.git("cat-file", "blob", second.hex).stdout == Data.text(base + "one more\n"))
         #expect(try target.fsckFindings().isEmpty)
     }
+
+    /// What `read` proved, remembered, is what the copy takes: the same bytes, with no second proof; once taken, or
+    /// forgotten, or read without remembering, an entry is proved again.
+    @Test func aCopyTakesWhatAReadProvedWithoutProvingItAgain() throws {
+        let fixture = try Fixture()
+        let bulk = try BulkWriter(path: fixture.path)
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("first\n"), "b": .text("second\n")], in: bulk)
+        _ = try bulk.flush(compressed: true)
+        let fresh = try PackEntries(objectsDirectory: fixture.path + "/objects")
+        let entries = try PackEntries(objectsDirectory: fixture.path + "/objects")
+        try withExtendedLifetime((fresh, entries)) {
+            let read = try #require(entries.read(commit, remembering: true))
+            #expect(Data(read.bytes) == (try fixture.git("cat-file", "commit", commit.hex).stdout))
+            #expect(entries.proofs == 1)
+            let copied = try #require(entries.entry(of: commit))
+            #expect(entries.proofs == 1, "the copy proved again what the read had proved")
+            let proved = try #require(fresh.entry(of: commit))
+            #expect(Data(copied.stream) == Data(proved.stream) && copied.size == proved.size && copied.type == proved.type)
+            // Taken once: a second copy proves it.
+            _ = try #require(entries.entry(of: commit))
+            #expect(entries.proofs == 2)
+
+            _ = try #require(entries.read(tree, remembering: false))
+            _ = try #require(entries.entry(of: tree))
+            #expect(entries.proofs == 4)
+            _ = try #require(entries.read(blobs["a"]!, remembering: true))
+            entries.forgetRemembered()
+            _ = try #require(entries.entry(of: blobs["a"]!))
+            #expect(entries.proofs == 6)
+            // A read of one object remembers nothing for another.
+            _ = try #require(entries.read(blobs["a"]!, remembering: true))
+            _ = try #require(entries.entry(of: blobs["b"]!))
+            #expect(entries.proofs == 8)
+        }
+    }
+
+    /// An index of `ids` (sorted here) for a pack of no objects, the offset of the i-th id being 12 + i: enough for
+    /// `MappedPack` to look ids up in.
+    static func handWrittenIndex(of ids: [[UInt8]], in directory: String) throws -> MappedPack {
+        let sorted = ids.sorted { $0.lexicographicallyPrecedes($1) }
+        func bigEndian(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        var index: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
+        for byte in 0..<256 { index += bigEndian(sorted.count { Int($0[0]) <= byte }) }
+        for id in sorted { index += id }
+        for _ in sorted { index += [0, 0, 0, 0] }
+        for position in sorted.indices { index += bigEndian(12 + position) }
+        index += [UInt8](repeating: 0, count: 40)
+        let pack = Array("PACK".utf8) + bigEndian(2) + bigEndian(0) + [UInt8](repeating: 0, count: 20)
+        try Data(index).write(to: URL(fileURLWithPath: directory + "/pack-test.idx"))
+        try Data(pack).write(to: URL(fileURLWithPath: directory + "/pack-test.pack"))
+        return try #require(MappedPack(index: directory + "/pack-test.idx", pack: directory + "/pack-test.pack"))
+    }
+
+    /// Ids spread as hashes are found in a few probes each (halving takes about log2 of a fan-out bucket's size), and
+    /// ids the index does not list are not found.
+    @Test func evenlySpreadIdsAreFoundInAFewProbes() throws {
+        let fixture = try Fixture()
+        let ids = (0..<30_000).map { SHA1.hash(Array("object \($0)".utf8)) }
+        let pack = try Self.handWrittenIndex(of: ids, in: fixture.path + "/objects/pack")
+        let sorted = ids.sorted { $0.lexicographicallyPrecedes($1) }
+        let misplaced = sorted.indices.filter { pack.offset(of: ObjectID(bytes: sorted[$0][...])) != 12 + $0 }
+        #expect(misplaced.isEmpty, "\(misplaced.count) ids not found where the index puts them")
+        let halving = log2(Double(ids.count) / 256)
+        #expect(Double(pack.probes) / Double(ids.count) < halving / 2, "\(pack.probes) probes for \(ids.count) lookups")
+        for absent in (0..<1000).map({ SHA1.hash(Array("absent \($0)".utf8)) }) {
+            #expect(pack.offset(of: ObjectID(bytes: absent[...])) == nil)
+        }
+    }
+
+    /// Ids bunched where their leading bytes tell nothing apart (a hostile index can list any ids) still cost no more
+    /// probes than halving after the interpolated ones.
+    @Test func bunchedIdsCostNoMoreThanHalvingAfterAFewGuesses() throws {
+        let fixture = try Fixture()
+        let count = 1 << 16
+        var ids = (0..<count - 1).map { [UInt8](repeating: 0, count: 16) + [0, 0, UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        ids.append([0x00] + [UInt8](repeating: 0xFF, count: 19))
+        let pack = try Self.handWrittenIndex(of: ids, in: fixture.path + "/objects/pack")
+        var most = 0
+        for (position, id) in ids.enumerated() where position % 97 == 0 || position == count - 1 {
+            let before = pack.probes
+            #expect(pack.offset(of: ObjectID(bytes: id[...])) == 12 + position)
+            most = max(most, pack.probes - before)
+        }
+        #expect(most <= MappedPack.interpolatedProbes + 17, "a lookup took \(most) probes")
+    }
 }

@@ -146,7 +146,8 @@ extension StoreEngine {
         // A first version's history is itself (most heads of a first sync): no walk to set up.
         let history = commit.parents.isEmpty ? [id] : try incoming.walk(from: [id], hiding: hidden)
         for commit in history {
-            if let problem = try IncomingCheck.problem(of: commit, key: key, in: incoming, recording: &checked, versions: &versions) {
+            let parsed = commit == id ? message : nil
+            if let problem = try IncomingCheck.problem(of: commit, key: key, parsed: parsed, in: incoming, recording: &checked, versions: &versions) {
                 return .failure(.init(commit == id ? "it \(problem)" : "its history does: version \(commit.short) \(problem)"))
             }
         }
@@ -165,14 +166,15 @@ enum IncomingCheck {
     /// then the key's segments, which key validation and libgit2's own entry
     /// checks (what a local save runs into) have passed.
     /// The commit, its trees and its blob go into `checked` when nothing is wrong, and the version it makes into `versions`.
+    /// `parsed` is the commit's message when the caller has parsed it already (a head's own commit).
     static func problem(
-        of id: ObjectID, key: DocumentKey, in repository: Repository, recording checked: inout CheckedObjects,
+        of id: ObjectID, key: DocumentKey, parsed: VersionMessage? = nil, in repository: Repository, recording checked: inout CheckedObjects,
         versions: inout [VersionID: Version]
     ) throws -> String? {
         guard let raw = try repository.rawCommit(id) else { return "is not a commit" }
         if let problem = commitHeaderProblem(raw) { return "is a commit git fsck refuses: \(problem)" }
         let commit = try repository.readCommit(id)
-        guard let message = VersionMessage(parsing: commit.message) else { return "is not a Truce version" }
+        guard let message = parsed ?? VersionMessage(parsing: commit.message) else { return "is not a Truce version" }
         guard Array(message.key.utf8) == Array(key.rawValue.utf8) else {
             return "is a version of \(TruceError.quoted(message.key)), not of \(TruceError.quoted(key.rawValue))"
         }

@@ -1,0 +1,36 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceGit
+
+/// A quarantine reading another store on a local path in place: what its checks read there is proven once, and its
+/// copy into the store takes those proofs.
+@Suite(.timeLimit(.minutes(10))) struct QuarantineTests {
+    typealias Fixture = PackWriterTests.Fixture
+
+    /// The checks' reads of a commit and its tree prove them once each; the copy then proves only the blobs it had not
+    /// read, and the store holds every object, as git fsck finds.
+    @Test func whatTheChecksReadInABorrowedStoreIsCopiedWithoutASecondProof() throws {
+        let hub = try Fixture(), store = try Fixture()
+        let bulk = try BulkWriter(path: hub.path)
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("one\n"), "b": .text("two\n")], in: bulk)
+        _ = try bulk.flush(compressed: true)
+        _ = try hub.git("update-ref", "refs/heads/main", commit.hex)
+
+        let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
+        let references = try quarantine.borrowObjects(of: hub.path, refsMatching: "refs/heads/*")
+        #expect(references.map(\.target) == [commit])
+        let reads = try #require(quarantine.repository.directPackReads)
+        #expect(try quarantine.repository.rawCommitIfPresent(commit) != nil)
+        #expect(try quarantine.repository.rawTreeIfPresent(tree) != nil)
+        #expect(reads.proofs == 2)
+
+        try quarantine.admit([commit], hiding: [], whenOnly: CheckedObjects([commit, tree] + blobs.values.sorted()))
+        #expect(reads.proofs == 2 + blobs.count, "the copy proved the commit or its tree again, or copied without the reads")
+        #expect(try store.fsckFindings().isEmpty)
+        for id in [commit, tree] + blobs.values {
+            #expect(try TestSupport.git(["-C", store.path, "cat-file", "-e", id.hex]).status == 0, "\(id) is not in the store")
+        }
+    }
+}

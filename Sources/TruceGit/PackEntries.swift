@@ -54,15 +54,15 @@ package final class PackEntries {
     /// page cache, each page read maps its cached neighbours too (64 KB a fault on Linux; `MADV_RANDOM` does not stop
     /// it), so objects asked for out of pack order map up to 64 KB each until the next release.
     static let objectsBetweenReleases = 1 << 8
-    private var copiedSinceRelease = 0
+    private var objectsSinceRelease = 0
     /// Whether each pack was read since the last release: only those have pages to let go.
     private lazy var readSinceRelease = [Bool](repeating: false, count: packs.count)
 
-    /// Counts one object read or copied out of these packs (`PackWriter` calls it for each copy), letting their pages
-    /// go every `objectsBetweenReleases`.
-    func noteCopied() {
-        copiedSinceRelease += 1
-        if copiedSinceRelease >= Self.objectsBetweenReleases { releaseResidentPages() }
+    /// Counts one object read or copied out of these packs (`read` calls it, `PackWriter` for each copy), letting their
+    /// pages go every `objectsBetweenReleases`.
+    func noteRead() {
+        objectsSinceRelease += 1
+        if objectsSinceRelease >= Self.objectsBetweenReleases { releaseResidentPages() }
     }
 
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
@@ -73,7 +73,7 @@ package final class PackEntries {
             packs[position].releaseResidentPages()
             readSinceRelease[position] = false
         }
-        copiedSinceRelease = 0
+        objectsSinceRelease = 0
     }
 
     /// How many proofs `read` remembers for a later copy (`remembered`): a sync's checks read a batch's commits and
@@ -92,7 +92,7 @@ package final class PackEntries {
     /// way, and the copy of the same objects proved each once more.
     func read(_ id: ObjectID, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
         guard let (position, offset, found) = find(id) else { return nil }
-        noteCopied()
+        noteRead()
         if remembering, remembered.count < Self.rememberedLimit, let location = Location(pack: position, offset: offset, length: found.stream.count) {
             remembered[id] = location.word
         }

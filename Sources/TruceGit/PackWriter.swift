@@ -81,7 +81,7 @@ package struct PackWriter {
             }
             if let entries, let entry = entries.entry(of: id) {
                 try addDeflated(type: entry.type, size: entry.size, entry.stream)
-                entries.noteCopied()
+                entries.noteRead()
                 continue
             }
             if let raw = known[id] {

@@ -136,7 +136,7 @@ package final class Quarantine {
             // the time left. `missing` holds each object once: no set to check it. What the checks proved as they read
             // the borrowed packs (`directPackReads`) is copied without proving it again.
             let entries: PackEntries
-            if borrowed != nil, let reads = repository.directPackReads {
+            if let reads = repository.directPackReads {
                 entries = reads
             } else {
                 entries = try PackEntries(objectsDirectory: source)

@@ -25,8 +25,10 @@ let package = Package(
         .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim", linkerSettings: [.linkedLibrary("z")]),
         // The git layer: the only Swift module that calls libgit2, all of it `package` access, so apps never see it.
         .target(name: "TruceGit", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceGit"),
-        // The store an app uses, over the git layer it imports internally: no libgit2-level type is public.
-        .target(name: "TruceCore", dependencies: ["TruceGit"], path: "Sources/TruceCore"),
+        // The save log: a durable append-only log of opaque records with group commit. Nothing of git in it.
+        .target(name: "TruceSaveLog", path: "Sources/TruceSaveLog"),
+        // The store an app uses, over the git layer and the save log it imports internally: no libgit2-level type is public.
+        .target(name: "TruceCore", dependencies: ["TruceGit", "TruceSaveLog"], path: "Sources/TruceCore"),
         // Built-in resolvers: each a module on TruceCore's public API only, as a third-party one would be.
         .target(name: "OverwriteWithCurrent", dependencies: ["TruceCore"], path: "Plugins/OverwriteWithCurrent"),
         .target(name: "ThreeWayMerge", dependencies: ["TruceCore"], path: "Plugins/ThreeWayMerge"),
@@ -63,14 +65,19 @@ let package = Package(
         .target(name: "Testbed", path: "Sources/Testbed"),
         // Its README.md holds the figures, beside the code that measures them.
         .executableTarget(
-            name: "TruceBench", dependencies: ["Truce", "TruceGit", "CBenchLimit", "CSQLite", "Testbed"], path: "Sources/TruceBench",
+            name: "TruceBench", dependencies: ["Truce", "TruceGit", "TruceSaveLog", "CBenchLimit", "CSQLite", "Testbed"], path: "Sources/TruceBench",
             exclude: ["README.md"]),
 
         .target(name: "TestSupport", dependencies: ["Truce", "Testbed"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.
         .target(name: "CFsyncCounter", path: "Tests/CFsyncCounter"),
         .testTarget(name: "TruceGitTests", dependencies: ["TruceGit", "TestSupport"], path: "Tests/TruceGitTests"),
-        .testTarget(name: "TruceCoreTests", dependencies: ["TruceCore", "TruceGit", "TestSupport", "CFsyncCounter"], path: "Tests/TruceCoreTests"),
+        // Rules about the package as a whole, read from its sources: which module may import which.
+        .testTarget(name: "PackageTests", path: "Tests/PackageTests"),
+        .testTarget(name: "TruceSaveLogTests", dependencies: ["TruceSaveLog", "TestSupport"], path: "Tests/TruceSaveLogTests"),
+        .testTarget(
+            name: "TruceCoreTests", dependencies: ["TruceCore", "TruceGit", "TruceSaveLog", "TestSupport", "CFsyncCounter"],
+            path: "Tests/TruceCoreTests"),
         .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
         .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testbed
 import TruceGit
+import TruceSaveLog
 
 /// The save log's durable appends one at a time against SQLite's durable saves (`SQLitePeer`), both 1 KB each.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 internal import TruceGit
+internal import TruceSaveLog
 
 /// The engine under `DocumentStore`: one repository handle, and all the work the store does with it.
 ///
@@ -17,7 +18,7 @@ final class StoreEngine {
     /// The synced routing as last read, shared by every engine of one store object.
     let routingCache: RoutingCache
     /// The save log's pending saves, once a log was found or made (see `pendingSaves(creatingLog:)`).
-    private var pending: PendingSaves?
+    private var pending: SaveLogOverlay?
     /// True while a checkpoint waits on its timer.
     var checkpointScheduled = false
 
@@ -31,18 +32,18 @@ final class StoreEngine {
     var gitDirectory: String { repository.gitDirectory }
 
     /// The save log's state; nil when there is no log and `creatingLog` is false.
-    func pendingSaves(creatingLog: Bool) throws -> PendingSaves? {
+    func pendingSaves(creatingLog: Bool) throws -> SaveLogOverlay? {
         if let pending { return pending }
-        let log = creatingLog ? try SaveLog(path: gitDirectory + PendingSaves.fileName) : try PendingSaves.existingLog(in: gitDirectory)
-        pending = try log.map { try PendingSaves(gitDirectory: gitDirectory, log: $0, instrumentation: instrumentation) }
+        let log = creatingLog ? try SaveLog(path: gitDirectory + SaveLogOverlay.fileName) : try SaveLogOverlay.existingLog(in: gitDirectory)
+        pending = try log.map { try SaveLogOverlay(gitDirectory: gitDirectory, log: $0, instrumentation: instrumentation) }
         return pending
     }
 
     /// Lands what the save log holds in git, when there is a log and (unless `evenWhenEmpty`) it holds anything, and
     /// forgets the pending saves; returns the changes that landed.
-    func checkpointSaveLog(evenWhenEmpty: Bool = false) throws -> [Change] {
+    func landSaveLog(evenWhenEmpty: Bool = false) throws -> [Change] {
         guard let pending = try pendingSaves(creatingLog: false), try evenWhenEmpty || pending.log.mayHaveRecords() else { return [] }
-        let landed = try checkpoint(pending.log)
+        let landed = try land(pending.log)
         try pending.clear()
         return landed
     }

@@ -1,5 +1,6 @@
 import Foundation
 internal import TruceGit
+internal import TruceSaveLog
 
 /// Everything that can go wrong in a Truce operation, in words a user can act on.
 public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomStringConvertible, CustomDebugStringConvertible {
@@ -93,6 +94,11 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
 
     /// A `storeFailure` carrying what a libgit2 call (or a system call beneath the git layer) said.
     static func storeFailure(_ error: GitError) -> TruceError {
+        .storeFailure(StoreFailure(operation: error.operation, message: error.message))
+    }
+
+    /// A `storeFailure` carrying what the save log said.
+    static func storeFailure(_ error: SaveLogError) -> TruceError {
         .storeFailure(StoreFailure(operation: error.operation, message: error.message))
     }
 

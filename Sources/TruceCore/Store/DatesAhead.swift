@@ -1,5 +1,6 @@
 import Foundation
 internal import TruceGit
+internal import TruceSaveLog
 
 extension DocumentStore {
     /// How far ahead of this device's clock a save may be dated without `allowingFutureDate`, and how far ahead a

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 internal import TruceGit
+internal import TruceSaveLog
 
 /// A store of documents and all their versions: a bare git repository that plain `git` can read.
 ///
@@ -124,7 +125,7 @@ public final class DocumentStore: Sendable {
         var landed: [Change] = []
         let result = try Self.asTruceErrors {
             try shared.withLock { engine throws -> Result in
-                if landingSaveLog { landed = try engine.checkpointSaveLog() }
+                if landingSaveLog { landed = try engine.landSaveLog() }
                 return try body(engine)
             }
         }
@@ -146,7 +147,7 @@ public final class DocumentStore: Sendable {
 
     /// Runs `body` with the save log's pending saves, read up to date, under the shared engine's lock; nil when saves
     /// do not go through the log. Schedules the checkpoint that lands them in git.
-    func withPendingSaves<Result: Sendable>(_ body: (PendingSaves) throws -> Result) throws(TruceError) -> Result? {
+    func withPendingSaves<Result: Sendable>(_ body: (SaveLogOverlay) throws -> Result) throws(TruceError) -> Result? {
         guard savesThroughLog else { return nil }
         let (result, queued, log, schedule) = try Self.asTruceErrors {
             try shared.withLock { engine throws -> (Result, [SaveLog.Ticket], SaveLog, Bool) in
@@ -154,10 +155,10 @@ public final class DocumentStore: Sendable {
                 try pending.refresh()
                 // After a queued record failed, land what the log holds and start again from git, even when it holds
                 // nothing: that ends the log's refusal of appends.
-                if pending.isInvalid || pending.pendingRecords >= PendingSaves.checkpointRecords
-                    || pending.pendingBytes >= PendingSaves.checkpointBytes
+                if pending.isInvalid || pending.pendingRecords >= SaveLogOverlay.checkpointRecords
+                    || pending.pendingBytes >= SaveLogOverlay.checkpointBytes
                 {
-                    _ = try engine.checkpointSaveLog(evenWhenEmpty: pending.isInvalid)
+                    _ = try engine.landSaveLog(evenWhenEmpty: pending.isInvalid)
                 }
                 let result: Result
                 do { result = try body(pending) } catch {
@@ -175,7 +176,7 @@ public final class DocumentStore: Sendable {
             for ticket in queued { _ = try log.wait(for: ticket) }
         } catch {
             try? shared.withLock { engine in try engine.pendingSaves(creatingLog: false)?.invalidate() }
-            if let error = error as? GitError { throw .storeFailure(error) }
+            if let error = error as? SaveLogError { throw .storeFailure(error) }
             throw .storeFailure(TruceError.StoreFailure(operation: "save to the save log", message: "\(error)"))
         }
         return result
@@ -183,7 +184,7 @@ public final class DocumentStore: Sendable {
 
     /// A checkpoint a second from now: saves made meanwhile land with it.
     private func scheduleCheckpoint() {
-        BlockingExecutor.after(PendingSaves.checkpointDelay) { [weak self] in
+        BlockingExecutor.after(SaveLogOverlay.checkpointDelay) { [weak self] in
             guard let self else { return }
             self.shared.withLock { $0.checkpointScheduled = false }
             try? self.checkpoint()
@@ -208,6 +209,8 @@ public final class DocumentStore: Sendable {
         } catch let error as TruceError {
             throw error
         } catch let error as GitError {
+            throw .storeFailure(error)
+        } catch let error as SaveLogError {
             throw .storeFailure(error)
         } catch {
             throw .storeFailure(TruceError.StoreFailure(operation: "store operation", message: "\(error)"))

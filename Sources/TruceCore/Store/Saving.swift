@@ -1,5 +1,6 @@
 import Foundation
 internal import TruceGit
+internal import TruceSaveLog
 
 /// Writing versions: one save or deletion at a time, a batch, and the save log's checkpoint.
 extension DocumentStore {
@@ -41,7 +42,7 @@ extension DocumentStore {
         try Signature.checkRepresentable(date)
         try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
         // Small saves go through the save log when the store has it on: large ones would sit whole in its memory.
-        if (content?.count ?? 0) <= PendingSaves.largestLoggedContent,
+        if (content?.count ?? 0) <= SaveLogOverlay.largestLoggedContent,
             let logged = try withPendingSaves({ pending in
                 var transaction = try WriteTransaction(in: pending.reader, objects: .logged(pending))
                 return try transaction.save(content, to: key, base: base, author: author, date: date)

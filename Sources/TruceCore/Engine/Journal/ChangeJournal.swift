@@ -36,7 +36,7 @@ struct ChangeJournal {
         for _ in 0..<50 {
             // The entries go into one pack, fsynced with its directory, rather than loose objects: fewer fsyncs, and
             // libgit2 would not fsync the `objects/` directory a new loose object's folder is made in.
-            let bulk = try BulkWriter(path: repository.path)
+            let bulk = try ObjectStaging(path: repository.path)
             let prepared = try ChangeJournal(repository: bulk.repository).prepare(changes, via: via, recording: bulk)
             try bulk.flush()
             if try publish(prepared) { return }
@@ -56,7 +56,7 @@ struct ChangeJournal {
     ///
     /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
     func prepare(
-        _ changes: [Change], via: [VersionID: ObjectID] = [:], recording bulk: BulkWriter? = nil
+        _ changes: [Change], via: [VersionID: ObjectID] = [:], recording bulk: ObjectStaging? = nil
     ) throws -> Prepared {
         precondition(!changes.isEmpty, "a journal entry needs a change")
         let tip = try repository.reference(Self.reference)

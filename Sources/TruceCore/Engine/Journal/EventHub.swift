@@ -1,5 +1,6 @@
 import Synchronization
 internal import TruceGit
+internal import TruceSaveLog
 
 /// Reads the change journal from the last entry delivered and fans each change out to every live `events` sequence.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 internal import TruceGit
+internal import TruceSaveLog
 
 /// git's gc, done by hand (libgit2 has none): mark, repack, sweep.
 extension StoreEngine {
@@ -24,7 +25,7 @@ extension StoreEngine {
         repository.removeStaleLocks(under: "logs/")
         repository.removeStaleLocks(under: "objects/pack/")
         StaleLocks.removeIfStale(gitDirectory + "packed-refs.lock")
-        SaveLog.removeAbandonedCreations(of: gitDirectory + PendingSaves.fileName, olderThan: StaleLocks.staleLockAge)
+        SaveLog.removeAbandonedCreations(of: gitDirectory + SaveLogOverlay.fileName, olderThan: StaleLocks.staleLockAge)
         progress?("checking the journal")
         try recordMissingChanges()
         progress?("tidying heads")

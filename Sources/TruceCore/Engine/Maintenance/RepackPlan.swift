@@ -25,7 +25,7 @@ struct RepackPlan {
         /// A pack smaller than this is written again rather than kept.
         var smallestKept = 1 << 12
         /// A pack this big is kept whatever follows it: a batch (an import) writes packs of this size as it goes.
-        var large = BulkWriter.spillLimit.objects
+        var large = ObjectStaging.spillLimit.objects
         /// The most packs a prune leaves: the packs it keeps and the one it writes.
         var packs = 64
     }

@@ -86,9 +86,9 @@ extension StoreEngine {
             try repository.deleteReferences(replacedReferences)
         }
         // Markers are few (one per document in conflict): one listing, not one lookup per document.
-        let markers = Set(try repository.references(under: ConflictIndex.root).map(\.name))
+        let markers = Set(try repository.references(under: ConflictMarkers.root).map(\.name))
         let marking = Set(heads.map(\.key)).filter { key in
-            headsPerNewDocument[key] != 1 || (!markers.isEmpty && markers.contains(ConflictIndex.marker(of: key)))
+            headsPerNewDocument[key] != 1 || (!markers.isEmpty && markers.contains(ConflictMarkers.marker(of: key)))
         }
         return Dictionary(uniqueKeysWithValues: marking.map { ($0, nil) })
     }

@@ -40,7 +40,7 @@ struct WriteTransaction {
         /// Already in the store: a sync's download. Its journal entries are guarded by an intent (hold the `SyncLock`).
         case stored
         /// Memory, then a record of the save log at `commit`; git gets them at the next checkpoint. One save at a time.
-        case logged(PendingSaves)
+        case logged(SaveLogOverlay)
     }
 
     /// The engine that reads the store: for a logged save, one over the save log's writer, which sees its pending saves.
@@ -48,7 +48,7 @@ struct WriteTransaction {
     /// The handle new objects are written through (and read back from before `commit`).
     let objects: Repository
     private let kind: Objects
-    private let pack: BulkWriter?
+    private let pack: ObjectStaging?
     private(set) var heads: [PendingHead] = []
     private(set) var changes: [Change] = []
     /// For a version a sync received, the replica manifest that listed it (the journal's `Via:`).
@@ -62,7 +62,7 @@ struct WriteTransaction {
     init(in engine: StoreEngine, objects kind: Objects) throws {
         self.kind = kind
         switch kind {
-        case .packed: pack = try BulkWriter(path: engine.repository.path, instrumentation: engine.instrumentation, keepingBytes: false)
+        case .packed: pack = try ObjectStaging(path: engine.repository.path, instrumentation: engine.instrumentation, keepingBytes: false)
         case .stored: pack = nil
         case .logged(let pending): pack = pending.writer
         }
@@ -78,13 +78,13 @@ struct WriteTransaction {
     }
 
     /// Adds an object written elsewhere (a save log record) to the objects `commit` packs.
-    func insert(_ object: BulkWriter.RawObject) throws {
+    func insert(_ object: ObjectStaging.RawObject) throws {
         try pack?.insert(object)
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
     ///
-    /// Objects bound for a pack go straight into memory (`BulkWriter`): libgit2's
+    /// Objects bound for a pack go straight into memory (`ObjectStaging`): libgit2's
     /// own write first asks every pack whether it has the object, which costs
     /// more with each pack a big batch has spilled.
     func writeTree(holding content: Data?, at key: DocumentKey) throws -> ObjectID {
@@ -110,7 +110,7 @@ struct WriteTransaction {
     /// publishes a head.
     ///
     /// A transaction of many versions packs what memory holds once it is
-    /// full (`BulkWriter.spillIfFull`), between two versions: its memory
+    /// full (`ObjectStaging.spillIfFull`), between two versions: its memory
     /// follows the batch's spill limit, not its size.
     func writeVersion(tree: ObjectID, parents: [VersionID], author: Signature, committer: Signature, message: String) throws -> VersionID {
         let parents = parents.map(\.objectID)
@@ -188,7 +188,7 @@ struct WriteTransaction {
     }
 
     /// The logged save's commit: its objects, head and change as one save log record, queued; the caller waits for it.
-    private func commitToLog(_ pending: PendingSaves) throws -> Committed {
+    private func commitToLog(_ pending: SaveLogOverlay) throws -> Committed {
         guard let head = heads.first, let change = changes.first, heads.count == 1, changes.count == 1 else {
             preconditionFailure("a logged write is one save: one head and one change")
         }

@@ -115,7 +115,7 @@ import Testing
         let test = try TestStore()
         try test.makeConflict("a.txt", base: .text("base\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
         let single = try test.store.save(.text("one head\n"), to: "b.txt", device: "laptop")
-        let conflictMarker = ConflictIndex.marker(of: "a.txt"), staleMarker = ConflictIndex.marker(of: "b.txt")
+        let conflictMarker = ConflictMarkers.marker(of: "a.txt"), staleMarker = ConflictMarkers.marker(of: "b.txt")
         _ = try test.git("update-ref", "-d", conflictMarker)
         _ = try test.git("update-ref", staleMarker, single.version.id.hex)
         #expect(try test.git("for-each-ref", "--format=%(refname)", "refs/truce/conflicts/") == staleMarker + "\n")

@@ -41,11 +41,11 @@ import Testing
         try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
         let settled = try test.store.save(.text("x\n"), to: "b.txt", device: "laptop")
         // As if a crash lost a.txt's marker and left one for b.txt, which is not in conflict.
-        _ = try test.git("update-ref", "-d", ConflictIndex.marker(of: "a.txt"))
-        _ = try test.git("update-ref", ConflictIndex.marker(of: "b.txt"), settled.id.hex)
+        _ = try test.git("update-ref", "-d", ConflictMarkers.marker(of: "a.txt"))
+        _ = try test.git("update-ref", ConflictMarkers.marker(of: "b.txt"), settled.id.hex)
         #expect(try test.store.documentsInConflict().isEmpty)
         try test.store.prune()
         #expect(try test.store.documentsInConflict().map(\.key) == ["a.txt"])
-        #expect(try test.git("for-each-ref", "--format=%(refname)", ConflictIndex.root) == ConflictIndex.marker(of: "a.txt") + "\n")
+        #expect(try test.git("for-each-ref", "--format=%(refname)", ConflictMarkers.root) == ConflictMarkers.marker(of: "a.txt") + "\n")
     }
 }

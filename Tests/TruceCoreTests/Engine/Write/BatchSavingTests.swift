@@ -85,9 +85,9 @@ import TruceGit
         #expect(try test.store.history(of: decomposed).count == 1, "one key's save must not chain on the other's")
     }
 
-    /// Content bigger than `BulkWriter.spillLimit` allows in memory, over `count` documents.
+    /// Content bigger than `ObjectStaging.spillLimit` allows in memory, over `count` documents.
     private func bigSaves(_ count: Int, tag: String) -> [BatchSave] {
-        let each = BulkWriter.spillLimit.bytes / 2 + 1
+        let each = ObjectStaging.spillLimit.bytes / 2 + 1
         return (0..<count).map { index in
             var content = Data(repeating: UInt8(ascii: "a") + UInt8(index), count: each)
             content.append(contentsOf: Array("\(tag) \(index)\n".utf8))

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 import TruceGit
+import TruceSaveLog
 
 @testable import TruceCore
 

@@ -1,3 +1,4 @@
+internal import CGitShim
 internal import CLibgit2
 
 /// Checks of objects another repository sent, in the spirit of `git fsck`: what git itself would refuse.

@@ -1,5 +1,6 @@
 import Foundation
 internal import TruceGit
+internal import TruceSaveLog
 
 /// The saves a store's save log holds and git does not yet: what this process reads of them, and how it adds its own.
 ///
@@ -12,7 +13,7 @@ internal import TruceGit
 /// lands every record in git through one `WriteTransaction` and starts the
 /// log's next generation; this state is then dropped, here at once, and in
 /// other processes when their next save sees the new generation.
-final class PendingSaves {
+final class SaveLogOverlay {
     /// The log's file in the store directory.
     static let fileName = "truce-saves.log"
     /// Content larger than this is saved straight into git: a log record holds it whole, in memory too, until the checkpoint.
@@ -25,7 +26,7 @@ final class PendingSaves {
 
     let log: SaveLog
     /// Reads the store and the pending saves' objects; new objects stay in its memory, which the log makes durable.
-    let writer: BulkWriter
+    let writer: ObjectStaging
     /// The engine over `writer`'s handle: reads see the store and the pending saves' objects alike.
     let reader: StoreEngine
     private var cursor = SaveLog.Cursor()
@@ -49,7 +50,7 @@ final class PendingSaves {
 
     init(gitDirectory: String, log: SaveLog, instrumentation: Instrumentation) throws {
         self.log = log
-        writer = try BulkWriter(path: gitDirectory, instrumentation: instrumentation)
+        writer = try ObjectStaging(path: gitDirectory, instrumentation: instrumentation)
         reader = StoreEngine(repository: writer.repository)
     }
 

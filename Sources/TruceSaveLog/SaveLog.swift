@@ -103,12 +103,12 @@ package final class SaveLog: @unchecked Sendable {
         self.path = path
         try Self.createIfMissing(path)
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { throw DurableFiles.failure("open \(path)") }
+        guard descriptor >= 0 else { throw SaveLogError.system("open \(path)") }
         self.descriptor = descriptor
         let follower = open(path, O_RDONLY | O_CLOEXEC)
         self.follower = (follower, NSLock())
         do {
-            guard follower >= 0 else { throw DurableFiles.failure("open \(path)") }
+            guard follower >= 0 else { throw SaveLogError.system("open \(path)") }
             _ = try Self.readHeader(descriptor, path: path)
         } catch {
             close(descriptor)
@@ -143,7 +143,7 @@ package final class SaveLog: @unchecked Sendable {
     /// records can share the sync.
     package func enqueue(_ payloads: [[UInt8]]) throws -> Ticket {
         if let large = payloads.first(where: { $0.count > Int(UInt32.max) - Self.recordOverhead }) {
-            throw GitError(operation: "append to \(path)", code: -1, errorClass: 0, message: "a record of \(large.count) bytes is too large")
+            throw SaveLogError(operation: "append to \(path)", message: "a record of \(large.count) bytes is too large")
         }
         let ticket = Ticket(payloads)
         if payloads.isEmpty {
@@ -235,7 +235,7 @@ package final class SaveLog: @unchecked Sendable {
             return
         }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw DurableFiles.failure("stat \(path)") }
+        guard fstat(descriptor, &status) == 0 else { throw SaveLogError.system("stat \(path)") }
         allocated = Int64(status.st_size)
         guard size > allocated else { return }
         let target = (size + Self.growth - 1) / Self.growth * Self.growth
@@ -259,7 +259,7 @@ package final class SaveLog: @unchecked Sendable {
     /// durable (other than those a dead writer left, which the next append syncs).
     package func records(after sequence: UInt64? = nil) throws -> [(sequence: UInt64, payload: [UInt8])] {
         let reader = open(path, O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else { throw DurableFiles.failure("open \(path)") }
+        guard reader >= 0 else { throw SaveLogError.system("open \(path)") }
         defer { close(reader) }
         try lock(reader, LOCK_SH)
         var position = Tail(try Self.readHeader(reader, path: path))
@@ -379,7 +379,7 @@ package final class SaveLog: @unchecked Sendable {
     /// Takes `flock` `operation` on `descriptor`, waiting as long as it takes.
     private func lock(_ descriptor: Int32, _ operation: Int32) throws {
         while flock(descriptor, operation) != 0 {
-            if errno != EINTR { throw DurableFiles.failure("flock \(path)") }
+            if errno != EINTR { throw SaveLogError.system("flock \(path)") }
         }
     }
 
@@ -389,7 +389,7 @@ package final class SaveLog: @unchecked Sendable {
         if access(path, F_OK) == 0 { return }
         let temporary = "\(path).new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw DurableFiles.failure("create \(temporary)") }
+        guard descriptor >= 0 else { throw SaveLogError.system("create \(temporary)") }
         defer { unlink(temporary) }
         do {
             defer { close(descriptor) }
@@ -404,10 +404,10 @@ package final class SaveLog: @unchecked Sendable {
         // links gets a rename, which could replace a log created in the meantime: only there is creation racy.
         if link(temporary, path) != 0 && errno != EEXIST {
             guard errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP, rename(temporary, path) == 0 else {
-                throw DurableFiles.failure("link \(path)")
+                throw SaveLogError.system("link \(path)")
             }
         }
-        DurableFiles.syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        LogFiles.syncDirectory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 
     /// Removes the files a creation of the log at `path` killed before it finished left beside it (`<path>.new-…`):
@@ -416,10 +416,10 @@ package final class SaveLog: @unchecked Sendable {
     package static func removeAbandonedCreations(of path: String, olderThan age: TimeInterval) {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let prefix = URL(fileURLWithPath: path).lastPathComponent + ".new-"
-        let log = DurableFiles.status(path)?.number
+        let log = LogFiles.status(path)?.number
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
             let file = directory + "/" + name
-            guard let status = DurableFiles.status(file), status.number == log || Date().timeIntervalSince(status.modified) > age else { continue }
+            guard let status = LogFiles.status(file), status.number == log || Date().timeIntervalSince(status.modified) > age else { continue }
             unlink(file)
         }
     }
@@ -431,7 +431,7 @@ package final class SaveLog: @unchecked Sendable {
             offset + slotSize <= bytes.count ? decodeSlot(bytes[offset..<offset + slotSize]) : nil
         }
         guard let header = slots.max(by: { $0.generation < $1.generation }) else {
-            throw GitError(operation: "open \(path)", code: -1, errorClass: 0, message: "not a save log, or its header is damaged")
+            throw SaveLogError(operation: "open \(path)", message: "not a save log, or its header is damaged")
         }
         return header
     }
@@ -473,7 +473,7 @@ package final class SaveLog: @unchecked Sendable {
         while done < count {
             let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
             if got < 0, errno == EINTR { continue }
-            if got < 0 { throw DurableFiles.failure("read \(path)") }
+            if got < 0 { throw SaveLogError.system("read \(path)") }
             if got == 0 { break }
             done += got
         }
@@ -487,7 +487,7 @@ package final class SaveLog: @unchecked Sendable {
         while done < bytes.count {
             let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
             if wrote < 0, errno == EINTR { continue }
-            if wrote <= 0 { throw DurableFiles.failure("write \(path)") }
+            if wrote <= 0 { throw SaveLogError.system("write \(path)") }
             done += wrote
         }
     }
@@ -497,10 +497,10 @@ package final class SaveLog: @unchecked Sendable {
         #if canImport(Darwin)
             // fsync on Darwin leaves the data in the drive's cache; F_FULLFSYNC flushes it, where the file system can.
             if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
-            if fsync(descriptor) != 0 { throw DurableFiles.failure("fsync \(path)") }
+            if fsync(descriptor) != 0 { throw SaveLogError.system("fsync \(path)") }
         #else
             while fdatasync(descriptor) != 0 {
-                if errno != EINTR { throw DurableFiles.failure("fdatasync \(path)") }
+                if errno != EINTR { throw SaveLogError.system("fdatasync \(path)") }
             }
         #endif
     }
@@ -553,52 +553,6 @@ package final class SaveLog: @unchecked Sendable {
             head.loadLittleEndian(UInt32.self, at: base + 24) == previous
         else { return nil }
         return Int(head.loadLittleEndian(UInt32.self, at: base + 4))
-    }
-}
-
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum iSCSI, ext4 and SQLite's WAL family use.
-///
-/// Slicing by eight: eight tables let each step fold in eight bytes.
-package enum CRC32C {
-    static let tables: [UInt32] = {
-        var tables = [UInt32](repeating: 0, count: 8 * 256)
-        for byte in 0..<256 {
-            var crc = UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-            tables[byte] = crc
-        }
-        for table in 1..<8 {
-            for byte in 0..<256 {
-                let before = tables[(table - 1) * 256 + byte]
-                tables[table * 256 + byte] = (before >> 8) ^ tables[Int(before & 0xFF)]
-            }
-        }
-        return tables
-    }()
-
-    /// The CRC-32C of `bytes`, continuing from `crc`, the checksum of the bytes before them (0 for none).
-    package static func checksum(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
-        bytes.withUnsafeBytes { buffer in
-            tables.withUnsafeBufferPointer { table in
-                var crc = ~crc
-                var index = 0
-                while index + 8 <= buffer.count {
-                    let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                    let low = UInt32(truncatingIfNeeded: word) ^ crc, high = UInt32(truncatingIfNeeded: word >> 32)
-                    crc =
-                        table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
-                        ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
-                        ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
-                        ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
-                    index += 8
-                }
-                while index < buffer.count {
-                    crc = table[Int((crc ^ UInt32(buffer[index])) & 0xFF)] ^ (crc >> 8)
-                    index += 1
-                }
-                return ~crc
-            }
-        }
     }
 }
 

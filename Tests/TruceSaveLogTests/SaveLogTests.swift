@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import TruceGit
+@testable import TruceSaveLog
 
 /// The save log: records round-trip, a damaged tail ends the log, reset hides old records, and concurrent or killed
 /// writers lose no acknowledged record.
@@ -78,8 +78,8 @@ import Testing
         let directory = TemporaryDirectory("truce-savelog")
         let path = directory.path + "/other"
         try Data(repeating: 7, count: 10_000).write(to: URL(fileURLWithPath: path))
-        #expect(throws: GitError.self) { try SaveLog(path: path) }
-        #expect(throws: GitError.self) { try SaveLog(path: directory.path + "/missing/save.log") }
+        #expect(throws: SaveLogError.self) { try SaveLog(path: path) }
+        #expect(throws: SaveLogError.self) { try SaveLog(path: directory.path + "/missing/save.log") }
     }
 
     /// A torn tail, whatever it holds, is not a record; the next append overwrites it and is read back.
@@ -188,7 +188,7 @@ import Testing
         #expect(try log.records().map(\.payload) == [Self.payload(0)])
         // Both slots damaged: not a log any more.
         try Self.write([0xEE], to: path, at: UInt64(SaveLog.slotOffsets[1] + 20))
-        #expect(throws: GitError.self) { try SaveLog(path: path) }
+        #expect(throws: SaveLogError.self) { try SaveLog(path: path) }
     }
 
     /// Eight threads on one instance: every append lands once, under a sequence number of its own. (How few syncs

@@ -1,3 +1,4 @@
+internal import CGitShim
 internal import CLibgit2
 import Foundation
 

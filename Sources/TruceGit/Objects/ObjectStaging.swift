@@ -1,3 +1,4 @@
+internal import CGitShim
 internal import CLibgit2
 import Foundation
 
@@ -7,7 +8,7 @@ import Foundation
 /// objects costs an fsync each, one pack costs one. Objects written through
 /// `repository` exist only in memory until `flush()` packs them; a crash
 /// before that loses the batch, never anything acknowledged.
-package final class BulkWriter {
+package final class ObjectStaging {
     /// The handle to write through (and to read back what was written).
     package let repository: Repository
     private let backend: UnsafeMutablePointer<git_odb_backend>

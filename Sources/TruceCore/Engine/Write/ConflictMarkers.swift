@@ -12,7 +12,7 @@ internal import TruceGit
 /// marker and then checks the state again until both agree, for a few rounds
 /// (so a concurrent writer cannot leave it wrong), `status` re-checks each
 /// marked document, and prune rebuilds the whole index.
-enum ConflictIndex {
+enum ConflictMarkers {
     static let root = "refs/truce/conflicts/"
 
     static func marker(of key: DocumentKey) -> String {
@@ -33,7 +33,7 @@ extension StoreEngine {
     /// instead of reading them again.
     @discardableResult
     func updateConflictMarker(of key: DocumentKey, startingFrom known: DocumentVersions? = nil) throws -> DocumentVersions {
-        let name = ConflictIndex.marker(of: key)
+        let name = ConflictMarkers.marker(of: key)
         var versions = try known ?? documentVersions(of: key)
         for _ in 0..<8 {
             let marked = try repository.reference(name)
@@ -71,7 +71,7 @@ extension StoreEngine {
 
     /// The marked documents as they are now, in key order: in conflict, or with equal-content heads.
     func markedDocuments() throws -> [DocumentVersions] {
-        try repository.references(under: ConflictIndex.root).compactMap { marker in
+        try repository.references(under: ConflictMarkers.root).compactMap { marker in
             guard let key = try documentKey(of: marker.target) else { return nil }
             let versions = try documentVersions(of: key)
             return versions.allHeads.count > 1 ? versions : nil
@@ -84,13 +84,13 @@ extension StoreEngine {
     /// documents with several head references or a marker, not the store. `headGroups` are the head references by
     /// document when the caller has just listed them (`headReferencesByDocument`).
     func rebuildConflictMarkers(headGroups: [[(name: String, target: ObjectID)]]? = nil) throws {
-        let markers = try repository.references(under: ConflictIndex.root)
+        let markers = try repository.references(under: ConflictMarkers.root)
         let marked = Set(markers.map(\.name))
         var keys = Set<DocumentKey>()
         for references in try headGroups ?? headReferencesByDocument() where !references.isEmpty {
             let name = references[0].name
             let directory = name.utf8.lastIndex(of: UInt8(ascii: "/")).map { name[...$0] } ?? ""
-            guard references.count > 1 || marked.contains(ConflictIndex.marker(ofHeadsDirectory: directory)) else { continue }
+            guard references.count > 1 || marked.contains(ConflictMarkers.marker(ofHeadsDirectory: directory)) else { continue }
             if let key = try documentKey(of: references[0].target) { keys.insert(key) }
         }
         for marker in markers {

@@ -4,7 +4,7 @@ import Testing
 /// libgit2 is the git layer's alone, and the built-in resolvers see only TruceCore: SwiftPM does not hold modules to
 /// that (a module a dependency imports can be imported too), so the sources are read for it.
 @Suite(.timeLimit(.minutes(10))) struct LayeringTests {
-    /// The package's root, three levels above this file (Tests/TruceGitTests/LayeringTests.swift).
+    /// The package's root, three levels above this file (Tests/PackageTests/LayeringTests.swift).
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Every module each Swift file under `folder` imports, by the file's path from the package root.
@@ -40,5 +40,13 @@ import Testing
         let allowed: Set = ["TruceCore", "Foundation", "Synchronization", "Dispatch", "Glibc", "Darwin"]
         let others = imports.filter { !allowed.contains($0.module) }
         #expect(others.isEmpty, "a built-in resolver imports more than a third-party one could: \(others)")
+    }
+
+    @Test func theSaveLogHasNoGitInIt() throws {
+        let imports = try Self.imports(under: "Sources/TruceSaveLog")
+        #expect(imports.contains { $0.module == "Foundation" })
+        let allowed: Set = ["Foundation", "Synchronization", "Dispatch", "Glibc", "Darwin"]
+        let others = imports.filter { !allowed.contains($0.module) }
+        #expect(others.isEmpty, "the save log imports more than the system: \(others)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 internal import TruceGit
+internal import TruceSaveLog
 
 extension StoreEngine {
     /// Lands every save the log holds in git, as one write: one pack, the heads, one journal entry; then empties the log.
@@ -10,11 +11,11 @@ extension StoreEngine {
     /// already landed is skipped, so nothing is published or journaled twice.
     /// Returns the changes that landed.
     @discardableResult
-    func checkpoint(_ log: SaveLog) throws -> [Change] {
+    func land(_ log: SaveLog) throws -> [Change] {
         var landed: [Change] = []
         try log.drain { records in
             let saves = try records.map { record in
-                guard let save = LoggedSave(decoding: record.payload) else { throw PendingSaves.unreadable(record.sequence, in: log) }
+                guard let save = LoggedSave(decoding: record.payload) else { throw SaveLogOverlay.unreadable(record.sequence, in: log) }
                 return save
             }
             var transaction = try WriteTransaction(in: self, objects: .packed)

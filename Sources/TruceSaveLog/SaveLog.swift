@@ -55,6 +55,8 @@ package final class SaveLog: @unchecked Sendable {
     static let readScanChunk = 1 << 16
 
     package let path: String
+    /// False for a log opened with `openForReading(at:)`: it follows the records and never writes.
+    package let isWritable: Bool
     private let descriptor: Int32
     /// A read-only descriptor for `records(from:)`, which a save calls each time: kept open.
     private let follower: (descriptor: Int32, lock: NSLock)
@@ -99,10 +101,26 @@ package final class SaveLog: @unchecked Sendable {
     }
 
     /// Opens the log at `path`, creating it (durably, with its first generation) when missing; the directory must exist.
-    package init(path: String) throws {
-        self.path = path
+    package convenience init(path: String) throws {
         try Self.createIfMissing(path)
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        try self.init(opening: path, writable: true)
+    }
+
+    /// Opens the log at `path` for reading only, nil when there is none: nothing is created, locked or written, so a
+    /// log on a read-only mount, or in a directory its reader may not write, reads as well as any. Appends, drains
+    /// and resets throw.
+    package static func openForReading(at path: String) throws -> SaveLog? {
+        do {
+            return try SaveLog(opening: path, writable: false)
+        } catch let error as SaveLogError where error.errorNumber == ENOENT {
+            return nil
+        }
+    }
+
+    private init(opening path: String, writable: Bool) throws {
+        self.path = path
+        isWritable = writable
+        let descriptor = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC)
         guard descriptor >= 0 else { throw SaveLogError.system("open \(path)") }
         self.descriptor = descriptor
         let follower = open(path, O_RDONLY | O_CLOEXEC)
@@ -193,6 +211,7 @@ package final class SaveLog: @unchecked Sendable {
 
     /// Writes `payloads` as records at the log's end and syncs them, under the exclusive lock; only the leader calls it.
     private func write(_ payloads: [[UInt8]]) throws -> [UInt64] {
+        try checkWritable()
         // Records queued after a lost one may name it (a save based on a save that failed): none is written until a reset.
         if let failure { throw failure }
         try lock(descriptor, LOCK_EX)
@@ -345,6 +364,7 @@ package final class SaveLog: @unchecked Sendable {
     /// Runs `body` as the leader (no append of this process writes meanwhile) under the exclusive lock, with `tail` at
     /// the log's end.
     private func leadExclusively(_ body: () throws -> Void) throws {
+        try checkWritable()
         condition.lock()
         while leading { condition.wait() }
         leading = true
@@ -375,6 +395,11 @@ package final class SaveLog: @unchecked Sendable {
     }
 
     // MARK: - The file
+
+    /// Throws for a log opened for reading only.
+    private func checkWritable() throws {
+        guard isWritable else { throw SaveLogError(operation: "write \(path)", message: "the log was opened for reading only") }
+    }
 
     /// Takes `flock` `operation` on `descriptor`, waiting as long as it takes.
     private func lock(_ descriptor: Int32, _ operation: Int32) throws {

@@ -99,3 +99,25 @@ enum StoreCreation {
         DurableFiles.syncDirectory(path)
     }
 }
+
+extension StoreCreation {
+    /// Creates a store at `path`, a new or empty directory, once `device` (when given) is known to be one: a bad
+    /// device name makes nothing.
+    static func create(at path: String, device: String?, saveLog: Bool) throws(TruceError) {
+        _ = try device.map(DeviceName.validated)
+        try StoreEngine.create(at: path, saveLog: saveLog)
+    }
+
+    /// Creates a store at `path` when the directory is missing or empty, or holds an interrupted creation; a store
+    /// there is left as it is, and anything else is refused when it is opened. Another writer creating it meanwhile
+    /// is fine: theirs is opened.
+    static func createUnlessStore(at path: String, device: String) throws(TruceError) {
+        _ = try DeviceName.validated(device)
+        let manager = FileManager.default
+        let isEmpty = (try? manager.contentsOfDirectory(atPath: path))?.isEmpty ?? !manager.fileExists(atPath: path)
+        guard isEmpty || isInterrupted(at: path) else { return }
+        do { try StoreEngine.create(at: path, saveLog: true) } catch .storeExists {
+            // Another writer created it meanwhile: open theirs.
+        }
+    }
+}

@@ -3,22 +3,22 @@ import Synchronization
 internal import TruceGit
 internal import TruceSaveLog
 
-/// The engine under `DocumentStore`: one repository handle, and all the work the store does with it.
+/// One repository handle, and the work the store does with it: what sessions are made of.
 ///
-/// The facade takes its lock (or hops to the `BlockingExecutor`), calls one
-/// method here and delivers the events; only the engine touches the
-/// repository, and every write goes through `WriteTransaction`. An engine is
-/// used by one thread at a time: the store's shared one under its lock, or
-/// one a sync or a prune opens for itself so that nothing waits behind a
-/// transfer or a repack. Two engines on one store are two writers, which the
-/// store is built for (compare-and-swap references, lock files), as two
-/// processes are.
+/// Only sessions and the use cases over them reach an engine (`StoreAccess`
+/// hands them out): a `ReadSession` reads through one, a `WriteSession`
+/// writes through one, and every write goes through a `WriteSession`. An
+/// engine is used by one thread at a time: the store's shared one under its
+/// lock, or one a sync or a prune opens for itself so that nothing waits
+/// behind a transfer or a repack. Two engines on one store are two writers,
+/// which the store is built for (compare-and-swap references, lock files),
+/// as two processes are.
 final class StoreEngine {
     let repository: Repository
-    /// The synced routing as last read, shared by every engine of one store object.
+    /// The synced routing as last read, shared by every engine of one store.
     let routingCache: RoutingCache
-    /// The save log's pending saves, once a log was found or made (see `pendingSaves(creatingLog:)`).
-    private var pending: SaveLogOverlay?
+    /// The save log's overlay, once a log was found or made (see `saveLogOverlay(forWriting:)`).
+    private var overlay: SaveLogOverlay?
     /// True while a checkpoint waits on its timer.
     var checkpointScheduled = false
 
@@ -31,20 +31,37 @@ final class StoreEngine {
     /// The store directory, with a trailing slash.
     var gitDirectory: String { repository.gitDirectory }
 
-    /// The save log's state; nil when there is no log and `creatingLog` is false.
-    func pendingSaves(creatingLog: Bool) throws -> SaveLogOverlay? {
-        if let pending { return pending }
-        let log = creatingLog ? try SaveLog(path: gitDirectory + SaveLogOverlay.fileName) : try SaveLogOverlay.existingLog(in: gitDirectory)
-        pending = try log.map { try SaveLogOverlay(gitDirectory: gitDirectory, log: $0, instrumentation: instrumentation) }
-        return pending
+    /// A read session of the store as it is now: through the save log's overlay when the log holds saves git does not.
+    ///
+    /// Reading the log takes no lock and writes nothing: a store that can only be read serves its logged saves too.
+    func readSession() throws -> ReadSession {
+        if let overlay = try saveLogOverlay(forWriting: false) {
+            try overlay.refresh()
+            if overlay.holdsSaves { return ReadSession(engine: try overlay.reader, overlay: overlay) }
+        }
+        return ReadSession(engine: self)
+    }
+
+    /// The save log's overlay; nil when the store has no log and `forWriting` is false. For writing, the log is
+    /// made when missing and opened for appends.
+    func saveLogOverlay(forWriting: Bool) throws -> SaveLogOverlay? {
+        if let overlay {
+            if forWriting { try overlay.openForWriting() }
+            return overlay
+        }
+        let path = gitDirectory + SaveLogOverlay.fileName
+        guard let log = forWriting ? try SaveLog(path: path) : try SaveLog.openForReading(at: path) else { return nil }
+        overlay = SaveLogOverlay(gitDirectory: gitDirectory, log: log, instrumentation: instrumentation)
+        return overlay
     }
 
     /// Lands what the save log holds in git, when there is a log and (unless `evenWhenEmpty`) it holds anything, and
-    /// forgets the pending saves; returns the changes that landed.
+    /// forgets the overlay's saves; returns the changes that landed. Only writers call it.
     func landSaveLog(evenWhenEmpty: Bool = false) throws -> [Change] {
-        guard let pending = try pendingSaves(creatingLog: false), try evenWhenEmpty || pending.log.mayHaveRecords() else { return [] }
-        let landed = try land(pending.log)
-        try pending.clear()
+        guard let overlay = try saveLogOverlay(forWriting: false), try evenWhenEmpty || overlay.log.mayHaveRecords() else { return [] }
+        try overlay.openForWriting()
+        let landed = try land(overlay.log)
+        try overlay.clear()
         return landed
     }
 }

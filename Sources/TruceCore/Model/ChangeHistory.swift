@@ -16,23 +16,32 @@ extension ChangeHistory {
     public struct Token: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The journal entry the token stands after; nil for the start of the history.
         let entry: ObjectID?
+        /// The last save listed from the save log, past `entry`: once it lands, it and the saves before it in the same
+        /// journal entry were listed already. nil when none was.
+        let loggedMark: VersionID?
 
         /// The start of the history: every change comes after it.
         public static let beginning = ChangeHistory.Token(entry: nil)
 
         /// Reads a token's text form; nil when it is not one.
         public init?(_ text: String) {
-            if text == Self.beginning.description {
-                self = .beginning
-                return
+            guard text.hasPrefix("t1-") else { return nil }
+            let parts = text.dropFirst(3).split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let hex = parts.first, let id = ObjectID(hex: String(hex)) else { return nil }
+            entry = id == ObjectID.zero ? nil : id
+            if parts.count == 2 {
+                guard let mark = ObjectID(hex: String(parts[1])), mark != ObjectID.zero else { return nil }
+                loggedMark = VersionID(mark)
+            } else {
+                loggedMark = nil
             }
-            guard text.hasPrefix("t1-"), let id = ObjectID(hex: String(text.dropFirst(3))) else { return nil }
-            entry = id
         }
 
-        init(entry: ObjectID?) { self.entry = entry }
+        init(entry: ObjectID?, loggedMark: VersionID? = nil) { (self.entry, self.loggedMark) = (entry, loggedMark) }
 
-        public var description: String { "t1-" + (entry?.hex ?? String(repeating: "0", count: 40)) }
+        public var description: String {
+            "t1-" + (entry?.hex ?? ObjectID.zero.hex) + (loggedMark.map { "+" + $0.hex } ?? "")
+        }
 
         public init(from decoder: Decoder) throws {
             let text = try decoder.singleValueContainer().decode(String.self)

@@ -52,7 +52,7 @@ public protocol Resolver: Sendable {
 extension Resolver {
     public var definition: String? { nil }
 
-    public var defaultTimeout: Double { DocumentStore.defaultResolverTimeout }
+    public var defaultTimeout: Double { ResolverTimeouts.default }
 
     public func validate(options: ResolverOptions) throws {}
 

@@ -152,6 +152,6 @@ struct ResolverChain: Sendable {
 extension ResolverChoice {
     /// The seconds `name` may run: its `resolver.<name>.timeout`, else its `defaultTimeout`.
     func timeout(of name: String) -> Double {
-        timeouts[name] ?? resolvers[name]?.defaultTimeout ?? DocumentStore.defaultResolverTimeout
+        timeouts[name] ?? resolvers[name]?.defaultTimeout ?? ResolverTimeouts.default
     }
 }

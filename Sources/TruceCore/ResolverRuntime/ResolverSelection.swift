@@ -33,19 +33,21 @@ struct RoutingInputs {
     let routing: Routing
 }
 
-extension StoreEngine {
+extension ReadSession {
     /// What decides `key`'s resolver chain, read at one moment.
     func routingInputs(for key: DocumentKey) throws -> RoutingInputs {
         RoutingInputs(
-            localAttribute: try repository.attribute("merge", for: key.rawValue), localConfig: try localConfig(),
-            attributesPath: gitDirectory + "info/attributes", routing: try routing())
+            localAttribute: try repository.attribute("merge", for: key.rawValue), localConfig: try engine.localConfig(),
+            attributesPath: engine.gitDirectory + "info/attributes", routing: try routing())
     }
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
     func routedConfig() throws -> [String: String] {
-        try localConfig().merging(routing().config) { $1 }
+        try engine.localConfig().merging(routing().config) { $1 }
     }
+}
 
+extension StoreEngine {
     /// The store's own config file as name → last value (names as libgit2 gives them).
     func localConfig() throws -> [String: String] {
         do {
@@ -128,7 +130,7 @@ extension ResolverChoice {
                     throw .invalidConfiguration("resolver.\(name): \(error)")
                 }
                 options[name] = resolverOptions
-                timeouts[name] = try resolverOptions.number("timeout", default: resolver.defaultTimeout, in: DocumentStore.resolverTimeoutRange)
+                timeouts[name] = try resolverOptions.number("timeout", default: resolver.defaultTimeout, in: ResolverTimeouts.range)
             } else if skippingUnavailable && name != first {
                 skipped[name] = "skipped: not a resolver this call can use (named by \(nameSource))"
             } else {

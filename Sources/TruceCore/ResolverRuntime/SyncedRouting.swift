@@ -48,17 +48,17 @@ struct Routing: Sendable {
     }
 }
 
-extension StoreEngine {
+extension ReadSession {
     /// The synced routing, parsed again only when a routing document has a new current version.
     ///
     /// `resolveAll` asks once per document; reading the two heads directories is cheap, parsing is not.
     func routing() throws -> Routing {
-        let attributes = try documentVersions(of: Routing.attributesKey).current
-        let config = try documentVersions(of: Routing.configKey).current
+        let attributes = try versions(of: Routing.attributesKey).current
+        let config = try versions(of: Routing.configKey).current
         let versions = [attributes?.id, config?.id]
-        if let cached = routingCache.routing(for: versions) { return cached }
-        let routing = try Routing.read(attributes: attributes, config: config, in: self)
-        routingCache.keep(routing, for: versions)
+        if let cached = engine.routingCache.routing(for: versions) { return cached }
+        let routing = try Routing.read(attributes: attributes, config: config, in: engine)
+        engine.routingCache.keep(routing, for: versions)
         return routing
     }
 }

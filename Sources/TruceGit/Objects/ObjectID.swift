@@ -30,6 +30,9 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
         (first, second, third) = (word(0..<8), word(8..<16), UInt32(word(16..<20)))
     }
 
+    /// The id of forty zeros, which names no object: git's "none" (a ref that did not exist, in a reflog line).
+    package static let zero = ObjectID(bytes: [UInt8](repeating: 0, count: 20)[...])
+
     /// Parses a full 40-character hexadecimal id; nil when it is not one.
     package init?(hex: String) {
         self.init(hexBytes: hex.utf8)

@@ -46,7 +46,7 @@ package struct PackWriter {
     /// the next 4,096 objects, failing with `GIT_EUSER`, and leaves no file behind.
     @discardableResult
     package func write(
-        _ ids: [ObjectID], known: [ObjectID: ObjectStaging.RawObject] = [:], copyingFrom entries: PackEntries? = nil, compressed: Bool = true,
+        _ ids: [ObjectID], known: [ObjectID: RawObject] = [:], copyingFrom entries: PackEntries? = nil, compressed: Bool = true,
         distinct: Bool = false, cancellation: Cancellation? = nil, progress: ((_ done: Int, _ total: Int, _ bytes: Int) -> Void)? = nil
     ) throws(GitError) -> String? {
         var seen = Set<ObjectID>()

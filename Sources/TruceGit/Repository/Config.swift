@@ -9,9 +9,13 @@ package struct ConfigEntry: Sendable, Equatable {
     package let isLocal: Bool
 
     /// The value as git reads a boolean (`true`, `yes`, `on`, `1` and their opposites, any case); nil when it is none.
-    package var boolValue: Bool? {
+    package var boolValue: Bool? { Self.boolean(value) }
+
+    /// `text` read as git reads a boolean config value (`true`, `yes`, `on`, `1`, an empty value… any case); nil when
+    /// git would refuse it.
+    package static func boolean(_ text: String) -> Bool? {
         var result: Int32 = 0
-        return git_config_parse_bool(&result, value) == 0 ? result != 0 : nil
+        return git_config_parse_bool(&result, text) == 0 ? result != 0 : nil
     }
 }
 

@@ -9,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct PackEntriesTests {
     typealias Fixture = PackWriterTests.Fixture
 
-    static func blob(_ text: String) -> ObjectStaging.RawObject { ObjectStaging.RawObject(type: 3, bytes: Array(text.utf8)) }
+    static func blob(_ text: String) -> RawObject { RawObject(type: 3, bytes: Array(text.utf8)) }
 
     /// git run in `fixture` with `input` on its standard input; its output, which must be a success.
     static func git(_ fixture: Fixture, _ arguments: [String], input: String) throws -> String {
@@ -23,7 +23,7 @@ import Testing
     /// is read and deflated again, and git finds every object whole.
     @Test func aPackWrittenFromAnotherStoresEntriesHoldsTheSameObjects() throws {
         let source = try Fixture(), target = try Fixture()
-        let bulk = try ObjectStaging(path: source.path)
+        let bulk = try MemoryRepository(path: source.path)
         let contents: [String: Data] = [
             "empty": Data(), "small": .text("one line\n"), "random": PackWriterTests.randomBytes(70_000, seed: 4),
             "large": PackWriterTests.randomBytes(PackEntries.largestCopied + 1, seed: 5),
@@ -134,7 +134,7 @@ import Testing
     /// forgotten, or read without remembering, an entry is proved again.
     @Test func aCopyTakesWhatAReadProvedWithoutProvingItAgain() throws {
         let fixture = try Fixture()
-        let bulk = try ObjectStaging(path: fixture.path)
+        let bulk = try MemoryRepository(path: fixture.path)
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("first\n"), "b": .text("second\n")], in: bulk)
         _ = try bulk.flush(compressed: true)
         let fresh = try PackEntries(objectsDirectory: fixture.path + "/objects")

@@ -39,7 +39,7 @@ import Testing
 
     /// A blob per content, a tree naming them and a commit of it, written to memory by `bulk` and recorded to pack.
     static func recordCommit(
-        of contents: [String: Data], in bulk: ObjectStaging
+        of contents: [String: Data], in bulk: MemoryRepository
     ) throws -> (blobs: [String: ObjectID], tree: ObjectID, commit: ObjectID) {
         var blobs: [String: ObjectID] = [:]
         for (name, bytes) in contents.sorted(by: { $0.key < $1.key }) {
@@ -58,7 +58,7 @@ import Testing
     /// or stored as a save log checkpoint stores them.
     @Test(arguments: [true, false]) func aPackHoldsExactlyTheGivenObjectsAndGitAcceptsIt(compressed: Bool) throws {
         let fixture = try Fixture()
-        let bulk = try ObjectStaging(path: fixture.path)
+        let bulk = try MemoryRepository(path: fixture.path)
         let contents: [String: Data] = [
             "empty": Data(), "small": .text("one line\n"), "small-random": Self.randomBytes(3000, seed: 3),
             "over-64k": Self.randomBytes(70_000, seed: 1),
@@ -99,7 +99,7 @@ import Testing
     /// of them that git verifies.
     @Test func objectsWrittenStraightIntoMemoryAreTheOnesLibgit2Writes() throws {
         let fixture = try Fixture(), oracle = try Fixture()
-        let bulk = try ObjectStaging(path: fixture.path)
+        let bulk = try MemoryRepository(path: fixture.path)
         let reference = try Repository.openBare(at: oracle.path)
         let content = Data("a document\nwith two lines\n".utf8)
         let blob = try bulk.writeBlob(content)
@@ -131,7 +131,7 @@ import Testing
     /// The name returned is the pack's, and a second pack of objects already packed is one git accepts beside the first.
     @Test func theNameReturnedIsThePacksAndObjectsCanBePackedAgain() throws {
         let fixture = try Fixture()
-        let bulk = try ObjectStaging(path: fixture.path)
+        let bulk = try MemoryRepository(path: fixture.path)
         let blob = try bulk.repository.writeBlob(.text("again\n"))
         let writer = PackWriter(repository: bulk.repository)
         let first = try #require(try writer.write([blob]))
@@ -150,7 +150,7 @@ import Testing
         let tags = fixture.path + "/refs/tags"
         try FileManager.default.createDirectory(atPath: tags, withIntermediateDirectories: true)
         try Data("ref: refs/heads/nowhere\n".utf8).write(to: URL(fileURLWithPath: tags + "/dangling"))
-        let bulk = try ObjectStaging(path: fixture.path)
+        let bulk = try MemoryRepository(path: fixture.path)
         let blob = try bulk.repository.writeBlob(.text("packed without reading refs\n"))
         // The control: the pack builder trips over the reference, so the test can tell the two apart.
         #expect(throws: GitError.self) { try bulk.repository.writePack(of: [blob], progress: { _, _ in }) }

@@ -13,7 +13,7 @@ import Testing
     /// read, and the store holds every object, as git fsck finds.
     @Test func whatTheChecksReadInABorrowedStoreIsCopiedWithoutASecondProof() throws {
         let hub = try Fixture(), store = try Fixture()
-        let bulk = try ObjectStaging(path: hub.path)
+        let bulk = try MemoryRepository(path: hub.path)
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("one\n"), "b": .text("two\n")], in: bulk)
         _ = try bulk.flush(compressed: true)
         _ = try hub.git("update-ref", "refs/heads/main", commit.hex)

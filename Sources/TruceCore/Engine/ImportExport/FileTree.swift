@@ -222,3 +222,38 @@ enum FileTree {
 // Top-level, so that inside `FileTree` the names reach the C functions and not its own `read` and `write`.
 private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, buffer, count) }
 private func writeBytes(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
+
+extension FileTree {
+    /// Refuses a path that is a file, or a folder with anything in it unless `overwrite`.
+    static func checkExportFolder(_ path: String, overwrite: Bool) throws(TruceError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else { throw .invalidFolder(path, reason: "it is a file, not a folder") }
+        guard let contents = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw .invalidFolder(path, reason: "cannot list it")
+        }
+        if !contents.isEmpty, !overwrite {
+            throw .invalidFolder(path, reason: "it is not empty; export writes into a new or empty folder unless told to overwrite (--force)")
+        }
+    }
+
+    /// True when `path` (which need not exist yet) is `folder` or below it, links resolved.
+    static func isInside(_ path: String, _ folder: String) -> Bool {
+        func resolved(_ path: String) -> String {
+            var existing = URL(fileURLWithPath: path).standardizedFileURL
+            var rest: [String] = []
+            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+                rest.insert(existing.lastPathComponent, at: 0)
+                existing.deleteLastPathComponent()
+            }
+            let real =
+                realpath(existing.path, nil).map { pointer in
+                    defer { free(pointer) }
+                    return String(cString: pointer)
+                } ?? existing.path
+            return ([real == "/" ? "" : real] + rest).joined(separator: "/")
+        }
+        let inner = resolved(path), outer = resolved(folder)
+        return inner == outer || inner.hasPrefix(outer + "/")
+    }
+}

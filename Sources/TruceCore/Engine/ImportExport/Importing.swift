@@ -1,64 +1,50 @@
 import Foundation
 internal import TruceGit
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+/// Saving a folder's files or a stream's records as documents: in batches of `ImportReading.documentsPerBatch`, in key
+/// order, each batch all or nothing, versions only for what changed.
+struct Importing: Sendable {
+    let access: StoreAccess
+    /// The device the versions are saved by, and their date.
+    let author: String
+    let date: Date
+    /// Whether a `date` more than a day ahead of this clock is taken.
+    var allowingFutureDate = false
 
-/// Reading what an import saves: the files of a folder (one at a time, below it, never through a link) or a stream's records.
-enum ImportReading {
-    /// An import saves this many documents at most in one batch: its memory follows the batch, not the source
-    /// (a batch's heads, journal entry and version index cost about a kilobyte and a half a document).
-    static let documentsPerBatch = 131_072
-
-    /// The entries of `source` in key order.
-    static func inKeyOrder(_ source: ImportSource) -> [ImportSource.Entry] {
-        source.entries.sorted { $0.key < $1.key }
-    }
-
-    /// The bytes of every entry of `entries` that can be read, in their order; the others are refused by path.
-    /// `progress` hears (entries read, entries in all) counted from `offset`, of `total`.
-    static func read(
-        _ entries: ArraySlice<ImportSource.Entry>, of source: ImportSource, refusing refused: inout [ImportReport.PathIssue],
-        progress: (@Sendable (Int, Int) -> Void)?, total: Int
-    ) throws(TruceError) -> [(key: DocumentKey, content: Data)] {
-        var root: Int32 = -1
-        if let folder = source.folder {
-            do {
-                root = try FileTree.openFolder(folder)
-            } catch {
-                throw .invalidFolder(folder, reason: error.reason)
+    /// Saves every entry of `source` as a document by `author`, dated `date`, skipping those whose current version
+    /// holds the same bytes; a file that cannot be read now is refused and the rest are imported.
+    ///
+    /// `progress` hears (files read, files in all) while reading, `saving`
+    /// (versions written, versions to write) while saving, counted across
+    /// batches of at most what is left. `cancellation` stops it before the
+    /// next batch is written, keeping the batches saved.
+    func run(
+        _ source: ImportSource, progress: (@Sendable (Int, Int) -> Void)?, saving: (@Sendable (Int, Int) -> Void)?, cancellation: Cancellation?,
+        documentsPerBatch: Int = ImportReading.documentsPerBatch
+    ) throws(TruceError) -> ImportReport {
+        try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
+        var refused = source.refused
+        let entries = ImportReading.inKeyOrder(source)
+        var documents = 0
+        var versions: [ImportReport.ImportedVersion] = []
+        for start in stride(from: 0, to: entries.count, by: max(documentsPerBatch, 1)) {
+            let batch = entries[start..<min(start + documentsPerBatch, entries.count)]
+            let contents = try ImportReading.read(batch, of: source, refusing: &refused, progress: progress, total: entries.count)
+            documents += contents.count
+            try cancellation?.check()
+            let changed = try access.read { session in
+                try contents.filter { key, content in try !session.currentVersion(of: key, holds: content) }
             }
+            // Counted across batches, of at most what is left: documents found unchanged later lower the total.
+            let savedBefore = versions.count, left = entries.count - batch.endIndex
+            let counted = saving.map { saving in { @Sendable done, total in saving(savedBefore + done, savedBefore + total + left) } }
+            let ids = try access.saveBatch(
+                changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, author: author,
+                allowingFutureDates: true, cancellation: cancellation, progress: counted)
+            versions += zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
         }
-        defer { if root >= 0 { close(root) } }
-        var contents: [(key: DocumentKey, content: Data)] = []
-        contents.reserveCapacity(entries.count)
-        for (index, entry) in zip(entries.indices, entries) {
-            if index % 256 == 0 { progress?(index, total) }
-            switch entry.content {
-            case .bytes(let data):
-                contents.append((entry.key, data))
-            case .file(let components):
-                do {
-                    contents.append((entry.key, try FileTree.read(components, below: root)))
-                } catch {
-                    refused.append(ImportReport.PathIssue(path: entry.path, reason: "cannot read it: \(error.reason)"))
-                }
-            }
-        }
-        progress?(entries.endIndex, total)
-        return contents
-    }
-}
-
-extension StoreEngine {
-    /// True when `key`'s current version holds exactly `content` (compared by blob id, without reading the blob).
-    func currentVersion(of key: DocumentKey, holds content: Data) throws -> Bool {
-        guard let current = try documentVersions(of: key).current, !current.isDeletion else { return false }
-        let tree = try repository.readCommit(current.id.objectID).tree
-        guard let entry = try repository.entry(at: key.rawValue, inTree: tree), !entry.isTree else { return false }
-        return entry.id == ObjectID.blobHash(of: content)
+        return ImportReport(
+            documents: documents, newVersions: versions.count, unchanged: documents - versions.count,
+            refused: refused, skipped: source.skipped, versions: versions)
     }
 }

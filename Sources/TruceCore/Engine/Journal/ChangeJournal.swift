@@ -24,7 +24,7 @@ internal import TruceGit
 struct ChangeJournal {
     static let reference = "refs/truce/journal"
 
-    /// The repository whose journal this is (or, for `prepare`, the one new entries are written into).
+    /// The repository whose journal this is.
     let repository: Repository
 
     /// Appends `changes` in order, retrying when another writer appended first.
@@ -36,9 +36,9 @@ struct ChangeJournal {
         for _ in 0..<50 {
             // The entries go into one pack, fsynced with its directory, rather than loose objects: fewer fsyncs, and
             // libgit2 would not fsync the `objects/` directory a new loose object's folder is made in.
-            let bulk = try ObjectStaging(path: repository.path)
-            let prepared = try ChangeJournal(repository: bulk.repository).prepare(changes, via: via, recording: bulk)
-            try bulk.flush()
+            let staging = ObjectStaging()
+            let prepared = try prepare(changes, via: via, into: staging)
+            try staging.flush(into: repository)
             if try publish(prepared) { return }
             // Another writer appended meanwhile: chain onto its entry.
         }
@@ -52,37 +52,31 @@ struct ChangeJournal {
         let count: Int
     }
 
-    /// Writes the entries for `changes` chained onto the journal's current tip, without moving the journal.
-    ///
-    /// With `bulk`, they go into its memory and so into the same pack as the versions they record.
-    func prepare(
-        _ changes: [Change], via: [VersionID: ObjectID] = [:], recording bulk: ObjectStaging? = nil
-    ) throws -> Prepared {
+    /// Stages the entries for `changes` chained onto the journal's current tip, without moving the journal: in the same
+    /// pack as the versions they record, when `staging` is a write's.
+    func prepare(_ changes: [Change], via: [VersionID: ObjectID] = [:], into staging: ObjectStaging) throws -> Prepared {
         precondition(!changes.isEmpty, "a journal entry needs a change")
         let tip = try repository.reference(Self.reference)
         if changes.count > Self.batchThreshold {
-            let blob = try repository.writeBlob(Self.batchLines(changes, via: via))
-            let tree = try repository.writeTree([TreeEntry(name: Self.batchFile, id: blob, isTree: false)])
+            let blob = staging.writeBlob(Self.batchLines(changes, via: via))
+            let tree = staging.writeTree([TreeEntry(name: Self.batchFile, id: blob, isTree: false)])
             let author = changes[0].author, now = Date()
             // When every change came through a manifest, the message names them: what a replica's first manifest asks of
             // the journal, answered without reading the file.
             let manifests = changes.allSatisfy { via[$0.version] != nil } ? Set(changes.compactMap { via[$0.version] }).sorted() : []
             let through = manifests.isEmpty ? "" : "Via: \(manifests.map(\.hex).joined(separator: " "))\n"
-            let entry = try repository.writeCommit(
+            let entry = try staging.writeCommit(
                 tree: tree, parents: tip.map { [$0] } ?? [], author: Signature(device: author, date: now),
                 committer: Signature(device: author, date: now),
                 message: "journal \(changes.count) changes\n\nChange: batch\nChanges: \(changes.count)\n\(through)")
-            for object in [blob, tree, entry] { bulk?.record(object) }
             return Prepared(entry: entry, onto: tip, count: changes.count)
         }
-        let emptyTree = try repository.writeTree([])
-        bulk?.record(emptyTree)
+        let emptyTree = staging.writeTree([])
         var parent = tip
         for change in changes {
-            parent = try repository.writeCommit(
+            parent = try staging.writeCommit(
                 tree: emptyTree, parents: parent.map { [$0] } ?? [], author: Signature(device: change.author, date: change.date),
                 committer: Signature(device: change.author, date: Date()), message: Self.message(for: change, via: via[change.version]))
-            bulk?.record(parent!)
         }
         return Prepared(entry: parent!, onto: tip, count: changes.count)
     }
@@ -106,6 +100,17 @@ struct ChangeJournal {
     /// Walks back from `tip`, so the cost follows the number of entries after `position`.
     func changes(from tip: ObjectID, after position: ObjectID?) throws -> [Change]? {
         try entries(from: tip, after: position)?.map(\.change)
+    }
+
+    /// The changes recorded after `position` up to `tip`, one list per entry, oldest first; nil when `position` is not
+    /// below `tip`.
+    func changesByEntry(from tip: ObjectID, after position: ObjectID?) throws -> [[Change]]? {
+        var entries: [[Change]] = []
+        let reached = try walk(from: tip, after: position) { commit in
+            entries.append(try changes(recordedBy: commit).map(\.change))
+            return true
+        }
+        return reached ? entries.reversed() : nil
     }
 
     /// `changes(from:after:in:)` with the manifest each received version came through (`Via:`).

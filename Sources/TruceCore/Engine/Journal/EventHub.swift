@@ -43,7 +43,7 @@ final class EventHub: Sendable {
     }
 
     /// A new sequence that sees every change recorded after this call.
-    func subscribe(to store: DocumentStore) -> AsyncStream<DocumentStateChange> {
+    func subscribe(to store: StoreAccess) -> AsyncStream<DocumentStateChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: DocumentStateChange.self, bufferingPolicy: .bufferingNewest(4096))
         position.withLock { position in
             if hasListeners {
@@ -71,7 +71,7 @@ final class EventHub: Sendable {
     }
 
     /// Reads the journal from the last position and delivers what is new; nothing to do while no one listens.
-    func deliver(from store: DocumentStore) {
+    func deliver(from store: StoreAccess) {
         guard hasListeners else { return }
         position.withLock { read(from: store, at: &$0) }
     }
@@ -89,14 +89,15 @@ final class EventHub: Sendable {
         for event in events { for continuation in continuations { continuation.yield(event) } }
     }
 
-    private func read(from store: DocumentStore, at position: inout Position) {
+    private func read(from store: StoreAccess, at position: inout Position) {
         guard case .after(let last) = position else {
             position = Self.journalTip(of: store)
             return
         }
         // The journal as git has it: a logged save's event went out when it was saved, and another process's comes with
         // its checkpoint.
-        let read = try? store.withEngine(landingSaveLog: false) { engine -> (tip: ObjectID?, events: [DocumentStateChange]) in
+        let read = try? store.read { session -> (tip: ObjectID?, events: [DocumentStateChange]) in
+            let engine = session.engine
             guard let tip = try engine.repository.reference(ChangeJournal.reference), tip != last else { return (last, []) }
             // A journal that no longer holds `last` was replaced: follow the new one from its tip.
             guard let changes = try ChangeJournal(repository: engine.repository).changes(from: tip, after: last) else { return (tip, []) }
@@ -121,9 +122,9 @@ final class EventHub: Sendable {
         idle?.stop()
     }
 
-    private static func journalTip(of store: DocumentStore) -> Position {
+    private static func journalTip(of store: StoreAccess) -> Position {
         do {
-            return .after(try store.withEngine(landingSaveLog: false) { try $0.repository.reference(ChangeJournal.reference) })
+            return .after(try store.read { try $0.repository.reference(ChangeJournal.reference) })
         } catch {
             return .unknown
         }

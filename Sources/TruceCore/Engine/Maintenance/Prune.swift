@@ -210,3 +210,11 @@ extension StoreEngine {
         }
     }
 }
+
+extension StoreAccess {
+    /// Prunes on an engine of its own (see `StoreEngine.prune`): a repack takes long, and reads and saves meanwhile do
+    /// not wait behind it.
+    func prune(expire: TimeInterval, progress: (@Sendable (String) -> Void)?, cancellation: Cancellation?) throws(TruceError) -> PruneReport {
+        try withOwnEngine { try $0.prune(expire: expire, progress: progress, cancellation: cancellation) }
+    }
+}

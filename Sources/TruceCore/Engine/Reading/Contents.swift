@@ -51,34 +51,4 @@ extension StoreEngine {
         }
         return key
     }
-
-    /// Every version of the document its heads reach, newest first, with `isConflict` and `isResolved` set.
-    func history(of key: DocumentKey) throws -> [Version] {
-        let current = try documentVersions(of: key)
-        guard !current.heads.isEmpty else { throw TruceError.documentNotFound(key) }
-        let conflictIDs = Set(current.conflicts.map(\.id))
-        var versions = try repository.walk(from: current.heads.map(\.id.objectID)).map {
-            try readVersion(VersionID($0), of: key)
-        }
-        let resolvedIDs = Set(versions.filter(\.isResolution).flatMap { $0.parents.dropFirst() })
-        for index in versions.indices {
-            versions[index].isConflict = conflictIDs.contains(versions[index].id)
-            versions[index].isResolved = resolvedIDs.contains(versions[index].id)
-        }
-        return versions
-    }
-
-    /// Why `key`'s current version is current, and the `merge` attribute `git check-attr` gives its key.
-    func explain(_ key: DocumentKey) throws -> Explanation {
-        let versions = try documentVersions(of: key)
-        guard let current = versions.current else { throw TruceError.documentNotFound(key) }
-        var explanation = Explanation(
-            versions: versions,
-            currentReason: Explanation.reason(current: current, heads: versions.heads) + Explanation.equivalence(versions),
-            mergeAttribute: try repository.attribute("merge", for: key.rawValue).description
-        )
-        let now = Date()
-        explanation.datedAhead = versions.heads.filter { HybridDates.isFarAhead($0.modificationDate, of: now) }
-        return explanation
-    }
 }

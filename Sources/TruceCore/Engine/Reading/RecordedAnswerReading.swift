@@ -1,10 +1,10 @@
 import Foundation
 
 /// Reading the recorded answers the store holds as `.truce/answers/<id>.json` documents.
-extension StoreEngine {
+extension ReadSession {
     /// The record the document `key` holds; nil when there is none, it is deleted, or it is not a record.
     func recordedAnswer(at key: DocumentKey) throws -> RecordedAnswer? {
-        guard let current = try documentVersions(of: key).current, !current.isDeletion, let data = try contents(of: current) else { return nil }
+        guard let current = try versions(of: key).current, !current.isDeletion, let data = try contents(of: current) else { return nil }
         let id = String(key.rawValue.dropFirst(".truce/answers/".count).dropLast(".json".count))
         return RecordedAnswer(decoding: data, id: id)
     }

@@ -21,7 +21,7 @@ extension StoreEngine {
                 guard listed[change.version] == nil, try repository.containsCommit(change.version.objectID) else { continue }
                 let commit = try repository.readCommit(change.version.objectID)
                 let version = try readVersion(commit, of: change.key)
-                guard let by = version.resolvedBy, by != DocumentStore.personResolverName,
+                guard let by = version.resolvedBy, by != ResolverNames.person,
                     resolver.map({ $0.utf8.elementsEqual(by.utf8) }) ?? true
                 else { continue }
                 listed[version.id] = reviewed.count
@@ -39,7 +39,9 @@ extension StoreEngine {
         }
         return reviewed
     }
+}
 
+extension ReadSession {
     /// What restoring `dropped` starts from, checked against the resolution's own commit (never the value handed
     /// in): the decision, the dropped head and the current version, each with its content.
     func restoreInputs(_ dropped: DroppedValue) throws -> (
@@ -48,7 +50,7 @@ extension StoreEngine {
         let key = dropped.key
         guard try repository.containsCommit(dropped.resolution.objectID) else { throw TruceError.versionNotFound(dropped.resolution.hex) }
         let commit = try repository.readCommit(dropped.resolution.objectID)
-        let resolution = try readVersion(commit, of: key)
+        let resolution = try engine.readVersion(commit, of: key)
         func refuse(_ reason: String) -> TruceError { .nothingToRestore(key, reason: reason) }
         guard resolution.isResolution else { throw refuse("version \(resolution.id.short) is not a resolution") }
         let reviewed = ReviewedResolution(resolution: resolution, author: "", section: DecisionsSection.reading(commit.message))
@@ -62,8 +64,8 @@ extension StoreEngine {
             let place = dropped.point.map { "at \(TruceError.quoted($0))" } ?? "of the whole document"
             throw refuse("resolution \(resolution.id.short) dropped no value of version \(dropped.value.version.short) \(place)")
         }
-        let droppedVersion = try readVersion(dropped.value.version, of: key)
-        guard let current = try documentVersions(of: key).current else { throw TruceError.documentNotFound(key) }
+        let droppedVersion = try engine.readVersion(dropped.value.version, of: key)
+        guard let current = try versions(of: key).current else { throw TruceError.documentNotFound(key) }
         return (
             resolution, decision, ConflictSet.Side(version: droppedVersion, content: try contents(of: droppedVersion)),
             ConflictSet.Side(version: current, content: try contents(of: current))

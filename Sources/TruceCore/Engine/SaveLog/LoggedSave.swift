@@ -10,7 +10,7 @@ internal import TruceGit
 struct LoggedSave {
     /// The process's log reader that wrote it (`SaveLogOverlay.origin`): it adopted the save when queueing it.
     let origin: UInt64
-    let objects: [ObjectStaging.RawObject]
+    let objects: [RawObject]
     let head: PendingHead
     let change: Change
 
@@ -37,7 +37,7 @@ struct LoggedSave {
         return bytes
     }
 
-    init(origin: UInt64, objects: [ObjectStaging.RawObject], head: PendingHead, change: Change) {
+    init(origin: UInt64, objects: [RawObject], head: PendingHead, change: Change) {
         (self.origin, self.objects, self.head, self.change) = (origin, objects, head, change)
     }
 
@@ -53,10 +53,10 @@ struct LoggedSave {
     init?(decoding bytes: [UInt8]) {
         var reader = FieldReader(bytes: bytes[...])
         guard reader.byte() == Self.format, let origin = reader.field(UInt64.self), let count = reader.field(UInt32.self) else { return nil }
-        var objects: [ObjectStaging.RawObject] = []
+        var objects: [RawObject] = []
         for _ in 0..<count {
             guard let type = reader.byte(), let body = reader.bytes() else { return nil }
-            objects.append(ObjectStaging.RawObject(type: type, bytes: Array(body)))
+            objects.append(RawObject(type: type, bytes: Array(body)))
         }
         guard let keyBytes = reader.bytes(), let key = DocumentKey(stored: String(decoding: keyBytes, as: UTF8.self)),
             let id = reader.objectID(), let replacedCount = reader.field(UInt32.self)

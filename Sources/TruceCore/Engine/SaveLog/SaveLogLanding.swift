@@ -18,14 +18,14 @@ extension StoreEngine {
                 guard let save = LoggedSave(decoding: record.payload) else { throw SaveLogOverlay.unreadable(record.sequence, in: log) }
                 return save
             }
-            var transaction = try WriteTransaction(in: self, objects: .packed)
+            var transaction = try WriteSession(in: self, objects: .packed)
             transaction.compressesObjects = false
             var heads: [DocumentKey: [PendingHead]] = [:]
             let pendingIDs = Set(saves.map(\.head.id))
             for save in saves where try !hasLanded(save) {
                 for object in save.objects { try transaction.insert(object) }
                 // A save whose base was a save that failed (an I/O error) was refused too: its parent is nowhere.
-                guard try save.head.replacing.allSatisfy({ try transaction.objects.containsCommit($0.objectID) }) else { continue }
+                guard try save.head.replacing.allSatisfy({ try transaction.containsCommit($0.objectID) }) else { continue }
                 var absorbed = save.head.replacing
                 // A later save of the same document replaces an earlier pending one: only the later becomes a head.
                 heads[save.head.key, default: []].removeAll { earlier in
@@ -47,8 +47,8 @@ extension StoreEngine {
     }
 
     /// True when `save`'s version is in the store already and one of its document's heads reaches it: an earlier
-    /// checkpoint landed it and was killed before emptying the log.
-    private func hasLanded(_ save: LoggedSave) throws -> Bool {
+    /// landing landed it and was killed before emptying the log.
+    func hasLanded(_ save: LoggedSave) throws -> Bool {
         let id = save.head.id.objectID
         // Without rescanning the packs for each save: a killed checkpoint's pack is known to a handle opened since.
         guard try repository.containsObjectWithoutRescan(id) else { return false }

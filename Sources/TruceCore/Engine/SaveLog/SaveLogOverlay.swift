@@ -2,17 +2,20 @@ import Foundation
 internal import TruceGit
 internal import TruceSaveLog
 
-/// The saves a store's save log holds and git does not yet: what this process reads of them, and how it adds its own.
+/// The saves a store's save log holds and git does not yet, laid over git: what this process reads of them, and how
+/// it adds its own.
 ///
 /// A save with the log on is durable once its record is synced in the log
 /// (one `fdatasync`, shared by the saves queued meanwhile). Its objects stay
 /// in the memory of `writer`, which reads the store and them alike; its head
 /// is one of `pendingHeads`. Saves of other processes are read from the log
-/// before each save, so a save that follows another's acknowledgement builds
-/// on it, as with heads in git. A checkpoint (`StoreEngine.checkpoint`)
-/// lands every record in git through one `WriteTransaction` and starts the
-/// log's next generation; this state is then dropped, here at once, and in
-/// other processes when their next save sees the new generation.
+/// before each save and each read session, so a save that follows another's
+/// acknowledgement builds on it, as with heads in git, and a reader sees it.
+/// Reading the log writes nothing: the overlay opens it for reading until
+/// this process saves or lands. Landing (`StoreEngine.land`) puts every
+/// record in git through one `WriteSession` and starts the log's next
+/// generation; this state is then dropped, here at once, and in other
+/// processes when they next read the new generation.
 final class SaveLogOverlay {
     /// The log's file in the store directory.
     static let fileName = "truce-saves.log"
@@ -24,11 +27,11 @@ final class SaveLogOverlay {
     /// How long after a save its checkpoint waits: saves made meanwhile land with it, in one pack and one journal entry.
     static let checkpointDelay: Duration = .seconds(1)
 
-    let log: SaveLog
-    /// Reads the store and the pending saves' objects; new objects stay in its memory, which the log makes durable.
-    let writer: ObjectStaging
-    /// The engine over `writer`'s handle: reads see the store and the pending saves' objects alike.
-    let reader: StoreEngine
+    /// The log, opened for reading until this process writes to it (`openForWriting`).
+    private(set) var log: SaveLog
+    private let gitDirectory: String
+    private let instrumentation: Instrumentation
+    private var staging: (writer: MemoryRepository, reader: StoreEngine)?
     private var cursor = SaveLog.Cursor()
     /// For each document with pending saves: its head candidates once they land (the store's heads, then each save's
     /// new version added and the versions it replaces removed).
@@ -39,6 +42,8 @@ final class SaveLogOverlay {
     /// The heads `versions(of:)` last read from git for a document without pending saves, for the save that follows
     /// under the same lock: its `adopt` starts from them rather than reading the directory again.
     private var lastRead: (key: DocumentKey, heads: [ObjectID])?
+    /// The changes of the saves the overlay holds, in the log's order: what `changes(since:)` lists after the journal's.
+    private(set) var pendingChanges: [Change] = []
     private(set) var pendingRecords = 0
     private(set) var pendingBytes = 0
     /// Names the records this reader queues: `refresh` reads past them, they were adopted when queued.
@@ -48,17 +53,41 @@ final class SaveLogOverlay {
     /// Set when a queued record failed: what this state adopted may be a save that is not in the log.
     private(set) var isInvalid = false
 
-    init(gitDirectory: String, log: SaveLog, instrumentation: Instrumentation) throws {
+    init(gitDirectory: String, log: SaveLog, instrumentation: Instrumentation) {
         self.log = log
-        writer = try ObjectStaging(path: gitDirectory, instrumentation: instrumentation)
-        reader = StoreEngine(repository: writer.repository)
+        self.gitDirectory = gitDirectory
+        self.instrumentation = instrumentation
     }
 
-    /// The log at `gitDirectory`, when there is one.
-    static func existingLog(in gitDirectory: String) throws -> SaveLog? {
-        let path = gitDirectory + fileName
-        guard access(path, F_OK) == 0 else { return nil }
-        return try SaveLog(path: path)
+    /// Reads the store and the pending saves' objects; new objects stay in its memory, which the log makes durable.
+    /// A handle of its own, made when the overlay first holds a save.
+    var writer: MemoryRepository {
+        get throws { try stage().writer }
+    }
+
+    /// The engine over `writer`'s handle: reads see the store and the pending saves' objects alike.
+    var reader: StoreEngine {
+        get throws { try stage().reader }
+    }
+
+    private func stage() throws -> (writer: MemoryRepository, reader: StoreEngine) {
+        if let staging { return staging }
+        let writer = try MemoryRepository(path: gitDirectory, instrumentation: instrumentation)
+        staging = (writer, StoreEngine(repository: writer.repository))
+        return staging!
+    }
+
+    /// True when the log holds saves git does not have yet: reads then go through the overlay.
+    var holdsSaves: Bool { !pendingHeads.isEmpty }
+
+    /// The documents the log holds saves of.
+    var pendingKeys: [DocumentKey] { Array(pendingHeads.keys) }
+
+    /// Opens the log for appends and landing, when it was opened for reading: the first save or checkpoint of this
+    /// process. The cursor stays where it was: the file is the same.
+    func openForWriting() throws {
+        guard !log.isWritable else { return }
+        log = try SaveLog(path: log.path)
     }
 
     /// Reads the records appended since the last call (by this process or another), or all of them after a checkpoint.
@@ -86,11 +115,12 @@ final class SaveLogOverlay {
     func clear() throws {
         pendingHeads.removeAll()
         pendingVersions.removeAll()
+        pendingChanges.removeAll()
         lastRead = nil
         isInvalid = false
         (pendingRecords, pendingBytes) = (0, 0)
         cursor = SaveLog.Cursor()
-        try writer.discard()
+        try staging?.writer.discard()
     }
 
     /// `key`'s versions with the pending saves landed.
@@ -126,6 +156,8 @@ final class SaveLogOverlay {
     private func adopt(_ save: LoggedSave) throws {
         // This process's own saves wrote their objects into `writer` already.
         if save.origin != origin {
+            // A landing killed before it emptied the log leaves records git holds already: they are git's, not the log's.
+            if try reader.hasLanded(save) { return }
             for object in save.objects { try writer.insert(object) }
             _ = try writer.takeRecorded()
         }
@@ -139,6 +171,7 @@ final class SaveLogOverlay {
         candidates.append(save.head.id.objectID)
         pendingHeads[key] = candidates
         pendingVersions[key] = nil
+        pendingChanges.append(save.change)
     }
 
     static func unreadable(_ sequence: UInt64, in log: SaveLog) -> TruceError {

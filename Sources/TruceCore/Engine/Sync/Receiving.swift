@@ -19,7 +19,7 @@ extension StoreEngine {
     /// Fetches what the other side's manifests list and this store lacks, makes those heads that pass the checks local
     /// heads, and remembers the manifests read; returns the new versions, the heads refused and what the hub advertised.
     ///
-    /// Run it on an engine of its own (`DocumentStore.withOwnEngine`): the transfer and the checks then do not hold up reads
+    /// Run it on an engine of its own (`StoreAccess.withOwnEngine`): the transfer and the checks then do not hold up reads
     /// and saves meanwhile.
     ///
     /// The heads listed are checked, admitted and adopted in batches
@@ -120,7 +120,7 @@ extension StoreEngine {
         // Before any head lands: saves here are dated after every version a head of this store reaches.
         if let newest = received.map(\.date).max() { try NewestAdoptedDate.raise(to: newest, in: repository) }
         // One transaction for the whole batch, not one per document: one journal append, one packed-refs rewrite.
-        var transaction = try WriteTransaction(in: self, objects: .stored)
+        var transaction = try WriteSession(in: self, objects: .stored)
         transaction.via = via
         for change in received { transaction.record(change) }
         for document in adopted {

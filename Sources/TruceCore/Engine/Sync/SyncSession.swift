@@ -10,7 +10,7 @@ internal import TruceGit
 final class SyncSession: @unchecked Sendable {
     let remote: String
     /// The other side, when it is a Truce store on a local path: it takes our versions the way we take its.
-    private let remoteStore: DocumentStore?
+    private let remoteStore: StoreAccess?
     private let engine: StoreEngine
     let meter: TrafficMeter
     private var hub = HubState(advertised: [:], legacyReferences: [])
@@ -29,7 +29,7 @@ final class SyncSession: @unchecked Sendable {
             return
         }
         do {
-            remoteStore = try DocumentStore.open(at: localPath, instrumentation: StoreInstrumentation(engine.instrumentation))
+            remoteStore = try StoreAccess(opening: localPath, savesThroughLog: nil, instrumentation: engine.instrumentation)
         } catch {
             if case .storeNotFound = error { throw .invalidRemote(remote, reason: error.errorDescription ?? "\(error)") }
             // A plain bare repository at a path is a hub like any other.
@@ -46,8 +46,8 @@ final class SyncSession: @unchecked Sendable {
     func exchange(cancellation: Cancellation?) throws(TruceError) {
         // A store on a local path may hold saves in its save log that its git does not show yet: land them first. One we
         // may not write keeps them; what its git holds is read all the same, and sending to it fails on its own.
-        try? remoteStore?.checkpoint()
-        let ours = try DocumentStore.asTruceErrors {
+        try? remoteStore?.landSaveLog()
+        let ours = try StoreAccess.asTruceErrors {
             try engine.receive(
                 from: remote, transfer: meter.received, checking: meter.checking, storing: meter.storing, cancellation: cancellation)
         }
@@ -67,7 +67,7 @@ final class SyncSession: @unchecked Sendable {
         defer { meter.sendFinished() }
         guard let remoteStore else {
             do {
-                sent += try DocumentStore.asTruceErrors { try pushManifest(cancellation: cancellation) }
+                sent += try StoreAccess.asTruceErrors { try pushManifest(cancellation: cancellation) }
                 return
             } catch .storeFailure(let error) {
                 // The transfer callback stopped the push: the hub did not take our manifest, and this store keeps its old one.
@@ -149,7 +149,7 @@ final class SyncSession: @unchecked Sendable {
     }
 }
 
-extension DocumentStore {
+extension StoreAccess {
     /// Takes what the store at `remote` has that this one lacks, checked, on an engine of its own, and delivers the
     /// events; what a sync with this store as its local other side calls.
     func receive(

@@ -1,8 +1,8 @@
 import Foundation
 internal import TruceGit
 
-/// Many saves staged in one `WriteTransaction`, written as one pack the way `git fast-import` writes them.
-extension WriteTransaction {
+/// Many saves staged in one `WriteSession`, written as one pack the way `git fast-import` writes them.
+extension WriteSession {
     /// Stages every save of `saves` (by `authors`, one each), each dated as a single save is (`HybridDates`), and
     /// commits; returns the new version ids in order.
     ///

@@ -64,18 +64,9 @@ extension StoreEngine {
         return versions
     }
 
-    /// The documents whose marker is set and that are still in conflict, in key order.
-    func documentsInConflict() throws -> [DocumentVersions] {
-        try markedDocuments().filter { $0.state == .inConflict }
-    }
-
-    /// The marked documents as they are now, in key order: in conflict, or with equal-content heads.
-    func markedDocuments() throws -> [DocumentVersions] {
-        try repository.references(under: ConflictMarkers.root).compactMap { marker in
-            guard let key = try documentKey(of: marker.target) else { return nil }
-            let versions = try documentVersions(of: key)
-            return versions.allHeads.count > 1 ? versions : nil
-        }.sorted { $0.key < $1.key }
+    /// The documents whose marker is set, as git has them: a hint, which a reader checks against the heads.
+    func markedKeys() throws -> [DocumentKey] {
+        try repository.references(under: ConflictMarkers.root).compactMap { try documentKey(of: $0.target) }
     }
 
     /// Brings every marker in line with the heads: the repair prune runs, for markers a crash left wrong.

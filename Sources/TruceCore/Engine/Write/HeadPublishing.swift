@@ -1,7 +1,7 @@
 import Foundation
 internal import TruceGit
 
-/// The heads step of a `WriteTransaction`: new heads by compare-and-swap, one by one or packed, then the replaced ones dropped.
+/// The heads step of a `WriteSession`: new heads by compare-and-swap, one by one or packed, then the replaced ones dropped.
 extension StoreEngine {
     /// Makes `id` a head of `key`, then drops the head references it descends from.
     ///

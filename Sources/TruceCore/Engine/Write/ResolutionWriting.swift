@@ -15,8 +15,8 @@ enum Settlement: Sendable {
     }
 }
 
-/// Resolutions staged in a `WriteTransaction`: the commit, its head replacing the heads it settles, its change.
-extension WriteTransaction {
+/// Resolutions staged in a `WriteSession`: the commit, its head replacing the heads it settles, its change.
+extension WriteSession {
     /// Stages the resolution of `conflict` that `resolver` decided, run by `author`, at `now` (the journal's date).
     ///
     /// The new head reference is created before the settled ones are

@@ -1,8 +1,8 @@
 import Foundation
 internal import TruceGit
 
-/// A save or a deletion staged in a `WriteTransaction`: the version's tree and commit, its head and its change.
-extension WriteTransaction {
+/// A save or a deletion staged in a `WriteSession`: the version's tree and commit, its head and its change.
+extension WriteSession {
     /// Writes `content` (nil: a deletion) as a new version of `key` based on `base` (nil: the current version), dated
     /// `date` or later (`HybridDates`), and commits; returns the version with the document's state after it, and the change with the states around it.
     /// A restore names the dropped value it brings back (`Restores-Dropped:`).

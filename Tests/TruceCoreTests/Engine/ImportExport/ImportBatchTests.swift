@@ -28,8 +28,8 @@ import TruceGit
         let keys = (0..<40).map { "notes/\($0 < 10 ? "0" : "")\($0).txt" }
         let folder = Self.folder(keys)
         let entriesBefore = try Self.journalEntries(test)
-        let report = try test.store.importDocuments(
-            from: .folder(at: folder.path), device: "laptop", date: Date(), progress: nil, cancellation: nil, documentsPerBatch: 17)
+        let report = try Importing(access: test.store.access, author: "laptop", date: Date()).run(
+            .folder(at: folder.path), progress: nil, saving: nil, cancellation: nil, documentsPerBatch: 17)
         #expect((report.documents, report.newVersions, report.unchanged) == (40, 40, 0))
         #expect(report.versions.map(\.key.rawValue) == keys)
         #expect(try Self.journalEntries(test) == entriesBefore + 2 + 6)
@@ -45,14 +45,14 @@ import TruceGit
         let folder = Self.folder()
         let cancellation = Cancellation()
         #expect(throws: TruceError.cancelled) {
-            try test.store.importDocuments(
-                from: .folder(at: folder.path), device: "laptop", date: Date(), progress: nil,
-                saving: { done, _ in if done > 3 { cancellation.cancel() } }, cancellation: cancellation, documentsPerBatch: 3)
+            try Importing(access: test.store.access, author: "laptop", date: Date()).run(
+                .folder(at: folder.path), progress: nil, saving: { done, _ in if done > 3 { cancellation.cancel() } },
+                cancellation: cancellation, documentsPerBatch: 3)
         }
         let states = try Self.keys.map { try test.store.state(of: DocumentKey($0)) }
         #expect(states == Array(repeating: .settled, count: 3) + Array(repeating: .absent, count: 4))
-        let again = try test.store.importDocuments(
-            from: .folder(at: folder.path), device: "laptop", date: Date(), progress: nil, cancellation: nil, documentsPerBatch: 3)
+        let again = try Importing(access: test.store.access, author: "laptop", date: Date()).run(
+            .folder(at: folder.path), progress: nil, saving: nil, cancellation: nil, documentsPerBatch: 3)
         #expect((again.documents, again.newVersions, again.unchanged) == (7, 4, 3))
         #expect(again.versions.map(\.key.rawValue) == Array(Self.keys.dropFirst(3)))
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)

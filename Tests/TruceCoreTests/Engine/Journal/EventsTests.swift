@@ -108,7 +108,7 @@ import Testing
         let test = try TestStore()
         let first = EventRecorder(test.store)
         let second = EventRecorder(test.store)
-        let watcher = try #require(test.store.eventHub.watcher, "no watcher while sequences are live")
+        let watcher = try #require(test.store.access.eventHub.watcher, "no watcher while sequences are live")
         #if os(Linux)
             #expect(watcher.mechanism == .inotify)
         #endif
@@ -117,7 +117,7 @@ import Testing
         #expect(!watcher.hasFinished, "the watcher stopped while a sequence was still live")
         second.stop()
         try await waitUntil("the watcher to stop", within: 2) { watcher.hasFinished }
-        #expect(test.store.eventHub.watcher == nil)
+        #expect(test.store.access.eventHub.watcher == nil)
     }
 
     @Test func aSequenceLeftAfterBreakStopsTheWatcherWhenItGoes() async throws {
@@ -125,7 +125,7 @@ import Testing
         let watcher: StoreWatcher
         do {
             let events = test.store.events
-            watcher = try #require(test.store.eventHub.watcher)
+            watcher = try #require(test.store.access.eventHub.watcher)
             try test.store.save(.text("x\n"), to: "a.txt", device: "laptop")
             for await event in events {
                 #expect(event.key == "a.txt")
@@ -133,7 +133,7 @@ import Testing
             }
         }
         try await waitUntil("the watcher to stop once the sequence was dropped", within: 2) { watcher.hasFinished }
-        #expect(test.store.eventHub.watcher == nil)
+        #expect(test.store.access.eventHub.watcher == nil)
     }
 
     @Test func releasingTheStoreEndsItsSequencesAndStopsItsWatcher() async throws {
@@ -143,7 +143,7 @@ import Testing
             let store = try DocumentStore.create(at: directory.file("store"))
             released = store
             let recorder = EventRecorder(store)
-            return (recorder, try #require(store.eventHub.watcher))
+            return (recorder, try #require(store.access.eventHub.watcher))
         }()
         try await waitUntil("the store to be released", within: 2) { released == nil }
         try await waitUntil("the sequence to end", within: 2) { recorder.hasEnded }

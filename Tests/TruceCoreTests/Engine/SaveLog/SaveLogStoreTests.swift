@@ -34,12 +34,17 @@ import TruceCore
         #expect(fsck.status == 0, "\(fsck.errorOutput)")
     }
 
-    @Test func anyOtherOperationLandsThePendingSavesFirst() throws {
+    @Test func aReadServesPendingSavesFromTheLogAndAnotherWriteLandsThemFirst() throws {
         let test = try TestStore(saveLog: true)
         let saved = try test.store.save(.text("draft\n"), to: Self.key, device: "laptop")
-        // A read is another operation: it checkpoints, then reads git.
+        // A read serves the save from the log and writes nothing: git does not have it yet.
         #expect(try test.store.contents(of: Self.key) == .text("draft\n"))
-        #expect(try Self.gitCommits(test) == [saved.id.hex])
+        #expect(try test.store.documents() == [Self.key])
+        #expect(try test.store.changes().changes.map(\.version) == [saved.id])
+        #expect(try Self.gitCommits(test).isEmpty)
+        // Any other write lands what the log holds first, then writes git alone.
+        let other = try test.store.saveBatchOnCallingThread([BatchSave(key: "other.md", content: .text("x\n"), device: "laptop")])
+        #expect(Set(try Self.gitCommits(test)) == [saved.id.hex, other[0].hex])
     }
 
     @Test func aSecondStoreOnTheSameDirectoryBuildsOnTheFirstsPendingSave() throws {
@@ -64,7 +69,9 @@ import TruceCore
         #expect(try test.store.unresolvedConflictVersions(of: Self.key).count == 1)
         let heads = try test.store.versions(of: Self.key).allHeads.map(\.id)
         #expect(Set(heads) == [mine.id, theirs.id])
+        try test.store.checkpoint()
         #expect(Set(try Self.gitCommits(test)) == [base.id.hex, mine.id.hex, theirs.id.hex])
+        #expect(Set(try test.store.versions(of: Self.key).allHeads.map(\.id)) == [mine.id, theirs.id])
     }
 
     @Test func aStoreReleasedWithPendingSavesLandsThem() throws {

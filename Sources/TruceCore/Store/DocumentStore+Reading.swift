@@ -4,7 +4,7 @@ import Foundation
 extension DocumentStore {
     /// The current version, the conflict versions and their base, read at one moment.
     public func versions(of key: DocumentKey) throws(TruceError) -> DocumentVersions {
-        try withEngine { try $0.documentVersions(of: key) }
+        try access.read { try $0.versions(of: key) }
     }
 
     /// Whether the document is absent, settled, deleted or in conflict.
@@ -26,17 +26,17 @@ extension DocumentStore {
     ///
     /// The counterpart of `NSFileVersion.otherVersionsOfItem(at:)`.
     public func history(of key: DocumentKey) throws(TruceError) -> [Version] {
-        try withEngine { try $0.history(of: key) }
+        try access.read { try $0.history(of: key) }
     }
 
     /// The version of `key` whose id is `id` or starts with it (at least 4 hexadecimal digits).
     public func version(_ id: String, of key: DocumentKey) throws(TruceError) -> Version {
-        try withEngine { engine in try engine.readVersion(engine.resolveVersionID(id), of: key) }
+        try access.read { try $0.version(id, of: key) }
     }
 
     /// The bytes of `version`, nil when it is a deletion.
     public func contents(of version: Version) throws(TruceError) -> Data? {
-        try withEngine { try $0.contents(of: version) }
+        try access.read { try $0.contents(of: version) }
     }
 
     /// The bytes of the version a save wrote, nil when it is a deletion.
@@ -46,24 +46,21 @@ extension DocumentStore {
 
     /// The bytes of the current version, nil when the document is deleted; throws when it is absent.
     public func contents(of key: DocumentKey) throws(TruceError) -> Data? {
-        try withEngine { engine in
-            guard let current = try engine.documentVersions(of: key).current else { throw TruceError.documentNotFound(key) }
-            return try engine.contents(of: current)
-        }
+        try access.read { try $0.contents(of: key) }
     }
 
     /// Every document with at least one version, in key order.
     public func documents() throws(TruceError) -> [DocumentKey] {
-        try withEngine { engine in try engine.headReferencesByDocument().map { try engine.key(ofHead: $0[0].target) }.sorted() }
+        try access.read { try $0.documents() }
     }
 
     /// The documents in conflict, in key order, with their heads; the cost follows the number of conflicts.
     public func documentsInConflict() throws(TruceError) -> [DocumentVersions] {
-        try withEngine { try $0.documentsInConflict() }
+        try access.read { try $0.documentsInConflict() }
     }
 
     /// Explains the current-version rule for `key` and reads the attribute that picks its resolver.
     public func explain(_ key: DocumentKey) throws(TruceError) -> Explanation {
-        try withEngine { try $0.explain(key) }
+        try access.read { try $0.explain(key) }
     }
 }

@@ -4,6 +4,10 @@ internal import TruceGit
 /// One write to the store, the only way versions land: new objects, then heads, then conflict markers, then the
 /// change journal; the store delivers the events after.
 ///
+/// A session reads what it writes against through a `ReadSession` of its
+/// own (`reads`): a document's heads are listed once, and what the write
+/// publishes is computed from them rather than read back.
+///
 /// Every writer goes through it: a save or a deletion, a batch, a resolution
 /// and a bulk of them, a reopening, a sync adopting what it downloaded. Each
 /// step is durable before the next starts, so a process killed or a machine
@@ -32,64 +36,96 @@ internal import TruceGit
 ///
 /// Once a head is published, a failure of steps 3 and 4 is not thrown: the
 /// caller would retry and write the version twice.
-struct WriteTransaction {
-    /// Where the transaction's new objects go.
+struct WriteSession {
+    /// Where the session's new objects go.
     enum Objects {
         /// Memory, then one pack at `commit`: every writer but a sync.
         case packed
         /// Already in the store: a sync's download. Its journal entries are guarded by an intent (hold the `SyncLock`).
         case stored
-        /// Memory, then a record of the save log at `commit`; git gets them at the next checkpoint. One save at a time.
+        /// Memory, then a record of the save log at `commit`; git gets them when the log lands. One save at a time.
         case logged(SaveLogOverlay)
     }
 
-    /// The engine that reads the store: for a logged save, one over the save log's writer, which sees its pending saves.
+    /// Where new objects are written: memory bound for one pack, the save log's memory, or the store itself.
+    private enum Sink {
+        case staging(ObjectStaging)
+        case memory(MemoryRepository)
+        case store(Repository)
+    }
+
+    /// The engine that reads the store: for a logged save, one over the save log's memory, which sees its pending saves.
     let store: StoreEngine
-    /// The handle new objects are written through (and read back from before `commit`).
-    let objects: Repository
+    /// What the session reads: each document's heads once.
+    let reads: ReadSession
     private let kind: Objects
-    private let pack: ObjectStaging?
+    private let sink: Sink
     private(set) var heads: [PendingHead] = []
     private(set) var changes: [Change] = []
     /// For a version a sync received, the replica manifest that listed it (the journal's `Via:`).
     var via: [VersionID: ObjectID] = [:]
-    /// False for a save log checkpoint: its pack is stored uncompressed (see `PackWriter.write`), to be folded later.
+    /// False when landing the save log: its pack is stored uncompressed (see `PackWriter.write`), to be folded later.
     var compressesObjects = true
 
     /// The store's repository, for reading what is there.
     var repository: Repository { store.repository }
 
+    /// A session writing through `engine`: its objects into memory and then a pack, or (`.stored`) already in the store.
     init(in engine: StoreEngine, objects kind: Objects) throws {
         self.kind = kind
         switch kind {
-        case .packed: pack = try ObjectStaging(path: engine.repository.path, instrumentation: engine.instrumentation, keepingBytes: false)
-        case .stored: pack = nil
-        case .logged(let pending): pack = pending.writer
+        case .packed:
+            // No handle of its own: the pack is written from the staged bytes, and the store's handle reads it after.
+            sink = .staging(ObjectStaging())
+            (store, reads) = (engine, ReadSession(engine: engine))
+        case .stored:
+            sink = .store(engine.repository)
+            (store, reads) = (engine, ReadSession(engine: engine))
+        case .logged(let overlay):
+            // A logged save reads what the log holds too, which only the overlay's memory has.
+            sink = .memory(try overlay.writer)
+            store = try overlay.reader
+            reads = ReadSession(engine: store, overlay: overlay)
         }
-        objects = pack?.repository ?? engine.repository
-        // A logged save reads what the log holds too, which only its writer's memory has.
-        if case .logged(let pending) = kind { store = pending.reader } else { store = engine }
     }
 
-    /// `key`'s heads as they stand for this write: with the save log's pending saves landed, when it writes to the log.
+    /// A session writing one save into the save log, over what the log holds.
+    init(logging overlay: SaveLogOverlay) throws {
+        try self.init(in: try overlay.reader, objects: .logged(overlay))
+    }
+
+    /// `key`'s heads as they stand for this write: with the save log's pending saves landed, when it writes to the
+    /// log; read once per session.
     func versions(of key: DocumentKey) throws -> DocumentVersions {
-        if case .logged(let pending) = kind { return try pending.versions(of: key) }
-        return try store.documentVersions(of: key)
+        try reads.versions(of: key)
     }
 
     /// Adds an object written elsewhere (a save log record) to the objects `commit` packs.
-    func insert(_ object: ObjectStaging.RawObject) throws {
-        try pack?.insert(object)
+    func insert(_ object: RawObject) throws {
+        switch sink {
+        case .staging(let staging): try staging.insert(object)
+        case .memory(let memory): try memory.insert(object)
+        case .store: break
+        }
+    }
+
+    /// True when `id` is a commit this session staged or the store holds.
+    func containsCommit(_ id: ObjectID) throws -> Bool {
+        if case .staging(let staging) = sink, let object = staging.object(id) { return object.type == RawObject.commitType }
+        return try repository.containsCommit(id)
     }
 
     /// Writes the chain of trees that holds `content` at `key`, or an empty tree for a deletion.
     ///
-    /// Objects bound for a pack go straight into memory (`ObjectStaging`): libgit2's
-    /// own write first asks every pack whether it has the object, which costs
-    /// more with each pack a big batch has spilled.
+    /// Objects bound for a pack go straight into memory: libgit2's own write
+    /// first asks every pack whether it has the object, which costs more
+    /// with each pack a big batch has spilled.
     func writeTree(holding content: Data?, at key: DocumentKey) throws -> ObjectID {
-        if let pack { return try Self.tree(holding: content, at: key, blob: pack.writeBlob, tree: pack.writeTree) }
-        return try Self.tree(holding: content, at: key, blob: objects.writeBlob, tree: objects.writeTree)
+        switch sink {
+        case .staging(let staging): try Self.tree(holding: content, at: key, blob: staging.writeBlob, tree: staging.writeTree)
+        case .memory(let memory): try Self.tree(holding: content, at: key, blob: memory.writeBlob, tree: memory.writeTree)
+        case .store(let repository): try Self.tree(holding: content, at: key, blob: repository.writeBlob, tree: repository.writeTree)
+        }
     }
 
     /// The chain of trees that holds `content` at `key` (an empty tree for a deletion), written by `blob` and `tree`.
@@ -114,13 +150,17 @@ struct WriteTransaction {
     /// follows the batch's spill limit, not its size.
     func writeVersion(tree: ObjectID, parents: [VersionID], author: Signature, committer: Signature, message: String) throws -> VersionID {
         let parents = parents.map(\.objectID)
-        guard let pack else {
-            return VersionID(try objects.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message))
+        switch sink {
+        case .staging(let staging):
+            let id = try staging.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message)
+            try staging.spillIfFull(into: repository, compressed: compressesObjects)
+            return VersionID(id)
+        case .memory(let memory):
+            // A logged save is one version, its objects handed to the log whole (`commitToLog`): never spilled.
+            return VersionID(try memory.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message))
+        case .store(let repository):
+            return VersionID(try repository.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message))
         }
-        let id = try pack.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message)
-        // A logged save is one version, its objects handed to the log whole (`commitToLog`): never spilled.
-        if case .packed = kind { try pack.spillIfFull(compressed: compressesObjects) }
-        return VersionID(id)
     }
 
     /// Makes `head` one of the heads `commit` publishes.
@@ -152,13 +192,14 @@ struct WriteTransaction {
     /// than hold every written document's: for a batch whose caller asks none.
     func commit(cancellation: Cancellation? = nil, keepingReads: Bool = true) throws -> Committed {
         if case .logged(let pending) = kind { return try commitToLog(pending) }
+        let staging: ObjectStaging? = if case .staging(let staging) = sink { staging } else { nil }
         // A packed journal entry goes into the same pack as the versions it records: one fsync for both.
-        let packedJournal = try pack.flatMap { pack in
-            try changes.isEmpty ? nil : ChangeJournal(repository: pack.repository).prepare(changes, via: via, recording: pack)
+        let packedJournal = try staging.flatMap { staging in
+            try changes.isEmpty ? nil : ChangeJournal(repository: repository).prepare(changes, via: via, into: staging)
         }
         try cancellation?.check()
-        let packed = try pack?.flush(compressed: compressesObjects) ?? 0
-        let intent = pack == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
+        let packed = try staging?.flush(into: repository, compressed: compressesObjects) ?? 0
+        let intent = staging == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
         let marking: [DocumentKey: DocumentVersions?]
         do {
             marking = try store.publishHeads(heads)
@@ -192,7 +233,8 @@ struct WriteTransaction {
         guard let head = heads.first, let change = changes.first, heads.count == 1, changes.count == 1 else {
             preconditionFailure("a logged write is one save: one head and one change")
         }
-        try pending.enqueue(LoggedSave(origin: pending.origin, objects: try pack!.takeRecorded(), head: head, change: change))
+        guard case .memory(let memory) = sink else { preconditionFailure("a logged write writes into the log's memory") }
+        try pending.enqueue(LoggedSave(origin: pending.origin, objects: try memory.takeRecorded(), head: head, change: change))
         return Committed(store: store, read: [head.key: try pending.versions(of: head.key)])
     }
 }

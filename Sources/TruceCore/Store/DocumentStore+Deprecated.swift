@@ -1,5 +1,4 @@
 import Foundation
-internal import TruceGit
 
 // The forms adopters wrote against earlier releases, kept for one release with what replaces each (CHANGELOG.md
 // says why). None of them is used inside the package.
@@ -28,7 +27,7 @@ extension DocumentStore {
     @available(*, deprecated, message: "use `try await prune(expire:progress:)`: a repack grows with the store, so it is async")
     @discardableResult @_disfavoredOverload
     public func prune(expire: TimeInterval = Expiry.defaultGrace, progress: (@Sendable (String) -> Void)? = nil) throws(TruceError) -> PruneReport {
-        try prune(expire: expire, progress: progress, cancellation: nil)
+        try access.prune(expire: expire, progress: progress, cancellation: nil)
     }
 
     /// Saves many versions as one pack on the calling thread.
@@ -45,14 +44,15 @@ extension DocumentStore {
         from source: ImportSource, device: String? = nil, date: Date = Date(), progress: ((Int, Int) -> Void)? = nil
     ) throws(TruceError) -> ImportReport {
         nonisolated(unsafe) let progress = progress
-        return try importDocuments(from: source, device: device, date: date, progress: { progress?($0, $1) }, cancellation: nil)
+        return try Importing(access: access, author: author(device), date: date).run(
+            source, progress: { progress?($0, $1) }, saving: nil, cancellation: nil)
     }
 
     /// Exports on the calling thread.
     @available(*, deprecated, message: "use `try await exportDocuments(to:versionAt:overwrite:progress:)`")
     @_disfavoredOverload
     public func exportDocuments(to path: String, versionAt date: Date? = nil, overwrite: Bool = false) throws(TruceError) -> ExportReport {
-        try exportDocuments(to: path, versionAt: date, overwrite: overwrite, cancellation: nil)
+        try Exporting(access: access).run(to: path, versionAt: date, overwrite: overwrite, progress: nil, cancellation: nil)
     }
 
     /// The line hunks of the contested conflict set, whatever resolver the document is routed to.
@@ -63,23 +63,21 @@ extension DocumentStore {
     )
     @_disfavoredOverload
     public func conflictPoints(of key: DocumentKey) throws(TruceError) -> [ConflictPoint] {
-        try ConflictAnalysis(contestedConflictSet(of: key)).points
+        try ConflictAnalysis(resolving().contestedConflictSet(of: key)).points
     }
 
     /// Writes a person's answers to the line hunks, whatever resolver the document is routed to.
     @available(*, deprecated, message: "use `try await resolve(_:answers:device:)`, which gives the answers to the routed resolver's points")
     @discardableResult @_disfavoredOverload
     public func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String? = nil) throws(TruceError) -> ResolveResult {
-        let conflict = try conflictSet(of: key)
-        let content = try ConflictAnalysis(contested(conflict)).applying(answers)
-        return try writeOnCallingThread(conflict, content: content, device: author(device))
+        try resolving().resolveLineHunks(key, answers: answers, device: author(device))
     }
 
     /// Writes a person's whole file on the calling thread.
     @available(*, deprecated, message: "use `try await resolve(_:content:device:)`: every form of resolve is async")
     @discardableResult @_disfavoredOverload
     public func resolve(_ key: DocumentKey, content: Data?, device: String? = nil) throws(TruceError) -> ResolveResult {
-        try writeOnCallingThread(try conflictSet(of: key), content: content, device: author(device))
+        try resolving().resolve(key, content: content, device: author(device))
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 internal import TruceGit
-internal import TruceSaveLog
 
 extension DocumentStore {
     /// How far ahead of this device's clock a save may be dated without `allowingFutureDate`, and how far ahead a
@@ -19,6 +18,6 @@ extension DocumentStore {
     /// clock runs ahead, this is how far, and what is saved here after a
     /// sync still becomes current.
     public func newestAdoptedDate() throws(TruceError) -> Date? {
-        try withEngine(landingSaveLog: false) { NewestAdoptedDate.read(in: $0.repository) }
+        try access.read { $0.newestAdoptedDate() }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-internal import TruceGit
 
 /// Exchanging versions with another store or a hub.
 extension DocumentStore {
@@ -30,38 +29,11 @@ extension DocumentStore {
         progress: (@Sendable (SyncReport.Traffic) -> Void)? = nil
     ) async throws(TruceError) -> SyncReport {
         // Checked before anything moves: the device is used only when resolving, but a bad one fails at once.
-        let device = try resolving ? author(device) : nil
-        let session = try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) -> SyncSession in
-            try exchange(with: remote, progress: progress, cancellation: cancellation)
-        }
-        guard resolving, let device else { return session.report(inConflict: try documentsInConflict().map(\.key), resolved: [], needsPerson: []) }
-        var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
-        let results = try await resolveAll(registry: registry ?? resolvers, device: device)
-        for (key, result) in results.sorted(by: { $0.key < $1.key }) {
-            if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
-        }
-        if !resolved.isEmpty {
-            try await BlockingExecutor.run { (cancellation) throws(TruceError) in try session.send(cancellation: cancellation) }
-        }
-        return session.report(inConflict: try documentsInConflict().map(\.key), resolved: resolved, needsPerson: needsPerson)
-    }
-
-    /// The exchange of a sync on the calling thread: a session on an engine of its own, its receive and its send.
-    func exchange(
-        with remote: String, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
-    ) throws(TruceError) -> SyncSession {
-        let session = try withOwnEngine { engine throws -> SyncSession in
-            let session = try SyncSession(remote: remote, engine: engine, progress: progress)
-            try session.exchange(cancellation: cancellation)
-            return session
-        }
-        deliverEvents()
-        return session
+        try await Syncing(resolving: self.resolving(registry)).sync(with: remote, resolvingAs: resolving ? author(device) : nil, progress: progress)
     }
 
     /// A sync on the calling thread, for the package's own synchronous callers (a test fixture's store).
     package func syncOnCallingThread(with remote: String) throws(TruceError) -> SyncReport {
-        let session = try exchange(with: remote, progress: nil, cancellation: nil)
-        return session.report(inConflict: try documentsInConflict().map(\.key), resolved: [], needsPerson: [])
+        try Syncing(resolving: resolving()).syncOnCallingThread(with: remote)
     }
 }

@@ -24,7 +24,7 @@ extension DocumentStore {
         _ content: Data, to key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date(),
         allowingFutureDate: Bool = false
     ) throws(TruceError) -> SaveResult {
-        try write(content, to: key, device: device, base: base, date: date, allowingFutureDate: allowingFutureDate)
+        try access.save(content, to: key, base: base, author: author(device), date: date, allowingFutureDate: allowingFutureDate)
     }
 
     /// Writes a deletion: a version whose tree lacks the key, dated as `save` dates a version.
@@ -32,29 +32,7 @@ extension DocumentStore {
     public func delete(
         _ key: DocumentKey, device: String? = nil, base: VersionID? = nil, date: Date = Date(), allowingFutureDate: Bool = false
     ) throws(TruceError) -> SaveResult {
-        try write(nil, to: key, device: device, base: base, date: date, allowingFutureDate: allowingFutureDate)
-    }
-
-    private func write(
-        _ content: Data?, to key: DocumentKey, device: String?, base: VersionID?, date: Date, allowingFutureDate: Bool
-    ) throws(TruceError) -> SaveResult {
-        let author = try author(device)
-        try Signature.checkRepresentable(date)
-        try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
-        // Small saves go through the save log when the store has it on: large ones would sit whole in its memory.
-        if (content?.count ?? 0) <= SaveLogOverlay.largestLoggedContent,
-            let logged = try withPendingSaves({ pending in
-                var transaction = try WriteTransaction(in: pending.reader, objects: .logged(pending))
-                return try transaction.save(content, to: key, base: base, author: author, date: date)
-            })
-        {
-            // The journal records a logged save only at the checkpoint: its event goes out now, and not again then.
-            eventHub.deliverEarly(logged.event)
-            return logged.result
-        }
-        return try transacting(.packed) { transaction in
-            try transaction.save(content, to: key, base: base, author: author, date: date).result
-        }
+        try access.save(nil, to: key, base: base, author: author(device), date: date, allowingFutureDate: allowingFutureDate)
     }
 
     /// Saves many versions as one pack, the way `git fast-import` does; cancelling the task stops it before any version lands.
@@ -94,17 +72,8 @@ extension DocumentStore {
         _ saves: [BatchSave], allowingFutureDates: Bool = false, cancellation: Cancellation?,
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) throws(TruceError) -> [VersionID] {
-        guard !saves.isEmpty else { return [] }
-        let authors = try saves.map { save throws(TruceError) in try author(save.device) }
-        let now = Date()
-        for save in saves {
-            try Signature.checkRepresentable(save.date)
-            try HybridDates.checkNotFarAhead(save.date, now: now, allowing: allowingFutureDates)
-            if let committed = save.committerDate { try Signature.checkRepresentable(committed) }
-        }
-        return try transacting(.packed) { transaction in
-            try transaction.saveBatch(saves, authors: authors, cancellation: cancellation, progress: progress)
-        }
+        try access.saveBatch(
+            saves, author: author(nil), allowingFutureDates: allowingFutureDates, cancellation: cancellation, progress: progress)
     }
 
     /// Lands every save waiting in the save log in git now, and delivers their events.
@@ -113,6 +82,6 @@ extension DocumentStore {
     /// a save, before any other operation, and when it is released; call it
     /// before reading the store with plain `git` right after a save.
     public func checkpoint() throws(TruceError) {
-        try withEngine { _ in }
+        try access.landSaveLog()
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-internal import TruceGit
 
 /// Keeping a store small.
 extension DocumentStore {
@@ -26,19 +25,13 @@ extension DocumentStore {
     public func prune(expire: TimeInterval = Expiry.defaultGrace, progress: (@Sendable (String) -> Void)? = nil) async throws(TruceError)
         -> PruneReport
     {
-        try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
-            try prune(expire: expire, progress: progress, cancellation: cancellation)
+        try await BlockingExecutor.run { [access] (cancellation) throws(TruceError) in
+            try access.prune(expire: expire, progress: progress, cancellation: cancellation)
         }
-    }
-
-    /// `prune` on the calling thread.
-    func prune(expire: TimeInterval, progress: (@Sendable (String) -> Void)?, cancellation: Cancellation?) throws(TruceError) -> PruneReport {
-        // A repack takes long: on an engine of its own, so that reads and saves meanwhile do not wait behind it.
-        try withOwnEngine { try $0.prune(expire: expire, progress: progress, cancellation: cancellation) }
     }
 
     /// `prune` on the calling thread, not cancellable: for the benchmark, which times the work without the executor.
     package func pruneOnCallingThread(expire: TimeInterval) throws(TruceError) -> PruneReport {
-        try prune(expire: expire, progress: nil, cancellation: nil)
+        try access.prune(expire: expire, progress: nil, cancellation: nil)
     }
 }

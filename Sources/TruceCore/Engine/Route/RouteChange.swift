@@ -1,0 +1,56 @@
+import Foundation
+
+/// Routing keys to a resolver in the synced routing documents, which every replica reads alike: the line
+/// `PATTERN merge=RESOLVER` in `.truce/attributes` (gitattributes syntax) and each option as
+/// `resolver.RESOLVER.OPTION` in `.truce/config` (git-config syntax).
+///
+/// A line of the same pattern loses its `merge` setting (its other
+/// attributes stay, a line left with none goes) and the new line follows the
+/// last line of that pattern, so a rule is replaced, never duplicated; a new
+/// pattern is appended. Options not named keep their values. A document
+/// whose bytes would not change gets no new version. Both documents are
+/// written as one batch.
+struct RouteChange: Sendable {
+    let access: StoreAccess
+
+    /// Routes the keys `pattern` matches to `resolver` with `options`; returns the versions written, attributes first.
+    func route(_ pattern: String, to resolver: String, options: [String: String], author: String, date: Date) throws(TruceError) -> [Version] {
+        try RoutingRules.checkRoutePattern(pattern)
+        try RoutingRules.checkRoutedResolver(resolver, pattern: pattern)
+        let settings = try RoutingRules.routedOptions(options, resolver: resolver, pattern: pattern)
+        let (attributes, config) = try access.read { session in
+            (try RoutingDocument(Routing.attributesKey, in: session), try RoutingDocument(Routing.configKey, in: session))
+        }
+        for document in [attributes, config] where document.heads > 1 {
+            throw .invalidRoute(pattern, reason: "\(document.key) is in conflict (\(document.heads) heads); resolve it first, so no routing is lost")
+        }
+        let newAttributes = RoutingRules.attributes(attributes.content, routing: Array(pattern.utf8), to: resolver)
+        _ = try AttributesFile(newAttributes, name: Routing.attributesKey.rawValue)
+        let newConfig = settings.isEmpty ? config.content : try RoutingRules.config(config.content, setting: settings, pattern: pattern)
+        var saves: [BatchSave] = []
+        if newAttributes != attributes.content || attributes.current == nil {
+            saves.append(BatchSave(key: Routing.attributesKey, content: newAttributes, device: author, date: date, base: attributes.current?.id))
+        }
+        if newConfig != config.content || (config.current == nil && !settings.isEmpty) {
+            saves.append(BatchSave(key: Routing.configKey, content: newConfig, device: author, date: date, base: config.current?.id))
+        }
+        let ids = try access.saveBatch(saves, author: author, allowingFutureDates: false, cancellation: nil, progress: nil)
+        return try access.read { session in try zip(saves, ids).map { save, id in try session.version(id.hex, of: save.key) } }
+    }
+}
+
+/// A routing document as `route` found it: its current version (nil when absent), that version's bytes, its number of heads.
+private struct RoutingDocument: Sendable {
+    let key: DocumentKey
+    let current: Version?
+    let content: Data
+    let heads: Int
+
+    init(_ key: DocumentKey, in session: ReadSession) throws {
+        let versions = try session.versions(of: key)
+        self.key = key
+        current = versions.current
+        content = try versions.current.flatMap { try session.contents(of: $0) } ?? Data()
+        heads = versions.heads.count
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+internal import TruceGit
+
+/// A sync with another store or a hub: the exchange on an engine of its own, then, when asked, the resolving of what
+/// stays in conflict and a second send of those resolutions, in the same call.
+struct Syncing: Sendable {
+    let resolving: Resolving
+
+    var access: StoreAccess { resolving.access }
+
+    /// Exchanges versions with `remote`; with `device`, settles what stays in conflict by the resolvers that decide on
+    /// their own, as `device`, and sends those resolutions back.
+    func sync(with remote: String, resolvingAs device: String?, progress: (@Sendable (SyncReport.Traffic) -> Void)?) async throws(TruceError)
+        -> SyncReport
+    {
+        let session = try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) -> SyncSession in
+            try exchange(with: remote, progress: progress, cancellation: cancellation)
+        }
+        guard let device else { return try report(of: session, resolved: [], needsPerson: []) }
+        var resolved: [DocumentKey] = [], needsPerson: [DocumentKey] = []
+        let results = try await resolving.resolveAll(nil, resolverName: nil, device: device, progress: nil)
+        for (key, result) in results.sorted(by: { $0.key < $1.key }) {
+            if case .resolved = result { resolved.append(key) } else { needsPerson.append(key) }
+        }
+        if !resolved.isEmpty {
+            try await BlockingExecutor.run { (cancellation) throws(TruceError) in try session.send(cancellation: cancellation) }
+        }
+        return try report(of: session, resolved: resolved, needsPerson: needsPerson)
+    }
+
+    /// A sync on the calling thread, without resolving.
+    func syncOnCallingThread(with remote: String) throws(TruceError) -> SyncReport {
+        try report(of: exchange(with: remote, progress: nil, cancellation: nil), resolved: [], needsPerson: [])
+    }
+
+    /// The exchange of a sync on the calling thread: a session on an engine of its own, its receive and its send.
+    private func exchange(
+        with remote: String, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
+    ) throws(TruceError) -> SyncSession {
+        let session = try access.withOwnEngine { engine throws -> SyncSession in
+            let session = try SyncSession(remote: remote, engine: engine, progress: progress)
+            try session.exchange(cancellation: cancellation)
+            return session
+        }
+        access.deliverEvents()
+        return session
+    }
+
+    private func report(of session: SyncSession, resolved: [DocumentKey], needsPerson: [DocumentKey]) throws(TruceError) -> SyncReport {
+        session.report(inConflict: try access.read { try $0.documentsInConflict().map(\.key) }, resolved: resolved, needsPerson: needsPerson)
+    }
+}

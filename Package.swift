@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "TruceCoreTests", dependencies: ["TruceCore", "TruceGit", "TruceSaveLog", "TestSupport", "CFsyncCounter"],
             path: "Tests/TruceCoreTests"),
-        .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
+        .testTarget(name: "PluginTests", dependencies: ["Truce", "TruceTesting", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
         .testTarget(
             name: "TruceTestingTests", dependencies: ["TruceTesting", "ThreeWayMerge", "LastWriterWins", "TestSupport"],

@@ -68,7 +68,8 @@ let package = Package(
             name: "TruceBench", dependencies: ["Truce", "TruceGit", "TruceSaveLog", "CBenchLimit", "CSQLite", "Testbed"], path: "Sources/TruceBench",
             exclude: ["README.md"]),
 
-        .target(name: "TestSupport", dependencies: ["Truce", "Testbed"], path: "Tests/TestSupport"),
+        // Conflicts come from TruceTesting's fixtures, as an app's tests make them.
+        .target(name: "TestSupport", dependencies: ["Truce", "Testbed", "TruceTesting"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.
         .target(name: "CFsyncCounter", path: "Tests/CFsyncCounter"),
         .testTarget(name: "TruceGitTests", dependencies: ["TruceGit", "TestSupport"], path: "Tests/TruceGitTests"),
@@ -78,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "TruceCoreTests", dependencies: ["TruceCore", "TruceGit", "TruceSaveLog", "TestSupport", "CFsyncCounter"],
             path: "Tests/TruceCoreTests"),
-        .testTarget(name: "PluginTests", dependencies: ["Truce", "TestSupport"], path: "Tests/PluginTests"),
+        .testTarget(name: "PluginTests", dependencies: ["Truce", "TruceTesting", "TestSupport"], path: "Tests/PluginTests"),
         .testTarget(name: "CLITests", dependencies: ["TruceCommandLine", "TestSupport"], path: "Tests/CLITests"),
         .testTarget(
             name: "TruceTestingTests", dependencies: ["TruceTesting", "ThreeWayMerge", "LastWriterWins", "TestSupport"],

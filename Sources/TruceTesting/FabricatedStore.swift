@@ -37,6 +37,16 @@ public final class FabricatedStore: Sendable {
     }
 }
 
+/// The versions `ConflictFixture.write(into:)` saved, as the store reads them back.
+public struct FixtureVersions: Sendable {
+    /// The version the fixture's `base` saved; nil for unrelated histories.
+    public let base: Version?
+    /// The version the fixture's `current` saved: the current version.
+    public let current: Version
+    /// The versions the fixture's `conflicts` saved, in the fixture's order.
+    public let conflicts: [Version]
+}
+
 extension ConflictFixture {
     /// Writes the fixture into a new store, in a new temporary directory (`path` nil) or at `path` (a new or empty directory).
     ///
@@ -55,29 +65,56 @@ extension ConflictFixture {
         do {
             let root = temporary ?? URL(fileURLWithPath: path!).deletingLastPathComponent().path
             let store = try DocumentStore.create(at: path ?? temporary! + "/store", resolvers: resolvers)
-            let heads = [current] + conflicts
-            func save(_ spec: FixtureVersion, base: VersionID?) -> BatchSave {
-                BatchSave(key: key, content: spec.content, device: spec.device, date: spec.date, base: base, committerDate: spec.date)
-            }
-            // A fixture's dates are what its author chose, in the future too.
-            var baseID: VersionID?
-            if let base {
-                baseID = try store.saveBatchOnCallingThread([save(base, base: nil)], allowingFutureDates: true)[0]
-                _ = try store.saveBatchOnCallingThread(heads.map { save($0, base: baseID) }, allowingFutureDates: true)
-            } else {
-                _ = try store.saveBatchOnCallingThread([save(heads[0], base: nil)], allowingFutureDates: true)
-                for (index, head) in heads.dropFirst().enumerated() {
-                    let side = try DocumentStore.create(at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)", resolvers: resolvers)
-                    defer { try? FileManager.default.removeItem(atPath: side.path) }
-                    _ = try side.saveBatchOnCallingThread([save(head, base: nil)], allowingFutureDates: true)
-                    _ = try store.syncOnCallingThread(with: side.path)
-                }
-            }
-            let baseVersion = try baseID.map { id throws(TruceError) in try store.version(id.hex, of: key) }
-            return FabricatedStore(store: store, key: key, base: baseVersion, versions: try store.versions(of: key), temporaryDirectory: temporary)
+            let written = try write(into: store, sideStoresIn: root)
+            return FabricatedStore(store: store, key: key, base: written.base, versions: try store.versions(of: key), temporaryDirectory: temporary)
         } catch {
             if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
             throw error
         }
+    }
+
+    /// Writes the fixture's versions into `store`, an open store of the caller's, as `makeStore()` writes them into a
+    /// new one; returns them.
+    ///
+    /// For a test that sets up the store itself first (its routing, its
+    /// config, other documents) or puts several conflicts in one store. The
+    /// base is written first, then the current version, then the conflict
+    /// versions in the fixture's order. The base is saved as any save without
+    /// a base is: on the document's current version when `store` holds one,
+    /// which is then its parent. A fixture
+    /// without a base needs the document absent from `store`, for its heads
+    /// to be unrelated histories; the stores its heads are synced in from are
+    /// made in a temporary directory and removed.
+    public func write(into store: DocumentStore) throws -> FixtureVersions {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("truce-fixture-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        return try write(into: store, sideStoresIn: root)
+    }
+
+    /// `write(into:)`, the stores of a fixture without a base made in `root`.
+    private func write(into store: DocumentStore, sideStoresIn root: String) throws -> FixtureVersions {
+        try checkShape()
+        let heads = [current] + conflicts
+        func save(_ spec: FixtureVersion, base: VersionID?) -> BatchSave {
+            BatchSave(key: key, content: spec.content, device: spec.device, date: spec.date, base: base, committerDate: spec.date)
+        }
+        // A fixture's dates are what its author chose, in the future too.
+        var baseID: VersionID?
+        var headIDs: [VersionID]
+        if let base {
+            baseID = try store.saveBatchOnCallingThread([save(base, base: nil)], allowingFutureDates: true)[0]
+            headIDs = try store.saveBatchOnCallingThread(heads.map { save($0, base: baseID) }, allowingFutureDates: true)
+        } else {
+            headIDs = try store.saveBatchOnCallingThread([save(heads[0], base: nil)], allowingFutureDates: true)
+            for (index, head) in heads.dropFirst().enumerated() {
+                let side = try DocumentStore.create(
+                    at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)", resolvers: store.resolvers)
+                defer { try? FileManager.default.removeItem(atPath: side.path) }
+                headIDs += try side.saveBatchOnCallingThread([save(head, base: nil)], allowingFutureDates: true)
+                _ = try store.syncOnCallingThread(with: side.path)
+            }
+        }
+        func read(_ id: VersionID) throws(TruceError) -> Version { try store.version(id.hex, of: key) }
+        return FixtureVersions(base: try baseID.map(read), current: try read(headIDs[0]), conflicts: try headIDs.dropFirst().map(read))
     }
 }

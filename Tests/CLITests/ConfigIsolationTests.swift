@@ -8,9 +8,7 @@ import Testing
     /// A conflict three-way cannot settle (both heads change the same line) but `union` would.
     func sameLineConflict() throws -> CLIStore {
         let store = try CLIStore()
-        let base = try store.save("notes.md", "one\ntwo\n", "--date", "2026-11-30T09:00:00Z")
-        try store.save("notes.md", "ONE\ntwo\n", "--base", base, "--device", "laptop", "--date", "2026-11-30T10:00:00Z")
-        try store.save("notes.md", "One!\ntwo\n", "--base", base, "--device", "phone", "--date", "2026-11-30T10:05:00Z")
+        try store.saveConflict("notes.md", base: .text("one\ntwo\n"), heads: [("laptop", .text("ONE\ntwo\n")), ("phone", .text("One!\ntwo\n"))])
         return store
     }
 

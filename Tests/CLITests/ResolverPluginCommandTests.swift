@@ -7,9 +7,7 @@ import Testing
     /// A store with `key` in conflict between a laptop and a phone.
     func conflict(_ key: String, base: String, laptop: String, phone: String) throws -> CLIStore {
         let store = try CLIStore()
-        let first = try store.save(key, base, "--device", "origin", "--date", "2026-11-30T09:00:00Z")
-        try store.save(key, laptop, "--device", "laptop", "--base", first, "--date", "2026-11-30T10:00:00Z")
-        try store.save(key, phone, "--device", "phone", "--base", first, "--date", "2026-11-30T11:00:00Z")
+        try store.saveConflict(key, base: .text(base), heads: [("laptop", .text(laptop)), ("phone", .text(phone))])
         return store
     }
 

@@ -2,16 +2,24 @@ import Foundation
 import TestSupport
 import Testing
 import Truce
+import TruceTesting
 
 @Suite(.timeLimit(.minutes(10))) struct LastWriterWinsTests {
     static let start = Date(timeIntervalSince1970: 1_796_000_000)
 
-    /// Saves `base`, then each `(device, content, minutes after base)` from it: a conflict with dates the test chooses.
-    @discardableResult
-    func conflict(_ test: TestStore, _ key: DocumentKey, base: Data, heads: [(String, Data, Double)]) throws -> [Version] {
+    /// `minutes` after `start`, when the base is saved.
+    static func at(_ minutes: Double) -> Date { start.addingTimeInterval(minutes * 60) }
+
+    /// The base of every conflict here: `content`, saved by "origin" at `start`.
+    static func base(_ content: Data) -> FixtureVersion { FixtureVersion(data: content, device: "origin", date: start) }
+
+    /// Saves a base, then two heads from it at the same date, `minutes` after it, in the order given, and returns the
+    /// heads. A `ConflictFixture` does not choose which of two heads at one date is current (it refuses such a fixture):
+    /// these tests are about that choice.
+    func tie(_ test: TestStore, _ key: DocumentKey, base: Data, heads: [(String, Data)], at minutes: Double) throws -> [Version] {
         let baseVersion = try test.store.save(base, to: key, device: "origin", date: Self.start)
-        return try heads.map { device, content, minutes in
-            try test.store.save(content, to: key, device: device, base: baseVersion.id, date: Self.start.addingTimeInterval(minutes * 60)).version
+        return try heads.map { device, content in
+            try test.store.save(content, to: key, device: device, base: baseVersion.id, date: Self.at(minutes)).version
         }
     }
 
@@ -27,12 +35,16 @@ import Truce
     @Test func theLatestAuthorDateWinsWholeByDefault() async throws {
         let test = try TestStore()
         try test.setAttributes("*.txt merge=last-writer-wins\n")
-        // The phone saved last, but the laptop's date is later: the date decides, not the order of saving.
-        let heads = try conflict(test, "a.txt", base: .text("0\n"), heads: [("laptop", .text("laptop\n"), 9), ("phone", .text("phone\n"), 5)])
+        // The phone's version is written after the laptop's, but the laptop's date is later: the date decides, not the
+        // order of writing.
+        let made = try ConflictFixture(
+            key: "a.txt", base: Self.base(.text("0\n")), current: FixtureVersion("laptop\n", device: "laptop", date: Self.at(9)),
+            conflicts: [FixtureVersion("phone\n", device: "phone", date: Self.at(5))]
+        ).write(into: test.store)
         guard let version = try await resolved(test, "a.txt") else { return }
         #expect(try test.store.contents(of: version) == .text("laptop\n"))
-        #expect(try test.git("rev-parse", "\(version.id.hex)^{tree}") == test.git("rev-parse", "\(heads[0].id.hex)^{tree}"))
-        #expect(Set(version.parents) == Set(heads.map(\.id)))
+        #expect(try test.git("rev-parse", "\(version.id.hex)^{tree}") == test.git("rev-parse", "\(made.current.id.hex)^{tree}"))
+        #expect(Set(version.parents) == [made.current.id, made.conflicts[0].id])
     }
 
     @Test func onATieTheCurrentVersionWinsWhateverTheDeviceNames() async throws {
@@ -43,7 +55,7 @@ import Truce
         var tied: (key: DocumentKey, heads: [Version])?
         for attempt in 0..<40 where tied == nil {
             let key = DocumentKey(stringLiteral: "tie-\(attempt).txt")
-            let heads = try conflict(test, key, base: .text("0\n"), heads: [("zed", .text("zed\n"), 5), ("amy", .text("amy\n"), 5)])
+            let heads = try tie(test, key, base: .text("0\n"), heads: [("zed", .text("zed\n")), ("amy", .text("amy\n"))], at: 5)
             if heads[1].id > heads[0].id { tied = (key, heads) }
         }
         let (key, heads) = try #require(tied, "forty ties all had the larger id on the larger device name")
@@ -67,7 +79,10 @@ import Truce
             }
 
             """
-        try conflict(test, "settings.json", base: .text(base), heads: [("laptop", .text(laptop), 1), ("phone", .text(phone), 2)])
+        try ConflictFixture(
+            key: "settings.json", base: Self.base(.text(base)), current: FixtureVersion(phone, device: "phone", date: Self.at(2)),
+            conflicts: [FixtureVersion(laptop, device: "laptop", date: Self.at(1))]
+        ).write(into: test.store)
         guard let version = try await resolved(test, "settings.json") else { return }
         // Sorted keys; indented and ending in a newline as the current (phone's) version was.
         #expect(
@@ -90,11 +105,17 @@ import Truce
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("*.json merge=last-writer-wins\n")
         let base = #"{"a":1,"b":1}"#
-        try conflict(test, "x.json", base: .text(base), heads: [("laptop", .text(#"{"b":1}"#), 1), ("phone", .text(#"{"a":2,"b":1}"#), 2)])
+        try ConflictFixture(
+            key: "x.json", base: Self.base(.text(base)), current: FixtureVersion(#"{"a":2,"b":1}"#, device: "phone", date: Self.at(2)),
+            conflicts: [FixtureVersion(#"{"b":1}"#, device: "laptop", date: Self.at(1))]
+        ).write(into: test.store)
         guard let changeWins = try await resolved(test, "x.json") else { return }
         #expect(try test.store.contents(of: changeWins) == .text(#"{"a":2,"b":1}"#))
 
-        try conflict(test, "y.json", base: .text(base), heads: [("laptop", .text(#"{"a":2,"b":1}"#), 1), ("phone", .text(#"{"b":1}"#), 2)])
+        try ConflictFixture(
+            key: "y.json", base: Self.base(.text(base)), current: FixtureVersion(#"{"b":1}"#, device: "phone", date: Self.at(2)),
+            conflicts: [FixtureVersion(#"{"a":2,"b":1}"#, device: "laptop", date: Self.at(1))]
+        ).write(into: test.store)
         guard let removalWins = try await resolved(test, "y.json") else { return }
         #expect(try test.store.contents(of: removalWins) == .text(#"{"b":1}"#))
     }
@@ -103,12 +124,11 @@ import Truce
         let test = try TestStore()
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("*.json merge=last-writer-wins\n")
-        let heads = try conflict(
+        let heads = try tie(
             test, "x.json", base: .text(#"{"k":0,"m":0,"n":0}"#),
-            heads: [
-                ("bob", .text(#"{"k":"bob","m":1,"n":0}"#), 3), ("amy", .text(#"{"k":"amy","m":0,"n":0}"#), 3),
-                ("cat", .text(#"{"k":0,"m":0,"n":2}"#), 1),
-            ])
+            heads: [("bob", .text(#"{"k":"bob","m":1,"n":0}"#)), ("amy", .text(#"{"k":"amy","m":0,"n":0}"#))], at: 3)
+        let base = try #require(heads[0].parents.first)
+        try test.store.save(.text(#"{"k":0,"m":0,"n":2}"#), to: "x.json", device: "cat", base: base, date: Self.at(1))
         // bob and amy change k at the same date: the one with the larger id wins it; m and n have one changer each.
         let k = heads[0].id > heads[1].id ? "bob" : "amy"
         guard let version = try await resolved(test, "x.json") else { return }
@@ -125,12 +145,11 @@ import Truce
             try PropertyListSerialization.data(fromPropertyList: entries, format: format, options: 0)
         }
         let date = Date(timeIntervalSince1970: 1_800_000_000)
-        try conflict(
-            test, "Prefs.plist", base: try plist(["a": 1, "b": "x", "c": Data([1])]),
-            heads: [
-                ("laptop", try plist(["a": 2, "b": "x", "c": Data([1])]), 1),
-                ("phone", try plist(["a": 1, "b": "y", "c": Data([1]), "d": date], format), 2),
-            ])
+        try ConflictFixture(
+            key: "Prefs.plist", base: Self.base(try plist(["a": 1, "b": "x", "c": Data([1])])),
+            current: FixtureVersion(data: try plist(["a": 1, "b": "y", "c": Data([1]), "d": date], format), device: "phone", date: Self.at(2)),
+            conflicts: [FixtureVersion(data: try plist(["a": 2, "b": "x", "c": Data([1])]), device: "laptop", date: Self.at(1))]
+        ).write(into: test.store)
         guard let version = try await resolved(test, "Prefs.plist") else { return }
         let content = try #require(try test.store.contents(of: version))
         var written = PropertyListSerialization.PropertyListFormat.openStep
@@ -151,15 +170,18 @@ import Truce
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setAttributes("* merge=last-writer-wins\n")
         let good = key.hasSuffix(".json") ? "{\"a\": 2}" : "<plist version=\"1.0\"><dict><key>a</key><integer>2</integer></dict></plist>"
-        let heads = try conflict(test, DocumentKey(key), base: .text(good), heads: [("laptop", .text(bad), 1), ("phone", .text(good), 2)])
+        let laptop = try ConflictFixture(
+            key: DocumentKey(key), base: Self.base(.text(good)), current: FixtureVersion(good, device: "phone", date: Self.at(2)),
+            conflicts: [FixtureVersion(bad, device: "laptop", date: Self.at(1))]
+        ).write(into: test.store).conflicts[0]
         let before = snapshot(ofStore: test.path)
         await #expect {
             try await test.store.resolve(DocumentKey(key), registry: .standard, device: "x")
         } throws: { error in
             guard case .malformedContent(let errorKey, let version, let reason) = error as? TruceError else { return false }
             let line = (error as? TruceError)?.errorDescription ?? ""
-            return errorKey.rawValue == key && version == heads[0].id && reason.hasPrefix(message)
-                && line.hasPrefix("version \(heads[0].id.short) of '\(key)' \(message)") && !line.contains("\n")
+            return errorKey.rawValue == key && version == laptop.id && reason.hasPrefix(message)
+                && line.hasPrefix("version \(laptop.id.short) of '\(key)' \(message)") && !line.contains("\n")
         }
         #expect(snapshot(ofStore: test.path) == before)
     }
@@ -169,8 +191,10 @@ import Truce
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
         try test.setConfig("resolver.last-writer-wins.fallback", "list-conflicts")
         try test.setAttributes("* merge=last-writer-wins\n")
-        let heads = try conflict(
-            test, "s.json", base: .text("{\"a\": 1}"), heads: [("laptop", .text("{\"a\": "), 1), ("phone", .text("{\"a\": 2}"), 2)])
+        let laptop = try ConflictFixture(
+            key: "s.json", base: Self.base(.text("{\"a\": 1}")), current: FixtureVersion("{\"a\": 2}", device: "phone", date: Self.at(2)),
+            conflicts: [FixtureVersion("{\"a\": ", device: "laptop", date: Self.at(1))]
+        ).write(into: test.store).conflicts[0]
         let before = snapshot(ofStore: test.path)
         let asked = try await test.store.resolve("s.json", registry: .standard, device: "x")
         guard case .needsPerson(_, "list-conflicts", let reasons) = asked else {
@@ -179,7 +203,7 @@ import Truce
         }
         #expect(reasons.count == 1)
         #expect(
-            reasons.first?.hasPrefix("last-writer-wins: it failed: version \(heads[0].id.short) of 's.json' is not valid JSON") == true, "\(reasons)")
+            reasons.first?.hasPrefix("last-writer-wins: it failed: version \(laptop.id.short) of 's.json' is not valid JSON") == true, "\(reasons)")
         #expect(snapshot(ofStore: test.path) == before)
 
         try test.setConfig("resolver.last-writer-wins.fallback", "overwrite-with-current")
@@ -195,7 +219,10 @@ import Truce
         let test = try TestStore()
         try test.setAttributes("*.json merge=last-writer-wins\n")
         try test.setConfig("resolver.last-writer-wins.granularity", "field")
-        try conflict(test, "x.json", base: .text("{}"), heads: [("a", .text("{\"a\":1}"), 1), ("b", .text("{\"b\":1}"), 2)])
+        try ConflictFixture(
+            key: "x.json", base: Self.base(.text("{}")), current: FixtureVersion("{\"b\":1}", device: "b", date: Self.at(2)),
+            conflicts: [FixtureVersion("{\"a\":1}", device: "a", date: Self.at(1))]
+        ).write(into: test.store)
         #expect(throws: TruceError.invalidConfiguration("resolver.last-writer-wins.granularity = field: expected one of document, key")) {
             try test.store.resolverChoice(for: "x.json", registry: .standard)
         }

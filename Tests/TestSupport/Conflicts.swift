@@ -1,5 +1,6 @@
 import Foundation
 import Truce
+import TruceTesting
 
 /// A conflict made for a test: the base version and one head per device, oldest first.
 public struct MadeConflict: Sendable {
@@ -11,20 +12,19 @@ public struct MadeConflict: Sendable {
 
 extension TestStore {
     /// Saves `base`, then one version per `(device, content)` from it with increasing dates: a conflict with `heads.count` heads.
+    ///
+    /// TruceTesting's `ConflictFixture` written into this store: the base by "origin" at 1_796_000_000, the heads a
+    /// minute apart after it, the last one current.
     @discardableResult
     public func makeConflict(_ key: DocumentKey, base: Data, heads: [(String, Data?)]) throws -> MadeConflict {
         let start = Date(timeIntervalSince1970: 1_796_000_000)
-        let baseVersion = try store.save(base, to: key, device: "origin", date: start).version
-        var made: [Version] = []
-        for (index, (device, content)) in heads.enumerated() {
-            let date = start.addingTimeInterval(Double(index + 1) * 60)
-            if let content {
-                made.append(try store.save(content, to: key, device: device, base: baseVersion.id, date: date).version)
-            } else {
-                made.append(try store.delete(key, device: device, base: baseVersion.id, date: date).version)
-            }
+        let versions = heads.enumerated().map { index, head in
+            FixtureVersion(data: head.1, device: head.0, date: start.addingTimeInterval(Double(index + 1) * 60))
         }
-        return MadeConflict(base: baseVersion, heads: made)
+        let fixture = ConflictFixture(
+            key: key, base: FixtureVersion(data: base, device: "origin", date: start), current: versions.last!, conflicts: Array(versions.dropLast()))
+        let written = try fixture.write(into: store)
+        return MadeConflict(base: written.base!, heads: written.conflicts + [written.current])
     }
 
     /// Writes `text` to the store's `info/attributes`.

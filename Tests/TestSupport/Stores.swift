@@ -40,6 +40,17 @@ public func snapshot(ofStore path: String) -> [String: Data] {
     return files
 }
 
+/// Every path under `path`, folders too (with nil), and each file's bytes: equal only when nothing under it changed.
+public func snapshot(ofDirectory path: String) throws -> [String: Data?] {
+    var found: [String: Data?] = [:]
+    for relative in try FileManager.default.subpathsOfDirectory(atPath: path) {
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory)
+        found[relative] = isDirectory.boolValue ? .some(nil) : try Data(contentsOf: URL(fileURLWithPath: path + "/" + relative))
+    }
+    return found
+}
+
 extension Data {
     /// UTF-8 bytes of `text`, for terse test content.
     public static func text(_ text: String) -> Data { Data(text.utf8) }
@@ -76,4 +87,32 @@ public func isoDate(_ text: String) -> Date? {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime]
     return formatter.date(from: text)
+}
+
+/// A directory holding a store creation's marker (`truce-creating`) beside something of the user's: what no creation
+/// leaves, so what no creation may take for its own leftovers and remove.
+public enum CreationMarkedDirectory: String, CaseIterable, Sendable {
+    /// The marker among the user's files and folders, nothing of git.
+    case userFiles
+    /// What an interrupted creation leaves (a bare repository without `truce.version`, the marker), and a file of the user's.
+    case halfMadeStoreAndAUserFile
+
+    /// Makes this directory at `path`.
+    public func make(at path: String) throws {
+        let manager = FileManager.default
+        switch self {
+        case .userFiles:
+            try manager.createDirectory(atPath: path + "/photos/2026", withIntermediateDirectories: true)
+            try manager.createDirectory(atPath: path + "/empty folder", withIntermediateDirectories: true)
+            try Data.text("my notes\n").write(to: URL(fileURLWithPath: path + "/notes.txt"))
+            var random = SeededRandom(seed: 7)
+            try Data((0..<20_000).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+                .write(to: URL(fileURLWithPath: path + "/photos/2026/beach.jpg"))
+        case .halfMadeStoreAndAUserFile:
+            let made = try git(["init", "-q", "--bare", path])
+            guard made.status == 0 else { throw GitCommandFailed(arguments: ["init", "--bare", path], stderr: made.errorOutput) }
+            try Data.text("# Thesis\n\nchapter one\n").write(to: URL(fileURLWithPath: path + "/thesis.md"))
+        }
+        try Data().write(to: URL(fileURLWithPath: path + "/truce-creating"))
+    }
 }

@@ -205,6 +205,46 @@ import TruceTesting
         #expect(!FileManager.default.fileExists(atPath: path), "the temporary store goes with its value")
     }
 
+    @Test func aFixtureWrittenIntoAStoreOfTheCallersIsTheOneMakeStoreWrites() async throws {
+        let made = try Self.shopping.makeStore()
+        // A store set up first, as a test of routing would: the fixture adds its versions and leaves the rest.
+        let directory = TemporaryDirectory("truce-written")
+        let store = try DocumentStore.create(at: directory.file("store"), resolvers: ResolverRegistry())
+        try store.route("*.todo", to: "todo-list", device: "laptop")
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        let written = try Self.shopping.write(into: store)
+        #expect(written.base?.id == made.base?.id, "the same commits as makeStore's")
+        #expect(written.current.id == made.current.id && written.conflicts.map(\.id) == made.conflicts.map(\.id))
+        #expect(written.current.deviceName == "phone" && written.conflicts.map(\.deviceName) == ["laptop"])
+        #expect(try store.versions(of: Self.shopping.key).heads.map(\.id) == [written.current.id] + written.conflicts.map(\.id))
+        let routing = try #require(try store.contents(of: ".truce/attributes"))
+        #expect(String(decoding: routing, as: UTF8.self).contains("*.todo merge=todo-list"), "the caller's routing stays")
+
+        // Conflicts in the fixture's order, not the store's; a second fixture in the same store; a document the store held.
+        let three = ConflictFixture(
+            key: "notes.md", base: FixtureVersion("a\n", device: "origin", date: ConflictFixture.date(minute: 0)),
+            current: FixtureVersion("d\n", device: "phone", date: ConflictFixture.date(minute: 3)),
+            conflicts: [
+                FixtureVersion("b\n", device: "laptop", date: ConflictFixture.date(minute: 1)),
+                .deletion(device: "watch", date: ConflictFixture.date(minute: 2)),
+            ])
+        let earlier = try store.save(.text("zero\n"), to: "notes.md", device: "desk", date: ConflictFixture.date(minute: -5))
+        let versions = try three.write(into: store)
+        #expect(versions.conflicts.map(\.deviceName) == ["laptop", "watch"] && versions.conflicts[1].isDeletion)
+        #expect(versions.base?.parents == [earlier.id], "the base is saved on the version the store held")
+        #expect(try store.state(of: "notes.md") == .inConflict && store.state(of: Self.shopping.key) == .inConflict)
+        #expect(try TestSupport.git("-C", store.path, "fsck", "--strict").status == 0)
+
+        // Without a base, the heads are unrelated histories, synced in from stores made and removed elsewhere.
+        let unrelated = ConflictFixture(
+            key: "a.md", base: nil, current: FixtureVersion("x\n", device: "phone", date: ConflictFixture.date(minute: 2)),
+            conflicts: [FixtureVersion("y\n", device: "laptop", date: ConflictFixture.date(minute: 1))])
+        let roots = try unrelated.write(into: store)
+        #expect(roots.base == nil && roots.current.parents.isEmpty && roots.conflicts.map(\.parents) == [[]])
+        #expect(try store.versions(of: "a.md").heads.map(\.id) == [roots.current.id, roots.conflicts[0].id])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == before, "nothing made beside the store")
+    }
+
     /// A resolver that settles by going back: the oldest version its context's history reaches, with its bytes.
     struct BackToTheOldest: Resolver {
         let name = "back-to-the-oldest"

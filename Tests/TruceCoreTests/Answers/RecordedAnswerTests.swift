@@ -136,4 +136,43 @@ struct RecordedAnswerTests {
         let report = try await test.store.prune(expire: 0)
         #expect(report.droppedDocuments.contains { $0.isTruceRecord }, "\(report.droppedDocuments)")
     }
+
+    /// Where `collectRecordedAnswers` reads its limits from: nowhere (git's defaults), the store's own config, or the
+    /// synced `.truce/config`; each set one the other way round from the defaults.
+    enum CollectionLimits: String, CaseIterable, Sendable {
+        case defaults, storeConfig, syncedConfig
+    }
+
+    /// `rerere gc` gives each kind of record its own limit, as git does: a month old, an answer is kept by its 60 days
+    /// (`gc.rerereResolved`) and a record without one (the person deleted the document) is collected by its 15
+    /// (`gc.rerereUnresolved`); with the limits set to 10 and 40 days, the other way round.
+    @Test(arguments: CollectionLimits.allCases)
+    func oldRecordsAreCollectedEachByTheLimitOfItsKind(_ limits: CollectionLimits) async throws {
+        let test = try TestStore()
+        switch limits {
+        case .defaults: break
+        case .storeConfig:
+            try test.setConfig("gc.rerereResolved", "10")
+            try test.setConfig("gc.rerereUnresolved", "40")
+        case .syncedConfig:
+            try test.store.save(.text("[gc]\n\trerereResolved = 10\n\trerereUnresolved = 40\n"), to: ".truce/config", device: "laptop")
+        }
+        try test.makeConflict(
+            "answered.md", base: .text("one\ntwo\nthree\n"), heads: [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))])
+        _ = try await test.store.resolve("answered.md", content: .text("one\nTWO and 2\nthree\n"), device: "person")
+        try test.makeConflict("deleted.md", base: .text("a\nb\nc\n"), heads: [("laptop", .text("a\nB\nc\n")), ("phone", .text("a\nbee\nc\n"))])
+        _ = try await test.store.resolve("deleted.md", content: nil, device: "person")
+        let records = try test.store.recordedAnswers()
+        try #require(records.count == 2, "\(records.map(\.document))")
+        let answered = try #require(records.first { $0.document == "answered.md" })
+        let unanswered = try #require(records.first { $0.document == "deleted.md" })
+        #expect(answered.scope == .document && answered.postimage == .text("one\nTWO and 2\nthree\n"))
+        #expect(unanswered.scope == .document && unanswered.postimage == nil)
+
+        let monthOld = max(answered.recordedAt, unanswered.recordedAt).addingTimeInterval(30 * 86_400)
+        let (kept, collected) = limits == .defaults ? (answered, unanswered) : (unanswered, answered)
+        #expect(try test.store.collectRecordedAnswers(now: monthOld, device: "gc") == [collected.id], "\(limits)")
+        #expect(try test.store.recordedAnswers().map(\.id) == [kept.id], "\(limits)")
+        #expect(try test.git("fsck", "--strict").isEmpty)
+    }
 }

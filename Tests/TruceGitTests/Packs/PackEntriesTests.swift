@@ -165,6 +165,39 @@ import Testing
         }
     }
 
+    /// A remembered proof keeps a stream's length in 16 bits: an entry whose stream is longer than 64 KiB (300 KB of
+    /// random bytes) is never copied cut to what those bits hold, nor from another pack, after `read` proved it; its
+    /// copy is the whole stream, and a pack written from it holds the object whole.
+    @Test func anEntryLongerThan64KiBIsCopiedWholeAfterARead() throws {
+        let source = try Fixture(), target = try Fixture()
+        let bulk = try ObjectStaging(path: source.path)
+        let contents: [String: Data] = ["long": PackWriterTests.randomBytes(300_000, seed: 6), "short": .text("short\n")]
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
+        _ = try bulk.flush(compressed: true)
+        let long = try #require(blobs["long"])
+        let fresh = try PackEntries(objectsDirectory: source.path + "/objects")
+        let entries = try PackEntries(objectsDirectory: source.path + "/objects")
+        try withExtendedLifetime((fresh, entries)) {
+            let whole = try #require(fresh.entry(of: long))
+            try #require(whole.stream.count > 1 << 16, "a stream of \(whole.stream.count) bytes tests nothing here")
+            let read = try #require(entries.read(long, remembering: true))
+            #expect(Data(read.bytes) == contents["long"])
+            let copied = try #require(entries.entry(of: long))
+            #expect(copied.type == whole.type && copied.size == whole.size)
+            #expect(copied.stream.count == whole.stream.count && Data(copied.stream) == Data(whole.stream))
+
+            // Every object read first, as a sync's checks read them, then packed from what was remembered.
+            let ids = Array(blobs.values) + [tree, commit]
+            for id in ids { _ = try #require(entries.read(id, remembering: true)) }
+            try PackWriter(repository: bulk.repository, into: target.path + "/objects/pack/").write(ids, copyingFrom: entries)
+        }
+        #expect(try target.git("verify-pack", "objects/pack/" + target.packs()[0]).status == 0)
+        #expect(try target.fsckFindings().isEmpty)
+        for (name, id) in blobs {
+            #expect(try target.git("cat-file", "blob", id.hex).stdout == contents[name]!, "\(name) differs")
+        }
+    }
+
     /// An index of `ids` (sorted here) for a pack of no objects, the offset of the i-th id being 12 + i: enough for
     /// `MappedPack` to look ids up in.
     static func handWrittenIndex(of ids: [[UInt8]], in directory: String) throws -> MappedPack {

@@ -4,6 +4,8 @@
     import Darwin
 #endif
 
+/// Re-implements git's commit header, checked by fsck's rules (fsck-msgids, fsck.c fsck_commit and fsck_ident): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// Where the fields of a commit's header lie in its raw bytes, found in one pass by git's fsck rules (see
 /// `commitHeaderProblem`), or what those rules find wrong.
 ///

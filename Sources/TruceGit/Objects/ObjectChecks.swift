@@ -1,6 +1,8 @@
 internal import CGitShim
 internal import CLibgit2
 
+/// Re-implements git's commit and one-entry tree objects, read raw and hashed (fsck-msgids, git-mktree): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// Checks of objects another repository sent, in the spirit of `git fsck`: what git itself would refuse.
 extension Repository {
     /// A commit's raw bytes as stored, nil when the object is not a commit.

@@ -2,6 +2,8 @@ internal import CGitShim
 internal import CLibgit2
 import Foundation
 
+/// Re-implements git's tree object bytes and entry order (git-mktree, fsck.c fsck_tree): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// A second handle on a repository whose new objects go to memory, then all at once into one pack.
 ///
 /// The bulk path, as `git fast-import` does it: writing thousands of loose

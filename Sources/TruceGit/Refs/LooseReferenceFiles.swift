@@ -7,6 +7,8 @@ import Foundation
     import Darwin
 #endif
 
+/// Re-implements git's loose ref files, their locks and reflog lines (gitrepository-layout, git-update-ref LOGGING): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// A reference's own file (`refs/…`) and its reflog (`logs/refs/…`), read and written as git's files backend does,
 /// without libgit2.
 ///

@@ -7,6 +7,8 @@ import Foundation
 #endif
 
 extension PackedReferences {
+    /// Re-implements git's packed-refs file, rewritten under packed-refs.lock (git-pack-refs, refs/packed-backend.c): byte-compatible with git, listed in TruceGit/README.md.
+    ///
     /// Adds `additions` to the `packed-refs` file and removes the `removals`, in one durable rewrite under git's lock.
     ///
     /// A name in both is added. The lock is git's (`packed-refs.lock`, created

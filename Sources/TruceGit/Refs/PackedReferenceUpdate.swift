@@ -20,6 +20,11 @@ extension PackedReferences {
     /// addition whose name the file already has is left out (compare-and-swap
     /// from nothing, as for a reference that must not exist yet).
     ///
+    /// An addition is written without a peeled line (`^…`), so it must not
+    /// name an annotated tag: the header says that every record that peels
+    /// has one (`fully-peeled`), and git would take the tag for one that does
+    /// not. Every caller adds commits. The records kept keep their peeled lines.
+    ///
     /// The old file is merged with the sorted changes as it is read, through
     /// a small buffer: a store of a million heads is never held in memory
     /// (an unsorted file, which only an old writer leaves, is sorted whole).

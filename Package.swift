@@ -23,8 +23,9 @@ let package = Package(
         // guard: an object database backend that inflates with zlib itself, so it is written in C, and zlib's
         // compress2, with which the pack writer deflates a save's objects.
         .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim", linkerSettings: [.linkedLibrary("z")]),
-        // The git layer: the only Swift module that calls libgit2, all of it `package` access, so apps never see it.
-        .target(name: "TruceGit", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceGit"),
+        // The git layer: the only Swift module that calls libgit2, all of it `package` access, so apps never see it. Its
+        // README.md lists the files that re-implement a git format.
+        .target(name: "TruceGit", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceGit", exclude: ["README.md"]),
         // The save log: a durable append-only log of opaque records with group commit. Nothing of git in it.
         .target(name: "TruceSaveLog", path: "Sources/TruceSaveLog"),
         // The store an app uses, over the git layer and the save log it imports internally: no libgit2-level type is public.

@@ -4,6 +4,8 @@
     import Darwin
 #endif
 
+/// Re-implements git's commit header, checked by fsck's rules (fsck-msgids, fsck.c fsck_commit and fsck_ident): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// Where the fields of a commit's header lie in its raw bytes, found in one pass by git's fsck rules (see
 /// `commitHeaderProblem`), or what those rules find wrong.
 ///
@@ -66,6 +68,9 @@ struct CommitHeader {
         return memcmp(bytes.base.baseAddress! + bytes.startIndex, prefix.utf8Start, count) == 0
     }
 
+    /// The largest seconds git's fsck takes, 2^63 - 1, as digits: compared as text with others of as many digits.
+    private static let largestDate = Array("9223372036854775807".utf8)
+
     /// What `git fsck` finds wrong in `Name <email> seconds +hhmm`, nil when nothing.
     private static func identProblem(_ ident: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
         let less = UInt8(ascii: "<"), greater = UInt8(ascii: ">"), space = UInt8(ascii: " ")
@@ -84,8 +89,11 @@ struct CommitHeader {
         let seconds = rest.prefix(while: isDigit)
         if seconds.isEmpty { return "has a bad date" }
         if seconds.count > 1 && seconds.first == UInt8(ascii: "0") { return "has a zero-padded date" }
-        // git keeps dates in an unsigned 64-bit count; fsck refuses more than fits.
-        if seconds.count > 19 { return "has a date that overflows" }
+        // git reads the seconds into an unsigned 64-bit count, and fsck refuses one a signed 64-bit time_t cannot hold
+        // (`date_overflows`, badDateOverflow): more than 2^63 - 1, however many digits.
+        if seconds.count > 19 || (seconds.count == 19 && Self.largestDate.lexicographicallyPrecedes(seconds)) {
+            return "has a date that overflows"
+        }
         rest = rest[seconds.endIndex...]
         guard rest.first == space else { return "has a bad date" }
         rest = rest.dropFirst()

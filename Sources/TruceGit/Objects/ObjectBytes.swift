@@ -11,11 +11,10 @@ package struct RawObject: Sendable, Equatable {
     package static let blobType: UInt8 = 3
 }
 
-/// The bytes of the trees and commits Truce writes, as libgit2's tree builder and `git_commit_create_buffer` write them,
-/// without asking a repository for the tree and parents first.
+/// Re-implements git's tree and commit object bytes, and tree entry order (git-mktree, git-commit-tree, fsck.c fsck_tree): byte-compatible with git, listed in TruceGit/README.md.
 ///
-/// Re-implements git's tree and commit object formats (gitformat-commit, git's `tree.c`): byte-compatible with git,
-/// listed in TruceGit/README.md. `ObjectBytesTests` holds them to libgit2's own output.
+/// The bytes of the trees and commits Truce writes, as libgit2's tree builder and `git_commit_create_buffer` write them,
+/// without asking a repository for the tree and parents first. `ObjectBytesTests` holds them to libgit2's own output.
 package enum ObjectBytes {
     /// A tree of `entries`: each `<mode> <name>\0<20-byte id>`, ordered by name as git orders them (a tree's name as if
     /// it ended in `/`).

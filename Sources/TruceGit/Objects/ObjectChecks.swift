@@ -1,6 +1,8 @@
 internal import CGitShim
 internal import CLibgit2
 
+/// Re-implements git's commit and one-entry tree objects, read raw and hashed (fsck-msgids, git-mktree): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// Checks of objects another repository sent, in the spirit of `git fsck`: what git itself would refuse.
 extension Repository {
     /// A commit's raw bytes as stored, nil when the object is not a commit.
@@ -79,7 +81,7 @@ extension ObjectID {
 /// blank line without NUL; `tree`, then `parent` lines, then exactly one
 /// `author` and one `committer`, ids as 40 lowercase hex digits; an ident
 /// `Name <email> seconds +hhmm` with a space before `<`, no `<`/`>` inside,
-/// digits without leading zeros and a four-digit zone. Later headers
+/// digits without leading zeros, at most 2^63 - 1, and a four-digit zone. Later headers
 /// (`encoding`, `gpgsig`, …) are git's to allow and are allowed, except a
 /// second `author` or `committer` after the committer: git 2.39's fsck takes
 /// it, but one reader could take that date and another skip it

@@ -1,3 +1,5 @@
+/// Re-implements git's pack and pack index checksums (gitformat-pack): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// SHA-1 (FIPS 180-4) of raw bytes, fed in pieces: the trailer a pack ends with.
 ///
 /// libgit2 hashes raw bytes only inside (its public `git_odb_hash` hashes an

@@ -8,6 +8,8 @@ import Foundation
     import Darwin
 #endif
 
+/// Re-implements git's pack entries and pack index (version 2), read (gitformat-pack): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// The whole objects in the packs of an object database, found by id and proven, so that a new pack can take their
 /// deflated bytes as they are.
 ///

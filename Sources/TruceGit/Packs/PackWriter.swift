@@ -8,6 +8,8 @@ import Foundation
     import Darwin
 #endif
 
+/// Re-implements git's pack (version 2) and pack index (version 2), written (gitformat-pack): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// Writes a pack holding exactly the objects it is given, and its index, without libgit2's pack builder or indexer.
 ///
 /// libgit2 1.5's `git_packbuilder_write` lists every tag, and so reads every

@@ -161,6 +161,8 @@ extension Repository {
     }
 }
 
+/// Re-implements git's pack index (version 2) object list, read (gitformat-pack): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// A pack's `.idx` file (version 2), read for the ids of the objects its pack holds.
 package enum PackIndex {
     /// The ids the index beside `pack` (`pack-<hash>.idx` for `pack-<hash>.pack`) lists, in its order; nil when `pack`

@@ -7,6 +7,8 @@ import Foundation
     import Darwin
 #endif
 
+/// Re-implements git's loose ref files, their locks and reflog lines (gitrepository-layout, git-update-ref LOGGING): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// A reference's own file (`refs/…`) and its reflog (`logs/refs/…`), read and written as git's files backend does,
 /// without libgit2.
 ///
@@ -57,8 +59,8 @@ enum LooseReferenceFiles {
         return .direct(id)
     }
 
-    /// A reflog line as libgit2 writes it: old and new ids, the committer (the repository's `user.*`, else `unknown`)
-    /// with the time and zone of now, then the message with newlines made spaces.
+    /// A reflog line as git's files backend writes it: old and new ids, the committer (the repository's `user.*`, else
+    /// `unknown`) with the time and zone of now, then a tab and the message as `reflogMessage` makes it, if any is left.
     static func reflogLine(repository: OpaquePointer, old: ObjectID?, new: ObjectID, message: String) -> [UInt8] {
         var signature: UnsafeMutablePointer<git_signature>?
         if git_signature_default(&signature, repository) < 0 { _ = git_signature_now(&signature, "unknown", "unknown") }
@@ -71,11 +73,27 @@ enum LooseReferenceFiles {
         }
         let zero = String(repeating: "0", count: 40)
         var text = "\(old?.hex ?? zero) \(new.hex) \(ident)"
-        if !message.isEmpty {
-            text += "\t" + message.replacingOccurrences(of: "\n", with: " ")
-            while let last = text.last, last.isWhitespace { text.removeLast() }
-        }
+        let message = reflogMessage(message)
+        if !message.isEmpty { text += "\t" + message }
         return Array((text + "\n").utf8)
+    }
+
+    /// `message` as git logs it (`copy_reflog_msg` in refs.c): each run of spaces, tabs, carriage returns and
+    /// newlines made one space, none left at either end. (libgit2 only makes each newline a space: a message with a
+    /// tab or two spaces in a row was logged otherwise than `git update-ref -m` logs it.)
+    static func reflogMessage(_ message: String) -> String {
+        var bytes: [UInt8] = []
+        var spaceBefore = false
+        for byte in message.utf8 {
+            if [0x20, 0x09, 0x0A, 0x0D].contains(byte) {
+                spaceBefore = !bytes.isEmpty
+                continue
+            }
+            if spaceBefore { bytes.append(0x20) }
+            spaceBefore = false
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `line` to the reflog at `path`, fsynced with its directory, as libgit2 appends one.

@@ -7,6 +7,8 @@ import Foundation
 #endif
 
 extension PackedReferences {
+    /// Re-implements git's packed-refs file, rewritten under packed-refs.lock (git-pack-refs, refs/packed-backend.c): byte-compatible with git, listed in TruceGit/README.md.
+    ///
     /// Adds `additions` to the `packed-refs` file and removes the `removals`, in one durable rewrite under git's lock.
     ///
     /// A name in both is added. The lock is git's (`packed-refs.lock`, created
@@ -17,6 +19,11 @@ extension PackedReferences {
     /// old: a crash leaves one or the other, whole. With `keepingExisting`, an
     /// addition whose name the file already has is left out (compare-and-swap
     /// from nothing, as for a reference that must not exist yet).
+    ///
+    /// An addition is written without a peeled line (`^…`), so it must not
+    /// name an annotated tag: the header says that every record that peels
+    /// has one (`fully-peeled`), and git would take the tag for one that does
+    /// not. Every caller adds commits. The records kept keep their peeled lines.
     ///
     /// The old file is merged with the sorted changes as it is read, through
     /// a small buffer: a store of a million heads is never held in memory

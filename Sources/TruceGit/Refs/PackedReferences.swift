@@ -7,6 +7,8 @@ import Foundation
     import Darwin
 #endif
 
+/// Re-implements git's packed-refs file, read (git-pack-refs, refs/packed-backend.c): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// git's `packed-refs` file: many references in one sorted text file, which plain git and libgit2 read as refs.
 ///
 /// libgit2 writes every reference as a loose file with a reflog beside it:

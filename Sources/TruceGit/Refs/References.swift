@@ -137,6 +137,8 @@ extension Repository {
         }
     }
 
+    /// Re-implements git's packed-refs records and their peeled lines, read (git-pack-refs, refs/packed-backend.c): byte-compatible with git, listed in TruceGit/README.md.
+    ///
     /// The target of every reference under `refs/`, and of each packed tag's peeled line: where prune marks from.
     ///
     /// `references(matching:)` keeps every name, and libgit2's listing a

@@ -1,5 +1,7 @@
 import Foundation
 
+/// Re-implements git's credential helper input and output (git-credential INPUT/OUTPUT FORMAT): byte-compatible with git, listed in TruceGit/README.md.
+///
 /// git's credential helper protocol (`git credential fill`, `approve`, `reject`), so a user's configured helper works unchanged.
 ///
 /// This is the one place Truce lets the user's git configuration in: which

@@ -170,7 +170,7 @@ import Testing
     /// copy is the whole stream, and a pack written from it holds the object whole.
     @Test func anEntryLongerThan64KiBIsCopiedWholeAfterARead() throws {
         let source = try Fixture(), target = try Fixture()
-        let bulk = try ObjectStaging(path: source.path)
+        let bulk = try MemoryRepository(path: source.path)
         let contents: [String: Data] = ["long": PackWriterTests.randomBytes(300_000, seed: 6), "short": .text("short\n")]
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
         _ = try bulk.flush(compressed: true)

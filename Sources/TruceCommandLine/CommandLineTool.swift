@@ -34,10 +34,12 @@ struct Invocation {
     /// The command line is where the environment is read: a test may name a
     /// fault point in `$TRUCE_TEST_PAUSE_AT`, where the process then pauses so
     /// that the test can kill it exactly there.
+    /// The store the command works on. A command is one process for one operation: its saves go straight into git
+    /// (one pass, one handle), never through the save log, which pays off only for a process that saves again and again.
     func openStore() throws -> DocumentStore {
         let environment = ProcessInfo.processInfo.environment
         return try DocumentStore.open(
-            at: storePath(), device: arguments.value("--device") ?? environment["TRUCE_DEVICE"], resolvers: registry,
+            at: storePath(), device: arguments.value("--device") ?? environment["TRUCE_DEVICE"], resolvers: registry, savesThroughLog: false,
             instrumentation: StoreInstrumentation(pausingAt: environment["TRUCE_TEST_PAUSE_AT"]))
     }
 

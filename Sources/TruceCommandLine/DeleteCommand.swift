@@ -13,7 +13,6 @@ struct DeleteCommand: Command {
         let store = try invocation.openStore()
         let base = try invocation.arguments.value("--base").map { try store.version($0, of: key).id }
         let result = try store.delete(key, device: device, base: base, date: date, allowingFutureDate: invocation.allowsFutureDate)
-        try SaveCommand.landInGit(result, store, invocation)
         try SaveCommand.report(result, invocation)
         return .success
     }

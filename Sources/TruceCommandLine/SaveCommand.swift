@@ -16,20 +16,8 @@ struct SaveCommand: Command {
         let store = try invocation.openStore()
         let base = try invocation.arguments.value("--base").map { try store.version($0, of: key).id }
         let result = try store.save(content, to: key, device: device, base: base, date: date, allowingFutureDate: invocation.allowsFutureDate)
-        try landInGit(result, store, invocation)
         try report(result, invocation)
         return .success
-    }
-
-    /// The command's promise: the version is in git when it exits, wherever the store keeps its saves meanwhile.
-    ///
-    /// The save is durable whatever follows: when the checkpoint fails (a save
-    /// through the save log on a full disk), the id is still printed, with a
-    /// note, and the next command with room lands it.
-    static func landInGit(_ result: SaveResult, _ store: DocumentStore, _ invocation: Invocation) throws {
-        do { try store.checkpoint() } catch {
-            invocation.output.error("note: saved; git will see \(result.key) at the next checkpoint: \(error.errorDescription ?? "\(error)")")
-        }
     }
 
     /// Prints the new version's id, and says so on stderr when the write put the document into conflict.

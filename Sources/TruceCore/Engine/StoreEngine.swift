@@ -21,6 +21,8 @@ final class StoreEngine {
     private var overlay: SaveLogOverlay?
     /// True while a checkpoint waits on its timer.
     var checkpointScheduled = false
+    /// True once this engine saved through the save log: what it saved lands when its store is released.
+    var hasLoggedSaves = false
 
     init(repository: Repository, routingCache: RoutingCache = RoutingCache()) {
         self.repository = repository

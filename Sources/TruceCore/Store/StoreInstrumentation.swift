@@ -21,6 +21,8 @@ package final class StoreInstrumentation: Sendable {
     package var referencesListed: Int { counters.referencesListed }
     /// Commits read: a cost follows the changes, not the store.
     package var commitsRead: Int { counters.commitsRead }
+    /// Listings of one document's heads: a save lists its document's once.
+    package var documentHeadListings: Int { counters.documentHeadListings }
     /// `packed-refs` records reference lookups looked at: a binary search, not a scan.
     package var packedRecordsRead: Int { counters.packedRecordsRead }
     /// Loose object files a sync's quarantine looked for: none for objects read from packs.

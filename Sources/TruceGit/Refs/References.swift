@@ -86,7 +86,7 @@ extension Repository {
     /// replaces): the listing is taken again, so a reader never sees a
     /// document's old head vanish without its new one.
     package func references(under directory: String) throws(GitError) -> [(name: String, target: ObjectID)] {
-        try references(underEach: [directory], listingLooseUnder: directory)[0]
+        try listing(underEach: [directory], listingLooseUnder: directory).references[0]
     }
 
     /// The references under each of `directories` (each `root` or below it, ending in `/`), in their order, from one
@@ -97,17 +97,36 @@ extension Repository {
     package func references(underEach directories: [String], listingLooseUnder root: String) throws(GitError)
         -> [[(name: String, target: ObjectID)]]
     {
+        try listing(underEach: directories, listingLooseUnder: root).references
+    }
+
+    /// What one listing of references found: the references under each folder asked for, the names among them that
+    /// are loose files, the lock files seen beside them, and the stamp of the `packed-refs` file read.
+    package struct ReferenceListing {
+        package var references: [[(name: String, target: ObjectID)]]
+        package var looseNames: Set<String>
+        /// The `*.lock` files under the root listed, by name relative to the git directory.
+        package var lockFiles: [String]
+        package var packedStamp: FileStamp?
+    }
+
+    /// `references(underEach:listingLooseUnder:)`, with what else the listing saw: a writer uses the loose names and
+    /// the stamp to tell, after publishing, whether another writer published beside it, and takes over stale locks.
+    package func listing(underEach directories: [String], listingLooseUnder root: String) throws(GitError) -> ReferenceListing {
         let positions = Dictionary(grouping: directories.indices, by: { directories[$0] })
         var attempt = 0
         while true {
             attempt += 1
             var found = [[(name: String, target: ObjectID)]](repeating: [], count: directories.count)
             var looseNames = Set<String>()
+            var lockFiles: [String] = []
             var vanished = false
             let listed = DirectoryWalk.files(under: gitDirectory + root)
             instrumentation.didListLooseReferences()
-            // Lock files, and locks a stale-lock recovery is taking aside, are not references.
-            for relative in listed where !relative.hasSuffix(".lock") && !relative.contains(".lock.stale-") {
+            for relative in listed {
+                // Lock files, and locks a stale-lock recovery is taking aside, are not references.
+                if relative.hasSuffix(".lock") { lockFiles.append(root + relative) }
+                if relative.hasSuffix(".lock") || relative.contains(".lock.stale-") { continue }
                 let name = root + relative
                 // The folders asked for that hold it, at any depth (all of them when `root` is the one folder).
                 let holders =
@@ -127,15 +146,25 @@ extension Repository {
             // Only a writer that keeps deleting refs here could make every listing change under it: then take the last.
             if vanished, attempt < 50 { continue }
             var probes = 0, count = 0
-            for (position, packed) in try packedReferences().references(withEachPrefix: directories, probes: &probes).enumerated() {
-                found[position] += packed.filter { !looseNames.contains($0.name) }
+            let packed = try packedReferences()
+            for (position, records) in try packed.references(withEachPrefix: directories, probes: &probes).enumerated() {
+                found[position] += records.filter { !looseNames.contains($0.name) }
                 count += found[position].count
             }
             instrumentation.countPackedRecordsRead(probes)
             instrumentation.countReferencesListed(count)
-            return found
+            return ReferenceListing(references: found, looseNames: looseNames, lockFiles: lockFiles, packedStamp: packed.stamp)
         }
     }
+
+    /// The names of the loose reference files under `directory` (ending in `/`), lock files left out: no file is read.
+    /// What a writer compares with its listing to see whether another writer published meanwhile.
+    package func looseReferenceNames(under directory: String) -> Set<String> {
+        Set(DirectoryWalk.files(under: gitDirectory + directory).filter { !$0.hasSuffix(".lock") && !$0.contains(".lock.stale-") }.map { directory + $0 })
+    }
+
+    /// The stamp of the `packed-refs` file as it is now: a rewrite by any writer changes it.
+    package var packedReferencesStamp: FileStamp? { FileStamp(of: gitDirectory + "packed-refs") }
 
     /// Re-implements git's packed-refs records and their peeled lines, read (git-pack-refs, refs/packed-backend.c): byte-compatible with git, listed in TruceGit/README.md.
     ///

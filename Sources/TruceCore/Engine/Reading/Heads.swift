@@ -2,10 +2,30 @@ import Foundation
 internal import TruceGit
 
 /// Reading a document's heads: its head references, the versions they name, and the current-version rule among them.
+/// One listing of a document's head references, with what a writer needs of it: which are loose files, the lock files
+/// beside them, and the stamp of the `packed-refs` file read.
+struct HeadListing {
+    let key: DocumentKey
+    let references: [(name: String, target: ObjectID)]
+    let looseNames: Set<String>
+    let lockFiles: [String]
+    let packedStamp: FileStamp?
+}
+
 extension StoreEngine {
     /// The document's head references as stored, including heads another head descends from.
     func headReferences(of key: DocumentKey) throws -> [(name: String, target: ObjectID)] {
-        try repository.references(under: ReferenceLayout.headsDirectory(of: key))
+        try headListing(of: key).references
+    }
+
+    /// One listing of the document's head references (counted: a save lists its document's heads once).
+    func headListing(of key: DocumentKey) throws -> HeadListing {
+        instrumentation.countDocumentHeadListing()
+        let directory = ReferenceLayout.headsDirectory(of: key)
+        let listing = try repository.listing(underEach: [directory], listingLooseUnder: directory)
+        return HeadListing(
+            key: key, references: listing.references[0], looseNames: listing.looseNames, lockFiles: listing.lockFiles,
+            packedStamp: listing.packedStamp)
     }
 
     /// `headReferences(of:)` of each of `keys`, in their order, read together: one listing of the loose heads and one
@@ -22,10 +42,21 @@ extension StoreEngine {
     func documentVersions(of key: DocumentKey, amongCandidates candidates: [ObjectID]) throws -> DocumentVersions {
         let heads = try independentHeads(Array(Set(candidates)))
         var trees: [VersionID: ObjectID] = [:]
-        var versions = try heads.map { id in
+        let versions = try heads.map { id in
             let commit = try repository.readCommit(id)
             trees[commit.versionID] = commit.tree
             return try readVersion(commit, of: key)
+        }
+        return try documentVersions(of: key, heads: versions, trees: trees)
+    }
+
+    /// The versions of `key` whose heads are `heads`, none descending from another, with the tree each holds: the
+    /// current-version rule among them, identical content collapsed, and their base.
+    func documentVersions(of key: DocumentKey, heads: [Version], trees: [VersionID: ObjectID]) throws -> DocumentVersions {
+        var versions = heads.map { head in
+            var head = head
+            (head.isConflict, head.isResolved) = (false, false)
+            return head
         }
         versions.sort { $0.isMoreCurrent(than: $1) }
         guard !versions.isEmpty else { return DocumentVersions(key: key, current: nil, conflicts: [], equivalents: [], base: nil) }

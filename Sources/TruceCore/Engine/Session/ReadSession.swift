@@ -21,6 +21,7 @@ final class ReadSession {
     /// The saves the save log holds and git does not, when there are any.
     let overlay: SaveLogOverlay?
     private var versionsRead: [DocumentKey: DocumentVersions] = [:]
+    private var listings: [DocumentKey: HeadListing] = [:]
 
     init(engine: StoreEngine, overlay: SaveLogOverlay? = nil) {
         self.engine = engine
@@ -31,17 +32,26 @@ final class ReadSession {
 
     /// `key`'s current version, conflict versions and base, read once per session.
     func versions(of key: DocumentKey) throws -> DocumentVersions {
-        if let known = versionsRead[key] { return known }
-        let versions = try overlay?.versions(of: key) ?? engine.documentVersions(of: key)
-        versionsRead[key] = versions
-        return versions
+        try listedVersions(of: key).versions
     }
 
-    /// Takes `versions` as what the session knows of their document: a write that computed them from its own reads.
-    func remember(_ versions: DocumentVersions) { versionsRead[versions.key] = versions }
+    /// `versions(of:)` with the listing of git's head references it was read from: what a writer publishes against.
+    /// No listing when the session reads through the save log's overlay (a logged save publishes when it lands).
+    func listedVersions(of key: DocumentKey) throws -> (versions: DocumentVersions, listing: HeadListing?) {
+        if let known = versionsRead[key] { return (known, listings[key]) }
+        if let overlay {
+            let versions = try overlay.versions(of: key)
+            versionsRead[key] = versions
+            return (versions, nil)
+        }
+        let listing = try engine.headListing(of: key)
+        let versions = try engine.documentVersions(of: key, amongCandidates: listing.references.map(\.target))
+        (versionsRead[key], listings[key]) = (versions, listing)
+        return (versions, listing)
+    }
 
     /// Forgets what the session read of `key`: the next `versions(of:)` reads it again.
-    func forget(_ key: DocumentKey) { versionsRead[key] = nil }
+    func forget(_ key: DocumentKey) { (versionsRead[key], listings[key]) = (nil, nil) }
 
     // MARK: - Documents and their versions
 

@@ -50,9 +50,9 @@ final class StoreAccess: Sendable {
     }
 
     deinit {
-        // What this store left in the save log lands in git now rather than at the next open; a store that cannot be
-        // written keeps it there, where every reader finds it.
-        try? landSaveLog()
+        // What this store saved through the save log lands in git now rather than at the next writer; a store that
+        // only read leaves the log to writers.
+        if shared.withLock({ $0.checkpointScheduled || $0.hasLoggedSaves }) { try? landSaveLog() }
     }
 
     // MARK: - Sessions
@@ -160,6 +160,7 @@ final class StoreAccess: Sendable {
                 }
                 let schedule = !engine.checkpointScheduled
                 engine.checkpointScheduled = true
+                engine.hasLoggedSaves = true
                 return (result, overlay.takeQueued(), overlay.log, schedule)
             }
         }

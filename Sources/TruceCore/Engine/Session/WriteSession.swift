@@ -200,18 +200,18 @@ struct WriteSession {
         try cancellation?.check()
         let packed = try staging?.flush(into: repository, compressed: compressesObjects) ?? 0
         let intent = staging == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
-        let marking: [DocumentKey: DocumentVersions?]
+        let published: PublishedHeads
         do {
-            marking = try store.publishHeads(heads)
+            published = try store.publishHeads(heads)
         } catch {
             // Some heads may have landed: journal those now, or leave the intent to the next sync.
             if let intent { try? store.completeLeftover(intent) }
             throw error
         }
         // The heads have landed: from here on nothing is thrown (see the type's comment).
-        var read: [DocumentKey: DocumentVersions] = [:]
-        for (key, versions) in marking.sorted(by: { $0.key < $1.key }) {
-            let after = try? store.updateConflictMarker(of: key, startingFrom: versions)
+        var read = keepingReads ? published.versions : [:]
+        for key in published.marking.sorted() {
+            let after = try? store.updateConflictMarker(of: key, startingFrom: published.versions[key])
             if keepingReads { read[key] = after }
         }
         let journal = ChangeJournal(repository: repository)
@@ -247,4 +247,16 @@ struct PendingHead: Sendable {
     let message: String
     /// The document's head references as the caller just read them under the sync lock; nil reads them here.
     var existing: [(name: String, target: ObjectID)]? = nil
+    /// What the writer knows already of a single save: the document as it listed it, the new version and its tree.
+    /// Publishing then works out the document's heads after the write instead of listing them again.
+    var known: KnownDocument? = nil
+}
+
+/// A document as a writer read it before writing one new version of it, and that version.
+struct KnownDocument: @unchecked Sendable {
+    // @unchecked: the listing's tuples are values; nothing in it is shared.
+    let before: DocumentVersions
+    let listing: HeadListing
+    let version: Version
+    let tree: ObjectID
 }

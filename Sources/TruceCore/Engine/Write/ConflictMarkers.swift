@@ -33,35 +33,41 @@ extension StoreEngine {
     /// instead of reading them again.
     @discardableResult
     func updateConflictMarker(of key: DocumentKey, startingFrom known: DocumentVersions? = nil) throws -> DocumentVersions {
-        let name = ConflictMarkers.marker(of: key)
         var versions = try known ?? documentVersions(of: key)
         for _ in 0..<8 {
-            let marked = try repository.reference(name)
-            let hasSeveralHeads = versions.allHeads.count > 1
-            if hasSeveralHeads, marked == nil, let current = versions.current {
-                try repository.withLockRetries(on: name) {
-                    do {
-                        try repository.updateReference(
-                            name, to: current.id.objectID, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
-                    } catch let error as GitError where error.isConcurrentModification {
-                        return  // another writer marked it
-                    }
-                }
-                versions = try documentVersions(of: key)
-            } else if !hasSeveralHeads, let marked {
-                try repository.withLockRetries(on: name) {
-                    do {
-                        try repository.deleteReference(name, expecting: marked)
-                    } catch let error as GitError where error.isConcurrentModification {
-                        return
-                    }
-                }
-                versions = try documentVersions(of: key)
-            } else {
-                break  // marker and state agree
-            }
+            guard try moveConflictMarker(of: key, toMatch: versions) else { break }  // marker and state agree
+            versions = try documentVersions(of: key)
         }
         return versions
+    }
+
+    /// Sets `key`'s marker when `versions` has several heads and deletes it when it has one, each against the marker
+    /// as read; true when it moved (or another writer moved it meanwhile), false when marker and state agreed.
+    func moveConflictMarker(of key: DocumentKey, toMatch versions: DocumentVersions) throws -> Bool {
+        let name = ConflictMarkers.marker(of: key)
+        let marked = try repository.reference(name)
+        let hasSeveralHeads = versions.allHeads.count > 1
+        if hasSeveralHeads, marked == nil, let current = versions.current {
+            try repository.withLockRetries(on: name) {
+                do {
+                    try repository.updateReference(name, to: current.id.objectID, expecting: nil, message: "truce: \(key.rawValue) is in conflict")
+                } catch let error as GitError where error.isConcurrentModification {
+                    return  // another writer marked it
+                }
+            }
+            return true
+        }
+        if !hasSeveralHeads, let marked {
+            try repository.withLockRetries(on: name) {
+                do {
+                    try repository.deleteReference(name, expecting: marked)
+                } catch let error as GitError where error.isConcurrentModification {
+                    return
+                }
+            }
+            return true
+        }
+        return false
     }
 
     /// The documents whose marker is set, as git has them: a hint, which a reader checks against the heads.

@@ -9,13 +9,73 @@ extension StoreEngine {
     /// so at every instant each acknowledged version is reachable from some
     /// head reference. Dropping the replaced ones is only tidying: a crash
     /// before it leaves a reference that readers filter out and the next
-    /// writer removes. Returns the document's versions as read right after
+    /// writer removes. Returns the document's versions as they stand after
     /// publishing: one read serves the tidying and the conflict marker.
     @discardableResult
     func publishHead(_ id: VersionID, of key: DocumentKey, replacing replaced: [VersionID], message: String) throws -> DocumentVersions {
-        let name = ReferenceLayout.headReference(of: key, version: id)
         // A writer of this document killed while creating its head ref left a lock no other writer would take.
         repository.removeStaleLocks(under: ReferenceLayout.headsDirectory(of: key))
+        try createHead(id, of: key, message: message)
+        let references = try headReferences(of: key)
+        let after = try documentVersions(of: key, amongCandidates: references.map(\.target))
+        let replacedByThis = try references.filter { reference in
+            try reference.target != id.objectID
+                && (replaced.contains(VersionID(reference.target)) || repository.isDescendant(id.objectID, of: reference.target))
+        }
+        try drop(replacedByThis)
+        return after
+    }
+
+    /// Publishes the single save `known` describes without listing its document again: the heads after it are the
+    /// heads before it, less those it replaces, and itself.
+    ///
+    /// Another writer may publish beside it meanwhile: the names in the
+    /// document's folder and the stamp of `packed-refs` then differ from what
+    /// the listing and this write account for, and the document is read
+    /// again. Otherwise its versions after the write are worked out.
+    func publishHead(_ head: PendingHead, known: KnownDocument) throws -> (versions: DocumentVersions, workedOut: Bool) {
+        let key = head.key, id = head.id
+        takeOverStaleLocks(known.listing)
+        try createHead(id, of: key, message: head.message)
+        let replaced = Set(head.replacing.map(\.objectID))
+        let heads = Set(known.before.allHeads.map(\.id.objectID))
+        // Every listed reference the new version descends from goes: the heads it replaces, and a superseded
+        // reference a crash left (rare: it is no head, and is checked by walking the graph).
+        var dropping: [(name: String, target: ObjectID)] = []
+        for reference in known.listing.references where reference.target != id.objectID {
+            if replaced.contains(reference.target) {
+                dropping.append(reference)
+            } else if !heads.contains(reference.target), try repository.isDescendant(id.objectID, of: reference.target) {
+                dropping.append(reference)
+            }
+        }
+        try drop(dropping)
+        guard noOtherHead(since: known.listing, besides: id) else { return (try documentVersions(of: key), false) }
+        var remaining = known.before.allHeads.filter { !dropping.map(\.target).contains($0.id.objectID) }
+        var trees: [VersionID: ObjectID] = [known.version.id: known.tree]
+        for version in remaining { trees[version.id] = try repository.readCommit(version.id.objectID).tree }
+        remaining.append(known.version)
+        return (try documentVersions(of: key, heads: remaining, trees: trees), true)
+    }
+
+    /// True when no writer but this one, publishing `id`, added a head of the listed document since `listing`:
+    /// another writer's head is a new name in the document's folder, or a new line of `packed-refs`. One listing of
+    /// the folder's names and one `stat`; no reference is read.
+    func noOtherHead(since listing: HeadListing, besides id: VersionID) -> Bool {
+        let name = ReferenceLayout.headReference(of: listing.key, version: id)
+        let added = repository.looseReferenceNames(under: ReferenceLayout.headsDirectory(of: listing.key)).subtracting(listing.looseNames)
+        return added.subtracting([name]).isEmpty && repository.packedReferencesStamp == listing.packedStamp
+    }
+
+    /// Removes the stale lock files a listing saw beside a document's heads: a writer of this document killed while
+    /// creating its head ref left a lock no other writer would take.
+    private func takeOverStaleLocks(_ listing: HeadListing) {
+        for lock in listing.lockFiles { StaleLocks.removeIfStale(repository.gitDirectory + lock) }
+    }
+
+    /// Creates the head reference of `id` against "absent"; the identical commit published already is no failure.
+    private func createHead(_ id: VersionID, of key: DocumentKey, message: String) throws {
+        let name = ReferenceLayout.headReference(of: key, version: id)
         try repository.withLockRetries(on: name) {
             do {
                 try repository.updateReference(name, to: id.objectID, expecting: nil, message: message)
@@ -24,19 +84,18 @@ extension StoreEngine {
                 guard (error as? GitError)?.isConcurrentModification == true, try repository.reference(name) == id.objectID else { throw error }
             }
         }
-        let references = try headReferences(of: key)
-        let after = try documentVersions(of: key, amongCandidates: references.map(\.target))
-        // A packed head stays until prune tidies it: removing its line rewrites the whole file, whatever the store's size.
+    }
+
+    /// Deletes the loose references among `references`, which a new head replaced; a packed one stays until prune tidies
+    /// it: removing its line rewrites the whole file, whatever the store's size.
+    private func drop(_ references: [(name: String, target: ObjectID)]) throws {
         let packed = try repository.packedNames(among: references.map(\.name))
-        for reference in references where reference.target != id.objectID && !packed.contains(reference.name) {
-            let isReplaced = try replaced.contains(VersionID(reference.target)) || repository.isDescendant(id.objectID, of: reference.target)
-            guard isReplaced else { continue }
+        for reference in references where !packed.contains(reference.name) {
             // Only tidying: a ref left behind (moved by another writer, or still locked) is filtered out by readers.
             try? repository.withLockRetries(on: reference.name) {
                 try repository.deleteReference(reference.name, expecting: reference.target)
             }
         }
-        return after
     }
 
     /// Publishes many heads at once, as lines of `packed-refs` written in one durable rewrite.
@@ -49,17 +108,32 @@ extension StoreEngine {
     /// and as loose files right after; a head already published stays as it
     /// is. Eight heads or fewer are published one by one (`publishHead`).
     ///
-    /// Returns the documents whose conflict marker may need updating: all of
-    /// them but a document that had no head and got one, which cannot be in
-    /// conflict and has no marker left; with their versions when publishing
-    /// read them already.
-    func publishHeads(_ heads: [PendingHead]) throws -> [DocumentKey: DocumentVersions?] {
+    /// Returns the documents whose versions publishing worked out or read, and those whose conflict marker may
+    /// need updating: all of them but a document that had one head (or none) and has one, which cannot be in
+    /// conflict and has no marker left.
+    func publishHeads(_ heads: [PendingHead]) throws -> PublishedHeads {
         guard heads.count > 8 else {
-            var read: [DocumentKey: DocumentVersions?] = [:]
+            var published = PublishedHeads()
             for head in heads {
-                read[head.key] = try publishHead(head.id, of: head.key, replacing: head.replacing, message: head.message)
+                let after: DocumentVersions
+                if let known = head.known, heads.count == 1 {
+                    let workedOut: Bool
+                    (after, workedOut) = try publishHead(head, known: known)
+                    published.versions[head.key] = after
+                    // One head before and after: no marker was or is due, and none is looked up. Otherwise the marker
+                    // moves to match, and stays so unless another writer published beside this one meanwhile: then
+                    // the marker's own rounds read the document again.
+                    if workedOut, known.before.allHeads.count <= 1 && after.allHeads.count <= 1 { continue }
+                    if workedOut, (try? moveConflictMarker(of: head.key, toMatch: after)) != nil, noOtherHead(since: known.listing, besides: head.id) {
+                        continue
+                    }
+                } else {
+                    after = try publishHead(head.id, of: head.key, replacing: head.replacing, message: head.message)
+                }
+                published.versions[head.key] = after
+                published.marking.insert(head.key)
             }
-            return read
+            return published
         }
         var additions: [(name: String, target: ObjectID)] = []
         var replaced: [String: ObjectID] = [:]
@@ -90,6 +164,13 @@ extension StoreEngine {
         let marking = Set(heads.map(\.key)).filter { key in
             headsPerNewDocument[key] != 1 || (!markers.isEmpty && markers.contains(ConflictMarkers.marker(of: key)))
         }
-        return Dictionary(uniqueKeysWithValues: marking.map { ($0, nil) })
+        return PublishedHeads(versions: [:], marking: marking)
     }
+}
+
+/// What publishing heads leaves: the versions of documents it worked out or read after publishing, and the documents
+/// whose conflict marker may need updating.
+struct PublishedHeads {
+    var versions: [DocumentKey: DocumentVersions] = [:]
+    var marking: Set<DocumentKey> = []
 }

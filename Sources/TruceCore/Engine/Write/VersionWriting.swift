@@ -24,7 +24,7 @@ extension WriteSession {
         throws
         -> (id: VersionID, change: Change, before: DocumentVersions)
     {
-        let before = try versions(of: key)
+        let (before, listing) = try reads.listedVersions(of: key)
         let parent: Version?
         if let base {
             guard try repository.containsCommit(base.objectID) else { throw TruceError.versionNotFound(base.hex) }
@@ -49,7 +49,12 @@ extension WriteSession {
         let signature = Signature(device: author, date: dated)
         let committer = Signature(device: author, date: Date())
         let id = try writeVersion(tree: tree, parents: parents, author: signature, committer: committer, message: message.text)
-        publish(PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)"))
+        let version = Version(
+            id: id, key: key, deviceName: author, modificationDate: Date(timeIntervalSince1970: TimeInterval(signature.time)),
+            isDeletion: content == nil, parents: parents)
+        var head = PendingHead(key: key, id: id, replacing: parents, message: "truce: \(kind.rawValue.lowercased()) \(key.rawValue)")
+        head.known = listing.map { KnownDocument(before: before, listing: $0, version: version, tree: tree) }
+        publish(head)
         let change = Change(kind: content == nil ? .delete : .save, key: key, version: id, author: author, date: dated)
         record(change)
         return (id, change, before)

@@ -160,7 +160,10 @@ extension Repository {
     /// The names of the loose reference files under `directory` (ending in `/`), lock files left out: no file is read.
     /// What a writer compares with its listing to see whether another writer published meanwhile.
     package func looseReferenceNames(under directory: String) -> Set<String> {
-        Set(DirectoryWalk.files(under: gitDirectory + directory).filter { !$0.hasSuffix(".lock") && !$0.contains(".lock.stale-") }.map { directory + $0 })
+        Set(
+            DirectoryWalk.files(under: gitDirectory + directory).filter { !$0.hasSuffix(".lock") && !$0.contains(".lock.stale-") }.map {
+                directory + $0
+            })
     }
 
     /// The stamp of the `packed-refs` file as it is now: a rewrite by any writer changes it.

@@ -124,7 +124,8 @@ extension StoreEngine {
                     // moves to match, and stays so unless another writer published beside this one meanwhile: then
                     // the marker's own rounds read the document again.
                     if workedOut, known.before.allHeads.count <= 1 && after.allHeads.count <= 1 { continue }
-                    if workedOut, (try? moveConflictMarker(of: head.key, toMatch: after)) != nil, noOtherHead(since: known.listing, besides: head.id) {
+                    if workedOut, (try? moveConflictMarker(of: head.key, toMatch: after)) != nil, noOtherHead(since: known.listing, besides: head.id)
+                    {
                         continue
                     }
                 } else {

@@ -36,10 +36,12 @@ struct Invocation {
     /// that the test can kill it exactly there.
     /// The store the command works on. A command is one process for one operation: its saves go straight into git
     /// (one pass, one handle), never through the save log, which pays off only for a process that saves again and again.
+    /// (The crash tests set `TRUCE_TEST_SAVE_LOG=1` to kill a process in the middle of a logged save and its landing.)
     func openStore() throws -> DocumentStore {
         let environment = ProcessInfo.processInfo.environment
         return try DocumentStore.open(
-            at: storePath(), device: arguments.value("--device") ?? environment["TRUCE_DEVICE"], resolvers: registry, savesThroughLog: false,
+            at: storePath(), device: arguments.value("--device") ?? environment["TRUCE_DEVICE"], resolvers: registry,
+            savesThroughLog: environment["TRUCE_TEST_SAVE_LOG"] == "1" ? nil : false,
             instrumentation: StoreInstrumentation(pausingAt: environment["TRUCE_TEST_PAUSE_AT"]))
     }
 

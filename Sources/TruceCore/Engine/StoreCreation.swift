@@ -121,3 +121,29 @@ extension StoreCreation {
         }
     }
 }
+
+extension StoreCreation {
+    /// The branch a store's HEAD names: one commit that says what the store is, so that HEAD is no unborn branch
+    /// (`git fsck` would say so on every store) and `git log` run in the store tells where the documents are.
+    static let headBranch = "refs/heads/truce"
+
+    /// The message of the branch's one commit.
+    static let headMessage = """
+        Truce store
+
+        The documents of this store are versions under refs/truce/heads/, its change journal is refs/truce/journal.
+        Read them with `truce status` and `truce log DOC`, or `git log --glob=refs/truce/heads`.
+
+        """
+
+    /// Points HEAD at `headBranch`, making the branch with its one commit, when HEAD is an unborn branch: at creation,
+    /// and for a store made before stores had it (prune does it then).
+    static func giveHeadABranch(in repository: Repository, date: Date = Date()) throws {
+        guard repository.isHeadUnborn, try repository.reference(headBranch) == nil else { return }
+        let signature = Signature(device: "truce", date: date)
+        let commit = try repository.writeCommit(
+            tree: try repository.writeTree([]), parents: [], author: signature, committer: signature, message: headMessage)
+        try repository.updateReference(headBranch, to: commit, expecting: nil, message: "truce: the store's branch")
+        try repository.setHead(to: headBranch)
+    }
+}

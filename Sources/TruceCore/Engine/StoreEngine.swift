@@ -117,6 +117,7 @@ extension StoreEngine {
         // Names this replica's manifest on the hubs it syncs with.
         try repository.setConfig(replicaConfigName, to: newReplicaID())
         try writeAttributesTemplate(in: repository.gitDirectory)
+        try StoreCreation.giveHeadABranch(in: repository)
         // Now rather than at the first sync, so that a sync that adopts nothing leaves the store as it was.
         try SyncLock.prepare(in: repository)
         if !saveLog { try repository.setConfig("truce.saveLog", to: "false") }

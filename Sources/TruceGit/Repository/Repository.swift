@@ -133,6 +133,14 @@ package final class Repository {
         }
     }
 
+    /// True when HEAD names a branch that does not exist yet (a new repository's `master`).
+    package var isHeadUnborn: Bool { git_repository_head_unborn(handle) == 1 }
+
+    /// Makes HEAD the symbolic reference to `name` (a `refs/heads/…` reference), as `git symbolic-ref HEAD` does.
+    package func setHead(to name: String) throws(GitError) {
+        try check(git_repository_set_head(handle, name), "point HEAD at \(name)")
+    }
+
     /// The repository's git directory as libgit2 resolved it, with a trailing slash.
     package var gitDirectory: String { String(cString: git_repository_path(handle)) }
     /// Where the objects, refs and config shared by every worktree are (`gitDirectory` but for a linked worktree).

@@ -46,7 +46,7 @@ import Testing
         let setup = try operation.prepare()
         let before = try Reliability.reachableVersions(in: setup.store)
         var model = try CrashStateModel(snapshotOf: setup.store)
-        let run = try CrashTrace.truce(setup.arguments, store: setup.store, input: setup.input)
+        let run = try CrashTrace.truce(setup.arguments, store: setup.store, input: setup.input, environment: setup.environment)
         guard run.result.status == 0 else { throw ReliabilityFailure("\(operation.rawValue) failed: \(run.result.errorOutput)") }
         let after = try Reliability.reachableVersions(in: setup.store)
         // Acknowledged before the operation: what it must keep at every point. A prune may drop a deleted document's

@@ -127,7 +127,7 @@ import Testing
         let template = try writer.prepare()
         let before = try Reliability.reachableVersions(in: template.store)
         let probe = try template.copy()
-        let traced = try CrashTrace.truce(probe.arguments, store: probe.store, input: probe.input)
+        let traced = try CrashTrace.truce(probe.arguments, store: probe.store, input: probe.input, environment: probe.environment)
         try #require(traced.result.status == 0, "\(writer.rawValue): \(traced.result.errorOutput)")
         // What was acknowledged before; of it, a prune keeps what a whole prune keeps (it drops deleted documents).
         let acknowledged = writer.dropsDeletedDocuments ? before.intersection(try Reliability.reachableVersions(in: probe.store)) : before
@@ -135,7 +135,7 @@ import Testing
         var problems: [String] = [], attempts = 0, killed = 0, gitGCBlockedBeforeRecovery = 0
         for stop in points where problems.count < 5 {
             let setup = try template.copy()
-            let run = try CrashTrace.truce(setup.arguments, store: setup.store, input: setup.input, stop: stop)
+            let run = try CrashTrace.truce(setup.arguments, store: setup.store, input: setup.input, stop: stop, environment: setup.environment)
             attempts += 1
             // Killed there, or (when this run took another path) finished: both must leave a store the next writer uses.
             if run.result.status != 0 { killed += 1 }

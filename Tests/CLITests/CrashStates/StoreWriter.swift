@@ -32,6 +32,8 @@ enum StoreWriter: String, CaseIterable, CustomTestStringConvertible {
         var store: String { directory.file("store") }
         var arguments: [String] = []
         var input = Data()
+        /// The environment the command runs with: the logged writers ask the command line to save through the log.
+        var environment: [String: String] = [:]
         /// The documents the command writes, for a next writer of the same ones.
         var documents: [String] = []
 
@@ -43,7 +45,7 @@ enum StoreWriter: String, CaseIterable, CustomTestStringConvertible {
             let result = try run("/bin/cp", ["-a", directory.path + "/.", copy.directory.path])
             guard result.status == 0 else { throw ReliabilityFailure("cp: \(result.errorOutput)") }
             copy.arguments = arguments.map { $0.replacingOccurrences(of: directory.path, with: copy.directory.path) }
-            (copy.input, copy.documents) = (input, documents)
+            (copy.input, copy.documents, copy.environment) = (input, documents, environment)
             return copy
         }
     }
@@ -54,8 +56,10 @@ enum StoreWriter: String, CaseIterable, CustomTestStringConvertible {
         let store = try Reliability.makeStore(in: setup.directory, named: "store")
         // The setup's saves go straight into git; the logged writers turn the log on below, the others test git's path.
         _ = try git(["-C", store, "config", "truce.saveLog", "false"])
-        func save(_ key: String, _ text: String, _ options: [String] = [], in path: String = store) throws -> String {
-            let result = try truce(["save", key, "-", "--device", "laptop"] + options, store: path, input: .text(text))
+        func save(
+            _ key: String, _ text: String, _ options: [String] = [], in path: String = store, environment: [String: String] = [:]
+        ) throws -> String {
+            let result = try truce(["save", key, "-", "--device", "laptop"] + options, store: path, input: .text(text), environment: environment)
             guard result.status == 0 else { throw ReliabilityFailure("setup save: \(result.errorOutput)") }
             return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -73,12 +77,15 @@ enum StoreWriter: String, CaseIterable, CustomTestStringConvertible {
             setup.documents = ["a.md"]
         case .firstLoggedSave:
             _ = try git(["-C", store, "config", "truce.saveLog", "true"])
+            setup.environment = ["TRUCE_TEST_SAVE_LOG": "1"]
             setup.arguments = ["save", "a.md", "-", "--device", "phone"]
             setup.input = .text("the log's first\n")
             setup.documents = ["a.md"]
         case .loggedSave:
             _ = try git(["-C", store, "config", "truce.saveLog", "true"])
-            try save("notes/b.txt", "b, logged\n")
+            setup.environment = ["TRUCE_TEST_SAVE_LOG": "1"]
+            // Through the log, which it makes: the writer then appends to a log that has room.
+            try save("notes/b.txt", "b, logged\n", environment: setup.environment)
             setup.arguments = ["save", "a.md", "-", "--device", "phone"]
             setup.input = .text("logged\n")
             setup.documents = ["a.md", "notes/b.txt"]

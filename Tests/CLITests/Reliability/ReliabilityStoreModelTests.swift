@@ -139,7 +139,9 @@ import Testing
                 let content = Data("\(random.pick(["x", "y", "z"])) \(random.int(0...3))\n".utf8)
                 var words = [operation, document] + (isDeletion ? [] : ["-"]) + ["--device", device, "--date", date]
                 if let base { words += ["--base", base] }
-                let result = try truce(words, store: model.stores[store].path, input: content)
+                // Through the log when asked: a command saves straight into git unless the test says otherwise.
+                let result = try truce(
+                    words, store: model.stores[store].path, input: content, environment: saveLog ? ["TRUCE_TEST_SAVE_LOG": "1"] : [:])
                 let parent = base ?? model.current(of: model.stores[store].heads[document, default: []])?.id
                 let parentIsDeletion = parent.map { model.versions[$0]?.content == nil } ?? true
                 if isDeletion && parentIsDeletion {

@@ -26,6 +26,8 @@ extension StoreEngine {
         repository.removeStaleLocks(under: "objects/pack/")
         StaleLocks.removeIfStale(gitDirectory + "packed-refs.lock")
         SaveLog.removeAbandonedCreations(of: gitDirectory + SaveLogOverlay.fileName, olderThan: StaleLocks.staleLockAge)
+        // A store made before stores had a branch for HEAD gets it: `git fsck` then says nothing of an unborn branch.
+        try StoreCreation.giveHeadABranch(in: repository)
         progress?("checking the journal")
         try recordMissingChanges()
         progress?("tidying heads")

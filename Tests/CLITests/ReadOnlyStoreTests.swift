@@ -114,7 +114,8 @@ struct ReadOnlyStoreTests {
         try FileManager.default.createDirectory(atPath: exported, withIntermediateDirectories: true)
         _ = try run("/bin/chown", ["nobody:nogroup", exported])
         let export = try Self.truce(["export", exported, "--force"], store: confined, asOtherUser: asOtherUser, home: home)
-        #expect(export.status == 1 && export.errorLines == ["truce: in conflict, written as its current version: c.md"], "export: \(export.errorOutput)")
+        #expect(
+            export.status == 1 && export.errorLines == ["truce: in conflict, written as its current version: c.md"], "export: \(export.errorOutput)")
         #expect(FileManager.default.contents(atPath: exported + "/in-log.md") == Data("only in the log\n".utf8))
 
         // A write fails with one line naming the store's failure, and changes nothing.

@@ -161,7 +161,7 @@ enum StoreRows {
                 ]
             })
         // A person answers the first; the others are the same conflict met again.
-        _ = try await store.resolve(key(0), answers: ["H1": .both], device: "person")
+        _ = try await store.resolve(key(0), answering: ["H1": .both], device: "person")
         let replayed = try await secondsAwaiting { _ = try await store.resolveAll(device: "bench") }
         let left = try store.documentsInConflict().count
         let cleanDirectory = scratchDirectory("replay-clean")

@@ -32,7 +32,9 @@ public final class NotesLibrary: Sendable {
     /// Writes a note as another device would have (a version from the phone, in tests).
     @discardableResult
     public func write(_ text: String, to key: DocumentKey, as device: String, base: VersionID) throws -> Version {
-        let version = try store.save(Data(text.utf8), to: key, device: device, base: base)
+        // The one source break 0.2.0 keeps (CHANGELOG 0.2.0, "Saving"): `let version = try store.save(…)` is a
+        // SaveResult now, so a version returned or compared from a `let` is annotated. 0.1.0 compiles this as well.
+        let version: Version = try store.save(Data(text.utf8), to: key, device: device, base: base)
         return version
     }
 

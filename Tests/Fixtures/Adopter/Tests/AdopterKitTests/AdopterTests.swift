@@ -141,7 +141,11 @@ import TruceCommandLine
     @Test func plainGitReadsTheStore() async throws {
         let scratch = try Scratch()
         let library = try NotesLibrary(path: scratch.join("store"), device: "laptop")
-        let version = try library.write("hello\n", to: "notes/hello.md")
+        // What a save returns, read as 0.1.0's Version was: its id, author and date.
+        let version = try library.store.save(Data("hello\n".utf8), to: "notes/hello.md")
+        #expect(version.deviceName == "laptop")
+        #expect(version.key == "notes/hello.md")
+        #expect(try library.store.contents(of: version) == Data("hello\n".utf8))
         // Truce 0.2.0 saves through the store's save log by default; git sees a save at the next checkpoint
         // (CHANGELOG 0.2.0, "Saving"). checkpoint() is in 0.1.0's API, so this code builds against both.
         try library.store.checkpoint()

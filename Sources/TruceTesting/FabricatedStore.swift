@@ -54,7 +54,7 @@ extension ConflictFixture {
             ? FileManager.default.temporaryDirectory.appendingPathComponent("truce-fixture-\(UUID().uuidString)").path : nil
         do {
             let root = temporary ?? URL(fileURLWithPath: path!).deletingLastPathComponent().path
-            let store = try DocumentStore.create(at: path ?? temporary! + "/store", resolvers: resolvers)
+            let store = try DocumentStore(directory: URL(fileURLWithPath: path ?? temporary! + "/store"), resolvers: resolvers, mode: .createNew)
             let heads = [current] + conflicts
             func save(_ spec: FixtureVersion, base: VersionID?) -> BatchSave {
                 BatchSave(key: key, content: spec.content, device: spec.device, date: spec.date, base: base, committerDate: spec.date)
@@ -67,7 +67,9 @@ extension ConflictFixture {
             } else {
                 _ = try store.saveBatchOnCallingThread([save(heads[0], base: nil)], allowingFutureDates: true)
                 for (index, head) in heads.dropFirst().enumerated() {
-                    let side = try DocumentStore.create(at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)", resolvers: resolvers)
+                    let side = try DocumentStore(
+                        directory: URL(fileURLWithPath: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)"), resolvers: resolvers,
+                        mode: .createNew)
                     defer { try? FileManager.default.removeItem(atPath: side.path) }
                     _ = try side.saveBatchOnCallingThread([save(head, base: nil)], allowingFutureDates: true)
                     _ = try store.syncOnCallingThread(with: side.path)

@@ -5,6 +5,39 @@ internal import TruceGit
 // says why). None of them is used inside the package.
 
 extension DocumentStore {
+    /// Opens the store at `url`, creating it when the directory is missing or empty; calls without `device:` are by `device`.
+    ///
+    /// The `async` form of opening, which never had anything to await.
+    @available(
+        *, deprecated,
+        message:
+            "use `try DocumentStore(directory: url, device: device, resolvers: resolvers)`: opening is synchronous, one initializer for every case"
+    )
+    public convenience init(at url: URL, device: String, resolvers: ResolverRegistry) async throws(TruceError) {
+        try self.init(directory: url, device: device, resolvers: resolvers, mode: .openOrCreate)
+    }
+
+    /// Creates a store in a new or empty directory.
+    @available(
+        *, deprecated,
+        message:
+            "use `try DocumentStore(directory: URL(fileURLWithPath: path), device: device, resolvers: resolvers, mode: .createNew, saveLog: saveLog)`"
+    )
+    public static func create(
+        at path: String, device: String? = nil, saveLog: Bool = true, resolvers: ResolverRegistry
+    ) throws(TruceError) -> DocumentStore {
+        try DocumentStore(path: path, device: device, resolvers: resolvers, mode: .createNew, saveLog: saveLog)
+    }
+
+    /// Opens an existing store; fails when `path` is missing or is not a Truce store.
+    @available(
+        *, deprecated,
+        message: "use `try DocumentStore(directory: URL(fileURLWithPath: path), device: device, resolvers: resolvers, mode: .openExisting)`"
+    )
+    public static func open(at path: String, device: String? = nil, resolvers: ResolverRegistry) throws(TruceError) -> DocumentStore {
+        try DocumentStore(path: path, device: device, resolvers: resolvers, mode: .openExisting, saveLog: true)
+    }
+
     /// The device of a call that names none, as earlier releases read it.
     @available(*, deprecated, renamed: "defaultDevice", message: "the library no longer reads $TRUCE_DEVICE: give the device at open")
     public static var fallbackDevice: String { defaultDevice }

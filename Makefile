@@ -3,7 +3,7 @@
 SWIFT ?= swift
 TRUCE = .build/debug/truce
 
-.PHONY: deps test-deps build demo test snippets fixture bench docs lint clean
+.PHONY: deps test-deps build demo test snippets fixture api-check bench docs lint clean
 
 # swift-format, from the toolchain, with the project's .swift-format: any finding fails.
 lint:
@@ -66,6 +66,11 @@ fixture: deps
 	@if grep -E '^/.*/$(FIXTURE)/.*: (warning|error): ' $(FIXTURE_BUILD).log | grep -v ' is deprecated' | sort -u | grep .; then \
 		echo "make fixture: the adopter fixture must build with deprecation warnings only" >&2; exit 1; fi
 	$(SWIFT) test --skip-build --package-path $(FIXTURE) --scratch-path $(FIXTURE_BUILD)
+
+# The public API against the last release, each break announced in CHANGELOG.md (.ci/api-breaks has the rules). CI
+# runs it (.ci/run); it builds the release once, in .build/api-baseline, so it is not part of `make test`.
+api-check: deps
+	SWIFT=$(SWIFT) .ci/api-check
 
 # A laptop and a phone edit notes/todo.md from the same base and sync through a hub; each settles what it
 # sees with the routing the laptop put in the store, and both end on the same resolution commit.

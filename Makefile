@@ -3,7 +3,7 @@
 SWIFT ?= swift
 TRUCE = .build/debug/truce
 
-.PHONY: deps test-deps build demo test bench docs lint clean
+.PHONY: deps test-deps build demo test snippets fixture api-check bench docs lint clean
 
 # swift-format, from the toolchain, with the project's .swift-format: any finding fails.
 lint:
@@ -36,8 +36,41 @@ test-deps:
 build: deps
 	$(SWIFT) build
 
+# The documentation's snippets first (seconds), then the suite, then the package an adopter wrote against 0.1.0.
 test: build test-deps
+	Tests/Snippets/check $(SWIFT)
 	$(SWIFT) test
+	$(MAKE) fixture
+
+# Every ```swift block of README.md and the DocC articles, compiled against the build with every warning but an unused
+# local failing it (Tests/Snippets/check; Tests/README.md, "Documentation snippets").
+snippets: build
+	Tests/Snippets/check $(SWIFT)
+
+# Tests/Fixtures/Adopter, a package of its own written against 0.1.0, built against this checkout in a scratch
+# directory of its own (it builds Truce again, as a dependency) and tested. It must build with deprecation warnings
+# only: its sources are touched so that their warnings are seen on every run. The root package must not see it: no
+# target's path may contain it (SwiftPM would compile a nested package inside a target's folder as sources).
+FIXTURE = Tests/Fixtures/Adopter
+FIXTURE_BUILD = .build/fixtures/adopter
+
+fixture: deps
+	@$(SWIFT) package describe --type json | sed -n 's/^ *"path" : "\([^"/][^"]*\)",*$$/\1/p' | while read -r path; do \
+		case "$(FIXTURE)/" in "$$path"/*) echo "make fixture: the target at $$path contains $(FIXTURE)" >&2; exit 1;; esac; \
+	done
+	@touch $$(find $(FIXTURE)/Sources $(FIXTURE)/Tests -name '*.swift')
+	@mkdir -p $(FIXTURE_BUILD); status=0; \
+	$(SWIFT) build --build-tests --package-path $(FIXTURE) --scratch-path $(FIXTURE_BUILD) > $(FIXTURE_BUILD).log 2>&1 || status=$$?; \
+	if [ $$status -ne 0 ]; then cat $(FIXTURE_BUILD).log; echo "make fixture: the adopter fixture does not build" >&2; exit $$status; fi; \
+	grep -E '^Build complete' $(FIXTURE_BUILD).log
+	@if grep -E '^/.*/$(FIXTURE)/.*: (warning|error): ' $(FIXTURE_BUILD).log | grep -v ' is deprecated' | sort -u | grep .; then \
+		echo "make fixture: the adopter fixture must build with deprecation warnings only" >&2; exit 1; fi
+	$(SWIFT) test --skip-build --package-path $(FIXTURE) --scratch-path $(FIXTURE_BUILD)
+
+# The public API against the last release, each break announced in CHANGELOG.md (.ci/api-breaks has the rules). CI
+# runs it (.ci/run); it builds the release once, in .build/api-baseline, so it is not part of `make test`.
+api-check: deps
+	SWIFT=$(SWIFT) .ci/api-check
 
 # A laptop and a phone edit notes/todo.md from the same base and sync through a hub; each settles what it
 # sees with the routing the laptop put in the store, and both end on the same resolution commit.

@@ -9,7 +9,7 @@ enum ConvergenceRows {
         let saves = scale.quick ? 50 : 200
         let directory = scratchDirectory("convergence")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let stores = try (0..<count).map { try DocumentStore.create(at: directory + "/r\($0)") }
+        let stores = try (0..<count).map { try DocumentStore(directory: URL(fileURLWithPath: directory + "/r\($0)"), mode: .createNew) }
         let keys: [DocumentKey] = ["a.txt", "notes/b.txt", "c.txt", "d.txt"]
         var clock = Date(timeIntervalSince1970: 1_796_000_000)
         try stores[0].save(Data("*.txt merge=three-way\n".utf8), to: ".truce/attributes", device: "r0", date: clock)

@@ -31,7 +31,7 @@ enum DurableSaveRows {
         }
 
         func truce(writers: Int, name: String, saveLog: Bool = true) throws -> Rates {
-            let store = try DocumentStore.create(at: "\(directory)/\(name)", saveLog: saveLog)
+            let store = try DocumentStore(directory: URL(fileURLWithPath: "\(directory)/\(name)"), mode: .createNew, saveLog: saveLog)
             settle()
             let clock = ContinuousClock.now
             try onThreads(writers) { writer in

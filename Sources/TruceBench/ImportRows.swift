@@ -22,7 +22,7 @@ enum ImportRows {
         }
         shell("for copy in git durable; do cp -r files $copy && git -C $copy init -q; done", directory: directory)
 
-        let store = try DocumentStore.create(at: directory + "/truce")
+        let store = try DocumentStore(directory: URL(fileURLWithPath: directory + "/truce"), mode: .createNew)
         var report: ImportReport?
         let truce = try seconds { report = try store.importDocumentsOnCallingThread(from: .folder(at: folder), device: "bench", date: Date()) }
         func gitImport(_ copy: String, options: String) -> Double {

@@ -22,7 +22,7 @@ enum StoreRows {
         let directory = scratchDirectory("saves")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let saves = batch(scale.saves, documents: scale.savedDocuments, seed: 10)
-        let store = try DocumentStore.create(at: directory + "/truce")
+        let store = try DocumentStore(directory: URL(fileURLWithPath: directory + "/truce"), mode: .createNew)
         let bulk = try seconds { _ = try store.saveBatchOnCallingThread(saves) }
 
         // fast-import writes the same commits: one per save, the document at its key, chained per document.
@@ -87,7 +87,7 @@ enum StoreRows {
 
     /// A store with `count` documents in conflict: a base and two heads each, edits that merge cleanly.
     static func conflictedStore(at path: String, count: Int) throws -> DocumentStore {
-        let store = try DocumentStore.create(at: path)
+        let store = try DocumentStore(directory: URL(fileURLWithPath: path), mode: .createNew)
         var random = SeededRandom(seed: 44)
         let triples = (0..<count).map { _ in Corpus.triple(lines: 60, &random) }
         let bases = try store.saveBatchOnCallingThread(
@@ -143,7 +143,7 @@ enum StoreRows {
     static func replay(_ scale: Scale) async throws -> [Row] {
         let directory = scratchDirectory("replay")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try DocumentStore.create(at: directory + "/truce")
+        let store = try DocumentStore(directory: URL(fileURLWithPath: directory + "/truce"), mode: .createNew)
         var random = SeededRandom(seed: 45)
         // Every document differs, but holds the same disagreement at one line: the two edits meet again.
         let texts = (0...scale.conflicts).map { _ in Corpus.lines(40, &random) }
@@ -161,7 +161,7 @@ enum StoreRows {
                 ]
             })
         // A person answers the first; the others are the same conflict met again.
-        _ = try await store.resolve(key(0), answers: ["H1": .both], device: "person")
+        _ = try await store.resolve(key(0), answering: ["H1": .both], device: "person")
         let replayed = try await secondsAwaiting { _ = try await store.resolveAll(device: "bench") }
         let left = try store.documentsInConflict().count
         let cleanDirectory = scratchDirectory("replay-clean")
@@ -182,12 +182,12 @@ enum StoreRows {
         for size in scale.storeSizes {
             let directory = scratchDirectory("versions")
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let created = try DocumentStore.create(at: directory + "/truce")
+            let created = try DocumentStore(directory: URL(fileURLWithPath: directory + "/truce"), mode: .createNew)
             for chunk in stride(from: 0, to: size, by: 20_000) {
                 _ = try created.saveBatchOnCallingThread(
                     (chunk..<min(size, chunk + 20_000)).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
             }
-            let store = try DocumentStore.open(at: directory + "/truce")
+            let store = try DocumentStore(directory: URL(fileURLWithPath: directory + "/truce"), mode: .openExisting)
             var random = SeededRandom(seed: 7)
             let probes = (0..<300).map { _ in key(random.int(0..<size)) }
             let time = try bestOf(3) { for probe in probes { _ = try store.versions(of: probe) } } / Double(probes.count)
@@ -205,7 +205,7 @@ enum StoreRows {
     static func statusAndChanges(_ scale: Scale) throws -> [Row] {
         let directory = scratchDirectory("changes")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try DocumentStore.create(at: directory + "/truce")
+        let store = try DocumentStore(directory: URL(fileURLWithPath: directory + "/truce"), mode: .createNew)
         let bases = try store.saveBatchOnCallingThread(
             (0..<scale.largeStore).map { BatchSave(key: key($0), content: Data("\($0)\n".utf8), device: "bench", date: start) })
         let (few, many) = scale.changedDocuments
@@ -250,7 +250,7 @@ enum StoreRows {
         let directory = scratchDirectory("prune")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let documents = scale.droppedVersions / 10
-        let store = try DocumentStore.create(at: directory + "/truce")
+        let store = try DocumentStore(directory: URL(fileURLWithPath: directory + "/truce"), mode: .createNew)
         let ids = try store.saveBatchOnCallingThread(batch(scale.droppedVersions + documents, documents: documents, seed: 99))
         // Move every document back to its first version: the other ten versions of each are dropped.
         var script = "set -e\n"

@@ -88,8 +88,8 @@ enum SyncRows {
             (hubName, gitHubName) = ("hub-\(documents).git", "git-hub-\(documents).git")
             (hub, gitHub, mirror) = (try served(hubName), try served(gitHubName), directory + "/mirror.git")
             step("importing \(documents) documents as truce import does, then the long histories with saveBatch")
-            writer = try DocumentStore.create(at: directory + "/writer")
-            reader = try DocumentStore.create(at: directory + "/reader")
+            writer = try DocumentStore(directory: URL(fileURLWithPath: directory + "/writer"), mode: .createNew)
+            reader = try DocumentStore(directory: URL(fileURLWithPath: directory + "/reader"), mode: .createNew)
             var random = SeededRandom(seed: 0x5_1C)
             // The documents as `truce import -` reads them: fast-import's `M 100644 inline` records.
             var stream = Data()

@@ -22,7 +22,7 @@ struct ConflictsCommand: Command {
             }
             return .success
         }
-        let points = try await store.conflictPoints(of: key)
+        let points = try await store.conflictPoints(for: key)
         if invocation.wantsJSON {
             try invocation.output.json(ConflictsReport(document: key, points: points))
         } else {

@@ -16,7 +16,7 @@ struct ExportCommand: Command {
         let output = invocation.output
         let progress = CountProgress(output: output, doing: "exporting documents")
         let report = try await invocation.openStore().exportDocuments(
-            to: folder, versionAt: date, overwrite: invocation.arguments.has("--force"), progress: progress?.callback)
+            into: folder, versionAt: date, overwrite: invocation.arguments.has("--force"), progress: progress?.callback)
         progress?.finish()
         for issue in report.failed { output.error("cannot write \(issue)") }
         for key in report.inConflict { output.error("in conflict, written as its current version: \(key)") }

@@ -29,7 +29,7 @@ struct ImportCommand: Command {
         let showsProgress = isatty(STDERR_FILENO) == 1
         let saving = CountProgress(output: output, doing: "saving versions")
         let report = try await store.importDocuments(
-            from: source, device: device, date: date, allowingFutureDate: invocation.allowsFutureDate,
+            source, device: device, date: date, allowingFutureDate: invocation.allowsFutureDate,
             progress: showsProgress
                 ? { @Sendable read, total in
                     output.progress(read < total ? "reading files: \(count(read)) of \(count(total))" : "read \(count(total)) files; saving…")

@@ -1,3 +1,4 @@
+import Foundation
 import Truce
 
 struct InitCommand: Command {
@@ -8,11 +9,13 @@ struct InitCommand: Command {
 
     static func run(_ invocation: Invocation) async throws -> ExitCode {
         try invocation.rejectExtraPositionals(beyond: 0)
-        let store = try DocumentStore.create(at: invocation.storePath())
+        let path = try invocation.storePath()
+        _ = try DocumentStore(directory: URL(fileURLWithPath: path), resolvers: invocation.registry, mode: .createNew)
+        // The path as given, as `--store` and $TRUCE_STORE name it.
         if invocation.wantsJSON {
-            try invocation.output.json(["store": store.path])
+            try invocation.output.json(["store": path])
         } else {
-            invocation.output.out("created store at \(store.path)")
+            invocation.output.out("created store at \(path)")
         }
         return .success
     }

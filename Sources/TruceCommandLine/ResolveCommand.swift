@@ -56,11 +56,11 @@ struct ResolveCommand: Command {
             let duplicates = Dictionary(grouping: answers, by: \.0).filter { $0.value.count > 1 }.keys.sorted()
             if let hunk = duplicates.first { throw UsageError("conflict point \(hunk) is answered twice") }
             let result = try await store.resolve(
-                key, answers: Dictionary(uniqueKeysWithValues: answers), device: device)
+                key, answering: Dictionary(uniqueKeysWithValues: answers), device: device)
             return try report(result, key, store, invocation)
         }
         if content != nil || arguments.has("--delete") {
-            return try report(await store.resolve(key, content: content, device: device), key, store, invocation)
+            return try report(await store.resolve(key, to: content, device: device), key, store, invocation)
         }
         let result = try await store.resolve(
             key, resolverName: arguments.value("--resolver"), device: device,

@@ -64,7 +64,7 @@ extension ConflictFixture {
             ? FileManager.default.temporaryDirectory.appendingPathComponent("truce-fixture-\(UUID().uuidString)").path : nil
         do {
             let root = temporary ?? URL(fileURLWithPath: path!).deletingLastPathComponent().path
-            let store = try DocumentStore.create(at: path ?? temporary! + "/store", resolvers: resolvers)
+            let store = try DocumentStore(directory: URL(fileURLWithPath: path ?? temporary! + "/store"), resolvers: resolvers, mode: .createNew)
             let written = try write(into: store, sideStoresIn: root)
             return FabricatedStore(store: store, key: key, base: written.base, versions: try store.versions(of: key), temporaryDirectory: temporary)
         } catch {
@@ -107,8 +107,9 @@ extension ConflictFixture {
         } else {
             headIDs = try store.saveBatchOnCallingThread([save(heads[0], base: nil)], allowingFutureDates: true)
             for (index, head) in heads.dropFirst().enumerated() {
-                let side = try DocumentStore.create(
-                    at: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)", resolvers: store.resolvers)
+                let side = try DocumentStore(
+                    directory: URL(fileURLWithPath: root + "/truce-fixture-side-\(index)-\(UUID().uuidString)"), resolvers: store.resolvers,
+                    mode: .createNew)
                 defer { try? FileManager.default.removeItem(atPath: side.path) }
                 headIDs += try side.saveBatchOnCallingThread([save(head, base: nil)], allowingFutureDates: true)
                 _ = try store.syncOnCallingThread(with: side.path)

@@ -197,6 +197,11 @@ import Testing
 
     /// One bad `resolve` (or `conflicts`, `reopen`) against a store holding a three-head, two-point conflict on
     /// `notes/todo.md` and a settled `settled.md`; `$FILE` is a readable file.
+    /// The error line for a store routing `*.md` to a resolver named `nope`, which names the fix.
+    static let unknownNope =
+        "unknown resolver 'nope' (info/attributes line 1: *.md merge=nope): register it in the resolvers the store is opened with "
+        + "(resolvers:) or the call is given (registry:), or define merge.nope.driver in the store's config"
+
     struct BadInput: CustomTestStringConvertible, Sendable {
         let words: [String]
         var attributes = "*.md merge=three-way\n"
@@ -354,13 +359,13 @@ import Testing
         #expect(lines.first == "\(ResolveCommandTests.key): in conflict")
         #expect(lines.contains("merge attribute: nope"))
         #expect(lines.contains("resolver: none, the configuration is invalid"))
-        #expect(result.errorLines == ["truce: unknown resolver 'nope' (info/attributes line 1: *.md merge=nope)"], "stderr: \(result.errorOutput)")
+        #expect(result.errorLines == ["truce: " + ResolveCommandTests.unknownNope], "stderr: \(result.errorOutput)")
         #expect(snapshot(ofStore: store.path) == before)
 
         let json = try store.run("explain", ResolveCommandTests.key, "--json")
         #expect(json.status == 2)
         let report = try jsonObject(json)
-        #expect(report["error"] as? String == "unknown resolver 'nope' (info/attributes line 1: *.md merge=nope)")
+        #expect(report["error"] as? String == ResolveCommandTests.unknownNope)
         #expect(report["resolvers"] == nil)
     }
 }

@@ -86,7 +86,11 @@ import Testing
         #expect(explain.output.contains("resolver: three-way (from default: no attributes line sets merge for this key)"), "\(explain.output)")
         let resolve = try truce(["resolve", "a.md", "--resolver", "evil"], store: store.path, environment: environment)
         #expect(resolve.status == 2)
-        #expect(resolve.errorLines == ["truce: unknown resolver 'evil' (--resolver evil)"])
+        #expect(
+            resolve.errorLines == [
+                "truce: unknown resolver 'evil' (--resolver evil): register it in the resolvers the store is opened with (resolvers:) "
+                    + "or the call is given (registry:), or define merge.evil.driver in the store's config"
+            ])
         #expect(!FileManager.default.fileExists(atPath: marker))
         #expect(snapshot(ofStore: store.path) == before)
     }

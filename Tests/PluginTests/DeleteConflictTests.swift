@@ -73,10 +73,10 @@ import Truce
         }
         #expect(points.count == 1 && !points[0].isWholeDocument)
         #expect(points[0].sides.map(\.version) == [made.heads[1].id, made.heads[0].id])
-        #expect(try await test.store.conflictPoints(of: "n.md") == points)
+        #expect(try await test.store.conflictPoints(for: "n.md") == points)
         #expect(try test.store.contestedConflictSet(of: "n.md").heads.count == 2)
 
-        let version = try await #require(test.store.resolve("n.md", answers: ["H1": .both], device: "x").version)
+        let version = try await #require(test.store.resolve("n.md", answering: ["H1": .both], device: "x").version)
         #expect(try test.store.contents(of: version) == .text("a\nphone\nlaptop\nc\nd\n"))
         #expect(version.parents == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
         #expect(try test.store.state(of: "n.md") == .settled)
@@ -86,7 +86,7 @@ import Truce
         let test = try TestStore()
         let made = try test.makeConflict("n.md", base: .text(Self.base), heads: [("laptop", .text("edited\n")), ("phone", nil)])
         #expect(try test.store.contestedConflictSet(of: "n.md").heads.map(\.version.id) == [made.heads[1].id, made.heads[0].id])
-        let version = try await #require(test.store.resolve("n.md", content: nil, device: "x").version)
+        let version = try await #require(test.store.resolve("n.md", to: nil, device: "x").version)
         #expect(version.isDeletion && version.parents.count == 2)
     }
 

@@ -36,13 +36,13 @@ import Truce
         #expect(points[1].baseLines == ConflictPoint.LineRange(start: 8, count: 0))
         #expect(points[1].sides.map(\.text) == [.text("tablet\n"), .text("phone\n"), Data()])
         // Asking again gives the same points.
-        #expect(try await test.store.conflictPoints(of: "n.txt") == points)
+        #expect(try await test.store.conflictPoints(for: "n.txt") == points)
     }
 
     @Test func answersWriteTheResolutionAndKeepSettledChanges() async throws {
         let (test, made) = try threeHeads()
         let version = try await #require(
-            test.store.resolve("n.txt", answers: ["H1": .version(String(made.heads[0].id.hex.prefix(8))), "H2": .both], device: "x").version)
+            test.store.resolve("n.txt", answering: ["H1": .version(String(made.heads[0].id.hex.prefix(8))), "H2": .both], device: "x").version)
         #expect(try test.store.contents(of: version) == .text("a\nB1\nc\nd\ne\nF\ng\ntablet\nphone\n"))
         #expect(version.resolvedBy == "person")
         #expect(version.parents == [made.heads[2].id, made.heads[1].id, made.heads[0].id])
@@ -87,17 +87,17 @@ import Truce
     @Test func aDeletionAgainstAnEditIsOneWholeDocumentPoint() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("x\n"), heads: [("phone", nil), ("laptop", .text("y\n"))])
-        let points = try await test.store.conflictPoints(of: "a.txt")
+        let points = try await test.store.conflictPoints(for: "a.txt")
         #expect(points.count == 1 && points[0].isWholeDocument)
         #expect(points[0].sides.map(\.text) == [.text("y\n"), nil])
-        let settled = try await #require(test.store.resolve("a.txt", answers: ["H1": .version(made.heads[0].id.hex)], device: "x").version)
+        let settled = try await #require(test.store.resolve("a.txt", answering: ["H1": .version(made.heads[0].id.hex)], device: "x").version)
         #expect(settled.isDeletion)
         #expect(try test.store.state(of: "a.txt") == .deleted)
     }
 
     @Test func aWholeFileFromAPersonSettlesIt() async throws {
         let (test, _) = try threeHeads()
-        let version = try await #require(test.store.resolve("n.txt", content: .text("edited by hand\n"), device: "x").version)
+        let version = try await #require(test.store.resolve("n.txt", to: .text("edited by hand\n"), device: "x").version)
         #expect(try test.store.contents(of: version) == .text("edited by hand\n"))
     }
 }

@@ -50,19 +50,19 @@ import Truce
 
     @Test func aPersonsAnswersGivenAlikeOnTwoReplicasAreOneCommit() async throws {
         let pair = try Pair(onA: "one\nTWO laptop\nthree\n", onB: "one\nTWO phone\nthree\n")
-        let answersA = try await pair.a.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
-        let answersB = try await pair.b.conflictPoints(of: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
+        let answersA = try await pair.a.conflictPoints(for: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
+        let answersB = try await pair.b.conflictPoints(for: "notes/todo.md").map { ($0.id, HunkAnswer.both) }
         #expect(!answersA.isEmpty)
-        let onA = try await #require(pair.a.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersA), device: "laptop").version)
-        let onB = try await #require(pair.b.resolve("notes/todo.md", answers: Dictionary(uniqueKeysWithValues: answersB), device: "phone").version)
+        let onA = try await #require(pair.a.resolve("notes/todo.md", answering: Dictionary(uniqueKeysWithValues: answersA), device: "laptop").version)
+        let onB = try await #require(pair.b.resolve("notes/todo.md", answering: Dictionary(uniqueKeysWithValues: answersB), device: "phone").version)
         #expect(onA.id == onB.id)
         #expect(onA.resolvedBy == DocumentStore.personResolverName)
         // A whole edited file given alike on two devices is one commit too.
         let other = try Pair(onA: "one\nTWO laptop\nthree\n", onB: "one\nTWO phone\nthree\n")
         let edited = Data("one\nTWO by hand\nthree\n".utf8)
         await #expect(
-            try other.a.resolve("notes/todo.md", content: edited, device: "laptop").version?.id
-                == other.b.resolve("notes/todo.md", content: edited, device: "phone").version?.id)
+            try other.a.resolve("notes/todo.md", to: edited, device: "laptop").version?.id
+                == other.b.resolve("notes/todo.md", to: edited, device: "phone").version?.id)
     }
 
     @Test func twoDifferentResolutionsAreOneMoreConflictThatSettlesOnce() async throws {

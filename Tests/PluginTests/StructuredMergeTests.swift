@@ -179,7 +179,7 @@ struct StructuredCase: CustomTestStringConvertible, Sendable {
                 ("b", .text(#"{"l": [{"id": 2, "v": 2}, {"id": 1, "v": 0}], "k": 1}"#)),
                 ("c", .text(#"{"l": [{"id": 1, "v": 0}, {"id": 2, "v": 3}], "k": 0}"#)),
             ])
-        let points = try await test.store.conflictPoints(of: "s.json", registry: .standard)
+        let points = try await test.store.conflictPoints(for: "s.json", registry: .standard)
         let point = try #require(points.first)
         #expect(points.count == 1)
         // The element is at index 1 in the base, though it moved to index 0 in two heads.
@@ -196,7 +196,7 @@ struct StructuredCase: CustomTestStringConvertible, Sendable {
             "s.json", base: .text(#"{"a": 0, "b": 0, "c": 0}"#),
             heads: [("phone", .text(#"{"a": 1, "b": 1, "c": 0}"#)), ("laptop", .text(#"{"a": 2, "b": 2, "c": 5}"#))])
         let version = try #require(
-            await test.store.resolve("s.json", answers: ["/a": .theirs, "H2": .text(.text("[7]"))], registry: .standard, device: "me").version)
+            await test.store.resolve("s.json", answering: ["/a": .theirs, "H2": .text(.text("[7]"))], registry: .standard, device: "me").version)
         #expect(try test.store.contents(of: version) == .text(#"{"a": 1, "b": [7], "c": 5}"#))
         #expect(Set(version.parents) == Set(made.heads.map(\.id)))
 
@@ -206,13 +206,15 @@ struct StructuredCase: CustomTestStringConvertible, Sendable {
             "s.json", base: .text(#"{"a": 0}"#), heads: [("phone", .text(#"{"a": 1}"#)), ("laptop", .text(#"{"a": 2}"#))])
         let before = snapshot(ofStore: other.path)
         await #expect(throws: TruceError.self) {
-            try await other.store.resolve("s.json", answers: ["/nope": .ours], registry: .standard, device: "me")
+            try await other.store.resolve("s.json", answering: ["/nope": .ours], registry: .standard, device: "me")
         }
-        await #expect(throws: TruceError.self) { try await other.store.resolve("s.json", answers: [:], registry: .standard, device: "me") }
-        await #expect(throws: TruceError.self) { try await other.store.resolve("s.json", answers: ["/a": .both], registry: .standard, device: "me") }
+        await #expect(throws: TruceError.self) { try await other.store.resolve("s.json", answering: [:], registry: .standard, device: "me") }
+        await #expect(throws: TruceError.self) {
+            try await other.store.resolve("s.json", answering: ["/a": .both], registry: .standard, device: "me")
+        }
         #expect(snapshot(ofStore: other.path) == before)
         let base = try #require(
-            await other.store.resolve("s.json", answers: ["/a": .version(again.base.id.hex)], registry: .standard, device: "me").version)
+            await other.store.resolve("s.json", answering: ["/a": .version(again.base.id.hex)], registry: .standard, device: "me").version)
         #expect(try other.store.contents(of: base) == .text(#"{"a": 0}"#))
     }
 

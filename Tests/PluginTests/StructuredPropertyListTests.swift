@@ -69,7 +69,7 @@ import Truce
         #expect(points.map(\.path) == ["/count"])
         #expect(points.first?.sides.map(\.text) == [.text("4\n"), .text("3\n")])
 
-        let version = try #require(await test.store.resolve("p.plist", answers: ["/count": .theirs], registry: .standard, device: "me").version)
+        let version = try #require(await test.store.resolve("p.plist", answering: ["/count": .theirs], registry: .standard, device: "me").version)
         let content = try #require(try test.store.contents(of: version))
         #expect(content.starts(with: Data("bplist".utf8)), "the current version's binary format is kept")
         let merged = try PropertyListSerialization.propertyList(from: content, options: [], format: nil) as? [String: Any]

@@ -9,7 +9,7 @@ public final class TestStore: Sendable {
 
     /// A fresh store; with `saveLog`, one whose saves go through its save log.
     public init(saveLog: Bool = false) throws {
-        store = try DocumentStore.create(at: directory.file("store"), saveLog: saveLog)
+        store = try DocumentStore(directory: URL(fileURLWithPath: directory.file("store")), mode: .createNew, saveLog: saveLog)
     }
 
     /// Runs `git -C <store> …` and returns its stdout, failing the caller when git fails.

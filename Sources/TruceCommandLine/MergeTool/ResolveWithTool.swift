@@ -88,7 +88,7 @@ enum ResolveWithTool {
             throw ToolFailure("new versions of \(key) arrived while the tool ran; nothing was written, run it again")
         }
         let device = invocation.device()
-        return try ResolveCommand.report(await store.resolve(key, content: local, device: device), key, store, invocation)
+        return try ResolveCommand.report(await store.resolve(key, to: local, device: device), key, store, invocation)
     }
 
     /// A head as a point's side, for the session's label of it (device, date, id, "current").

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A person settling one document's conflict point by point: answers, undo and redo, a preview at any moment, and a
-/// commit that writes exactly the resolution the same answers through `resolve(_:answers:)` write.
+/// commit that writes exactly the resolution the same answers through `resolve(_:answering:)` write.
 ///
 /// A value an app's UI keeps as its state: every change is a `mutating`
 /// method, nothing touches the store until `DocumentStore.commit(_:)` or

@@ -101,24 +101,34 @@ enum StoreCreation {
 }
 
 extension StoreCreation {
-    /// Creates a store at `path`, a new or empty directory, once `device` (when given) is known to be one: a bad
-    /// device name makes nothing.
-    static func create(at path: String, device: String?, saveLog: Bool) throws(TruceError) {
-        _ = try device.map(DeviceName.validated)
-        try StoreEngine.create(at: path, saveLog: saveLog)
+    /// Makes `directory` ready to be opened as `mode` says, once `device` (when given) is known to be one: creates the
+    /// store when the mode asks for it, a bad device name making nothing. Returns the directory's path.
+    @discardableResult
+    static func prepare(_ directory: URL, mode: StoreOpeningMode, saveLog: Bool, device: String?) throws(TruceError) -> String {
+        guard directory.isFileURL else {
+            throw .notAStore(directory.absoluteString, reason: "a store is a local directory, and this URL is not a file URL")
+        }
+        return try prepare(directory.path, mode: mode, saveLog: saveLog, device: device)
     }
 
-    /// Creates a store at `path` when the directory is missing or empty, or holds an interrupted creation; a store
-    /// there is left as it is, and anything else is refused when it is opened. Another writer creating it meanwhile
-    /// is fine: theirs is opened.
-    static func createUnlessStore(at path: String, device: String) throws(TruceError) {
-        _ = try DeviceName.validated(device)
-        let manager = FileManager.default
-        let isEmpty = (try? manager.contentsOfDirectory(atPath: path))?.isEmpty ?? !manager.fileExists(atPath: path)
-        guard isEmpty || isInterrupted(at: path) else { return }
-        do { try StoreEngine.create(at: path, saveLog: true) } catch .storeExists {
-            // Another writer created it meanwhile: open theirs.
+    /// `prepare(_:mode:saveLog:device:)` for a path, kept as given.
+    @discardableResult
+    static func prepare(_ path: String, mode: StoreOpeningMode, saveLog: Bool, device: String?) throws(TruceError) -> String {
+        _ = try device.map(DeviceName.validated)
+        switch mode {
+        case .openOrCreate:
+            let manager = FileManager.default
+            let isEmpty = (try? manager.contentsOfDirectory(atPath: path))?.isEmpty ?? !manager.fileExists(atPath: path)
+            guard isEmpty || isInterrupted(at: path) else { break }
+            do { try StoreEngine.create(at: path, saveLog: saveLog) } catch .storeExists {
+                // Another writer created it meanwhile: open theirs.
+            }
+        case .openExisting:
+            break
+        case .createNew:
+            try StoreEngine.create(at: path, saveLog: saveLog)
         }
+        return path
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 /// The documents an import will save: a folder's regular files, or the records of a stream, each with its key.
 ///
 /// Making a source reads names only; the folder's files are read by
-/// `DocumentStore.importDocuments(from:)`, so a file that vanishes or
+/// `DocumentStore.importDocuments(_:)`, so a file that vanishes or
 /// changes kind in between is refused then, by name.
 public struct ImportSource: Sendable {
     /// One document to save: its key, the path it came from, and where its bytes are.

@@ -141,7 +141,9 @@ public enum TruceError: Error, Sendable, Equatable, LocalizedError, CustomString
                 + "check the date and the clock, or save it anyway with --allow-future-date (allowingFutureDate: true)"
         case .invalidConfiguration(let what): "invalid configuration: \(what)"
         case .invalidRoute(let pattern, let reason): "cannot route \(Self.quoted(pattern)): \(reason)"
-        case .unknownResolver(let name, let source): "unknown resolver \(Self.quoted(name)) (\(source))"
+        case .unknownResolver(let name, let source):
+            "unknown resolver \(Self.quoted(name)) (\(source)): register it in the resolvers the store is opened with "
+                + "(resolvers:) or the call is given (registry:), or define merge.\(name).driver in the store's config"
         case .invalidAnswer(let what): what
         case .notInConflict(let key): "\(Self.quoted(key.rawValue)) is not in conflict"
         case .nothingToReopen(let key): "nothing to reopen: no head of \(Self.quoted(key.rawValue)) is a resolution"

@@ -20,8 +20,11 @@ extension DocumentStore {
     /// and `saving` with (versions written, versions to write) while saving.
     /// The versions are dated as `save` dates one; a `date` more than a day
     /// ahead of this device's clock is refused unless `allowingFutureDate`.
+    ///
+    /// Unlabelled so that it is not an `async` overload of 0.1.0's synchronous
+    /// `importDocuments(from:device:date:progress:)`.
     public func importDocuments(
-        from source: ImportSource, device: String? = nil, date: Date = Date(), allowingFutureDate: Bool = false,
+        _ source: ImportSource, device: String? = nil, date: Date = Date(), allowingFutureDate: Bool = false,
         progress: (@Sendable (Int, Int) -> Void)? = nil, saving: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async throws(TruceError) -> ImportReport {
         try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
@@ -47,8 +50,11 @@ extension DocumentStore {
     /// others. Nothing is ever written through a symbolic link. Cancelling
     /// the task stops it between two files; the files written stay.
     /// `progress` is called with (documents done, documents in all).
+    ///
+    /// Labelled `into:` so that it is not an `async` overload of 0.1.0's
+    /// synchronous `exportDocuments(to:versionAt:overwrite:)`.
     public func exportDocuments(
-        to path: String, versionAt date: Date? = nil, overwrite: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+        into path: String, versionAt date: Date? = nil, overwrite: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws(TruceError) -> ExportReport {
         try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) in
             try Exporting(access: access).run(to: path, versionAt: date, overwrite: overwrite, progress: progress, cancellation: cancellation)

@@ -22,7 +22,7 @@ extension DocumentStore {
 
     /// The conflict a person decides: under modify-wins with several edited heads only those, otherwise every head.
     ///
-    /// `conflictPoints(of:)`, a resolver chain that needs a person, and a
+    /// `conflictPoints(for:)`, a resolver chain that needs a person, and a
     /// person's answers all use this set, so the points one lists are the
     /// points the other accepts.
     public func contestedConflictSet(of key: DocumentKey) throws(TruceError) -> ConflictSet {
@@ -43,7 +43,11 @@ extension DocumentStore {
     /// own points (values at JSON Pointer paths, for the structured resolver);
     /// when none does, they are the line hunks of the contested conflict set
     /// (`ConflictAnalysis`). The resolvers are the store's unless `registry` is given.
-    public func conflictPoints(of key: DocumentKey, registry: ResolverRegistry? = nil) async throws(TruceError) -> [ConflictPoint] {
+    ///
+    /// Named `for:` so that it is not an `async` overload of 0.1.0's
+    /// synchronous `conflictPoints(of:)`, which Swift would pick over it in
+    /// `async` code that calls that one without `await`.
+    public func conflictPoints(for key: DocumentKey, registry: ResolverRegistry? = nil) async throws(TruceError) -> [ConflictPoint] {
         try await resolving(registry).conflictPoints(of: key)
     }
 
@@ -81,23 +85,31 @@ extension DocumentStore {
         try await resolving().resolve(key, using: resolver, options: options, device: author(device), dryRun: dryRun)
     }
 
-    /// Writes the resolution a person chose, one answer per conflict point of `conflictPoints(of:)`.
+    /// Writes the resolution a person chose, one answer per conflict point of `conflictPoints(for:)`.
     ///
     /// Answers go to the resolver whose points they are (keyed by id or, for
     /// a structured document, by path); everything that resolver merged
     /// cleanly is kept. The resolution's parents are every head; the result
     /// names the resolver `person` (`personResolverName`). Answers for a
-    /// document that is not in conflict are an error.
+    /// document that is not in conflict are an error. The resolvers are the
+    /// store's unless `registry` is given.
+    ///
+    /// Labelled `answering:` so that it is not an `async` overload of 0.1.0's
+    /// synchronous `resolve(_:answers:device:)`.
     @discardableResult
     public func resolve(
-        _ key: DocumentKey, answers: [String: HunkAnswer], registry: ResolverRegistry? = nil, device: String? = nil
+        _ key: DocumentKey, answering answers: [String: HunkAnswer], registry: ResolverRegistry? = nil, device: String? = nil
     ) async throws(TruceError) -> ResolveResult {
         try await resolving(registry).resolve(key, answers: answers, device: author(device))
     }
 
-    /// Writes the resolution a person made as a whole file (nil: settle as a deletion); the result names the resolver `person`.
+    /// Writes the resolution a person made as a whole file, `content` (nil: settle as a deletion); the result names
+    /// the resolver `person`.
+    ///
+    /// Labelled `to:` so that it is not an `async` overload of 0.1.0's
+    /// synchronous `resolve(_:content:device:)`.
     @discardableResult
-    public func resolve(_ key: DocumentKey, content: Data?, device: String? = nil) async throws(TruceError) -> ResolveResult {
+    public func resolve(_ key: DocumentKey, to content: Data?, device: String? = nil) async throws(TruceError) -> ResolveResult {
         try resolving().resolve(key, content: content, device: author(device))
     }
 

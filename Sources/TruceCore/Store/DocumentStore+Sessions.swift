@@ -1,11 +1,11 @@
 import Foundation
 
-/// A person resolving: a session an app's UI drives, committed as the same answers through `resolve(_:answers:)`
+/// A person resolving: a session an app's UI drives, committed as the same answers through `resolve(_:answering:)`
 /// would be, or parked to go on later, here or on another device.
 extension DocumentStore {
     /// A session in which a person settles `key`'s conflict, continuing the one parked for it, if any.
     ///
-    /// The points are those `conflictPoints(of:)` lists: line hunks, or the
+    /// The points are those `conflictPoints(for:)` lists: line hunks, or the
     /// places a structured resolver names. A parked session's answers come
     /// back matched to the points by content; when new versions arrived since
     /// it was parked, `resumption` says so and what was kept. A document that
@@ -14,7 +14,7 @@ extension DocumentStore {
         try await PersonResolving(resolving: resolving(registry)).session(for: key)
     }
 
-    /// Writes the resolution the session's answers make: exactly the commit `resolve(_:answers:)` writes for them,
+    /// Writes the resolution the session's answers make: exactly the commit `resolve(_:answering:)` writes for them,
     /// after output validation; then forgets the parked session, if any.
     ///
     /// A session with points still open, or whose document got new versions

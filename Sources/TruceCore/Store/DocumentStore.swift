@@ -30,37 +30,6 @@ public final class DocumentStore: Sendable {
     /// The counters and fault points tests watch.
     package let instrumentation: StoreInstrumentation
 
-    /// Opens the store at `url`, creating it when the directory is missing or empty; calls without `device:` are by `device`.
-    ///
-    /// A directory that holds anything but a Truce store is an error, as for
-    /// `open(at:)`: nothing is created in it.
-    public convenience init(at url: URL, device: String, resolvers: ResolverRegistry) async throws(TruceError) {
-        try StoreCreation.createUnlessStore(at: url.path, device: device)
-        try self.init(opening: url.path, device: device, resolvers: resolvers, savesThroughLog: nil, instrumentation: StoreInstrumentation())
-    }
-
-    /// Creates a store in a new or empty directory, with the config every store has (reflogs for all refs, fsynced
-    /// objects, a replica id).
-    ///
-    /// Calls that name no device use `device` (validated here). Saves go
-    /// through the store's save log (see <doc:SavingAndTheSaveLog>) unless
-    /// `saveLog` is false, which the store's config then records. A creation
-    /// that fails removes what it made; one that was killed or cut by a power
-    /// loss is started again here.
-    public static func create(
-        at path: String, device: String? = nil, saveLog: Bool = true, resolvers: ResolverRegistry
-    ) throws(TruceError) -> DocumentStore {
-        try StoreCreation.create(at: path, device: device, saveLog: saveLog)
-        return try open(at: path, device: device, resolvers: resolvers)
-    }
-
-    /// Opens an existing store; fails when `path` is missing or is not a Truce store.
-    ///
-    /// Calls that name no device use `device` (validated here).
-    public static func open(at path: String, device: String? = nil, resolvers: ResolverRegistry) throws(TruceError) -> DocumentStore {
-        try DocumentStore(opening: path, device: device, resolvers: resolvers, savesThroughLog: nil, instrumentation: StoreInstrumentation())
-    }
-
     /// Opens a store for the package's own tools and tests: `savesThroughLog` overrides the store's config for this
     /// object (nil keeps it), and `instrumentation` is what tests watch and steer.
     package static func open(
@@ -70,7 +39,7 @@ public final class DocumentStore: Sendable {
         try DocumentStore(opening: path, device: device, resolvers: resolvers, savesThroughLog: savesThroughLog, instrumentation: instrumentation)
     }
 
-    private init(
+    init(
         opening path: String, device: String?, resolvers: ResolverRegistry, savesThroughLog: Bool?, instrumentation: StoreInstrumentation
     ) throws(TruceError) {
         self.device = try device.map(DeviceName.validated)

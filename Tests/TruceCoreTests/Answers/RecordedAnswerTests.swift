@@ -51,7 +51,7 @@ struct RecordedAnswerTests {
         // Truce: the same two conflicts in two documents; a person answers the first with a whole file.
         let test = try TestStore()
         try test.makeConflict("f.txt", base: .text(first.base), heads: [("laptop", .text(first.theirs)), ("phone", .text(first.ours))])
-        _ = try await test.store.resolve("f.txt", content: .text(answer), device: "person")
+        _ = try await test.store.resolve("f.txt", to: .text(answer), device: "person")
         let records = try test.store.recordedAnswers()
         #expect(records.map(\.id) == cache, "the record's id is not git's rr-cache entry")
         #expect(records.first?.recordedBy == "person" && records.first?.document == "f.txt")
@@ -71,7 +71,7 @@ struct RecordedAnswerTests {
         let a = try TestStore(), b = try TestStore()
         let heads: [(String, Data?)] = [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))]
         try a.makeConflict("x.md", base: .text("one\ntwo\nthree\n"), heads: heads)
-        _ = try await a.store.resolve("x.md", answers: ["H1": .both], device: "person")
+        _ = try await a.store.resolve("x.md", answering: ["H1": .both], device: "person")
         // The same disagreement in another document, on both replicas.
         try a.makeConflict("y.md", base: .text("one\ntwo\nthree\n"), heads: heads)
         _ = try await b.store.sync(with: a.path)
@@ -99,7 +99,7 @@ struct RecordedAnswerTests {
         let test = try TestStore()
         let heads: [(String, Data?)] = [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))]
         try test.makeConflict("x.md", base: .text("one\ntwo\nthree\n"), heads: heads)
-        _ = try await test.store.resolve("x.md", answers: ["H1": .ours], device: "person")
+        _ = try await test.store.resolve("x.md", answering: ["H1": .ours], device: "person")
         let record = try #require(try test.store.recordedAnswers().first)
         // A hostile replica's record: the right name, other sides.
         let key = RecordedAnswer.key(of: record.id)
@@ -118,7 +118,7 @@ struct RecordedAnswerTests {
         let test = try TestStore()
         let heads: [(String, Data?)] = [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))]
         try test.makeConflict("x.md", base: .text("one\ntwo\nthree\n"), heads: heads)
-        _ = try await test.store.resolve("x.md", answers: ["H1": .theirs], device: "person")
+        _ = try await test.store.resolve("x.md", answering: ["H1": .theirs], device: "person")
         try test.store.save(.text("[rerere]\n\tenabled = false\n"), to: ".truce/config", device: "laptop")
         try test.makeConflict("y.md", base: .text("one\ntwo\nthree\n"), heads: heads)
         guard case .needsPerson = try await test.store.resolve("y.md") else {

@@ -52,7 +52,7 @@ struct ResolutionSessionTests {
 
         let same = try DocumentStore.open(at: twin.file("store"))
         let taken = try await same.resolve(
-            "notes/todo.md", answers: ["H1": .version(made.heads[0].id.hex), "H2": .text(Data("five!\n".utf8))], device: "person")
+            "notes/todo.md", answering: ["H1": .version(made.heads[0].id.hex), "H2": .text(Data("five!\n".utf8))], device: "person")
         #expect(taken.version?.id == written.id, "a session and --take wrote different commits for the same answers")
         #expect(try test.git("log", "-1", "--format=%(trailers:key=Resolved-By,valueonly)", written.id.hex) == "person\n\n")
     }

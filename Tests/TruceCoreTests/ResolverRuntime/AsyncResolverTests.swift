@@ -169,7 +169,7 @@ private struct AskPerson: Resolver {
 
     @Test func aPersonsResolutionIsResolvedByPerson() async throws {
         let (test, made) = try Self.conflicted()
-        let result = try await test.store.resolve("a.txt", content: .text("by hand\n"), device: "me")
+        let result = try await test.store.resolve("a.txt", to: .text("by hand\n"), device: "me")
         guard case .resolved(let version, DocumentStore.personResolverName, .settled) = result else {
             Issue.record("\(result)")
             return
@@ -180,10 +180,10 @@ private struct AskPerson: Resolver {
         let (other, _) = try Self.conflicted()
         try other.setAttributes("*.txt merge=keep\n")
         let answers = Dictionary(
-            uniqueKeysWithValues: try await other.store.conflictPoints(of: "a.txt", registry: ResolverRegistry([KeepCurrent()])).map {
+            uniqueKeysWithValues: try await other.store.conflictPoints(for: "a.txt", registry: ResolverRegistry([KeepCurrent()])).map {
                 ($0.id, HunkAnswer.ours)
             })
-        let answered = try await other.store.resolve("a.txt", answers: answers, registry: ResolverRegistry([KeepCurrent()]), device: "me")
+        let answered = try await other.store.resolve("a.txt", answering: answers, registry: ResolverRegistry([KeepCurrent()]), device: "me")
         guard case .resolved(let resolution, "person", .settled) = answered else {
             Issue.record("\(answered)")
             return

@@ -104,7 +104,7 @@ import Testing
         #expect(asConflict.hashValue == lookedUp.hashValue)
         #expect(Set([asConflict, lookedUp, inHistory]).count == 1)
         // Once resolved, the same version is read as resolved and no longer a conflict: still the same version.
-        try await store.store.resolve("a.txt", content: .text("3\n"), device: "person")
+        try await store.store.resolve("a.txt", to: .text("3\n"), device: "person")
         let resolved = try #require(try store.store.history(of: "a.txt").first { $0.id == made.heads[0].id })
         #expect(resolved.isResolved && !resolved.isConflict)
         #expect(resolved == asConflict && resolved.hashValue == asConflict.hashValue)

@@ -51,7 +51,7 @@ import Testing
         #expect(try store.review(resolver: "first-line").resolutions.map(\.resolution.id) == [resolution.id])
         // A person's resolution is not an automatic one.
         try test.makeConflict("b.txt", base: .text("b\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
-        try await store.resolve("b.txt", content: .text("mine\n"), device: "me")
+        try await store.resolve("b.txt", to: .text("mine\n"), device: "me")
         #expect(try store.review(since: token).resolutions.isEmpty)
         // Three saves and the resolution, and the record of the person's answer beside it.
         #expect(try store.changes(since: token).changes.filter { !$0.key.isTruceRecord }.count == 4)

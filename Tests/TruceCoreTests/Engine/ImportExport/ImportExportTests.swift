@@ -15,19 +15,19 @@ import TruceCore
         folder.write(.text("two"), to: "notes/b.md")
         folder.write(Data(), to: "notes/empty")
 
-        let first = try await test.store.importDocuments(from: .folder(at: folder.path), device: "laptop", date: start)
+        let first = try await test.store.importDocuments(.folder(at: folder.path), device: "laptop", date: start)
         #expect((first.documents, first.newVersions, first.unchanged) == (3, 3, 0))
         #expect(first.versions.map(\.key) == ["a.txt", "notes/b.md", "notes/empty"])
         #expect(try test.git("show", "\(first.versions[1].version.hex):notes/b.md") == "two")
         #expect(try test.store.contents(of: "notes/empty") == Data())
 
         let untouched = snapshot(ofStore: test.path)
-        let again = try await test.store.importDocuments(from: .folder(at: folder.path), device: "laptop", date: start)
+        let again = try await test.store.importDocuments(.folder(at: folder.path), device: "laptop", date: start)
         #expect((again.documents, again.newVersions, again.unchanged) == (3, 0, 3))
         #expect(snapshot(ofStore: test.path) == untouched, "an import of unchanged files must write nothing")
 
         folder.write(.text("two, edited"), to: "notes/b.md")
-        let edited = try await test.store.importDocuments(from: .folder(at: folder.path), device: "phone", date: start.addingTimeInterval(60))
+        let edited = try await test.store.importDocuments(.folder(at: folder.path), device: "phone", date: start.addingTimeInterval(60))
         #expect((edited.newVersions, edited.unchanged) == (1, 2))
         let history = try test.store.history(of: "notes/b.md")
         #expect(history.map(\.id) == [edited.versions[0].version, first.versions[1].version], "the new version is based on the current one")
@@ -41,7 +41,7 @@ import TruceCore
         try test.store.delete("a.txt", device: "laptop")
         let folder = TemporaryDirectory("truce-import")
         folder.write(.text("kept\n"), to: "a.txt")
-        let report = try await test.store.importDocuments(from: .folder(at: folder.path), device: "laptop")
+        let report = try await test.store.importDocuments(.folder(at: folder.path), device: "laptop")
         #expect(report.newVersions == 1)
         #expect(try test.store.state(of: "a.txt") == .settled)
     }
@@ -50,7 +50,7 @@ import TruceCore
         let test = try TestStore()
         let folder = TemporaryDirectory("truce-import")
         folder.write(.text("x"), to: "a.txt")
-        let report = try await test.store.importDocuments(from: .folder(at: folder.path, prefix: "archive/2026"), device: "laptop")
+        let report = try await test.store.importDocuments(.folder(at: folder.path, prefix: "archive/2026"), device: "laptop")
         #expect(report.versions.map(\.key) == ["archive/2026/a.txt"])
         #expect(throws: TruceError.invalidKey("../up", reason: "it has a '..' segment")) {
             try ImportSource.folder(at: folder.path, prefix: "../up/")
@@ -66,7 +66,7 @@ import TruceCore
         #expect(source.entries.map(\.key) == ["a.txt", "b.txt"])
         try FileManager.default.removeItem(atPath: folder.file("b.txt"))
 
-        let report = try await test.store.importDocuments(from: source, device: "laptop")
+        let report = try await test.store.importDocuments(source, device: "laptop")
         #expect(report.refused == [ImportReport.PathIssue(path: "b.txt", reason: "cannot read it: it vanished (no such file)")])
         #expect((report.documents, report.newVersions) == (1, 1))
         #expect(try test.store.documents() == ["a.txt"])
@@ -89,7 +89,7 @@ import TruceCore
         try FileManager.default.createSymbolicLink(atPath: folder.file("sub"), withDestinationPath: outside.path)
         outside.write(.text("secret too"), to: "inner.txt")
 
-        let report = try await test.store.importDocuments(from: source, device: "laptop")
+        let report = try await test.store.importDocuments(source, device: "laptop")
         #expect(
             report.refused == [
                 ImportReport.PathIssue(path: "file.txt", reason: "cannot read it: it is a symbolic link (not followed)"),
@@ -153,7 +153,7 @@ import TruceCore
         stream.append(Data("M 100644 inline empty\ndata 0\nM 100644 inline notes/a.md\ndata 6\nsecond".utf8))
         let source = try ImportSource.stream(stream)
         #expect(source.entries.map(\.key) == ["notes/a.md", "bin", "empty"])
-        let report = try await test.store.importDocuments(from: source, device: "script")
+        let report = try await test.store.importDocuments(source, device: "script")
         #expect(report.newVersions == 3)
         #expect(try test.store.contents(of: "notes/a.md") == .text("second"))
         #expect(try test.store.contents(of: "bin") == Data([0, 1, 0xFF]) + Data("\nM 100644 inline x\n".utf8))
@@ -196,7 +196,7 @@ import TruceCore
         try test.makeConflict("c.txt", base: .text("base"), heads: [("laptop", .text("older")), ("phone", .text("newer"))])
         let out = TemporaryDirectory("truce-export")
 
-        let report = try await test.store.exportDocuments(to: out.file("new/folder"))
+        let report = try await test.store.exportDocuments(into: out.file("new/folder"))
         #expect((report.written, report.deleted, report.inConflict, report.failed) == (2, 1, ["c.txt"], []))
         #expect(FileManager.default.contents(atPath: out.file("new/folder/c.txt")) == .text("newer"))
         #expect(FileManager.default.contents(atPath: out.file("new/folder/a.txt")) == .text("a"))
@@ -216,7 +216,7 @@ import TruceCore
         #expect(throws: TruceError.self) { try test.store.exportDocuments(to: out.path) }
         #expect(FileManager.default.contents(atPath: out.file("a.txt")) == .text("old"))
 
-        let report = try await test.store.exportDocuments(to: out.path, overwrite: true)
+        let report = try await test.store.exportDocuments(into: out.path, overwrite: true)
         #expect(report.written == 1)
         #expect(report.failed == [ImportReport.PathIssue(path: "sub/b.txt", reason: "'sub' on its path is a symbolic link (not followed)")])
         #expect(FileManager.default.contents(atPath: out.file("a.txt")) == .text("new"))
@@ -230,7 +230,7 @@ import TruceCore
         try test.store.save(.text("below a"), to: "a/b", device: "laptop")
         try test.store.save(.text("c"), to: "c", device: "laptop")
         let out = TemporaryDirectory("truce-export")
-        let report = try await test.store.exportDocuments(to: out.path)
+        let report = try await test.store.exportDocuments(into: out.path)
         #expect(report.written == 2)
         #expect(report.failed == [ImportReport.PathIssue(path: "a/b", reason: "'a' on its path is a file, not a folder")])
         #expect(FileManager.default.contents(atPath: out.file("a")) == .text("file a"))
@@ -247,7 +247,7 @@ import TruceCore
             }
         }
         #expect(snapshot(ofStore: test.path) == before)
-        #expect(try await test.store.exportDocuments(to: test.directory.file("store-copy")).written == 1, "a sibling named like the store is fine")
+        #expect(try await test.store.exportDocuments(into: test.directory.file("store-copy")).written == 1, "a sibling named like the store is fine")
     }
 
     @Test func exportAtADateWritesTheVersionsCurrentThen() async throws {
@@ -270,7 +270,7 @@ import TruceCore
         let eBase = try store.save(.text("e-base"), to: "e.txt", device: "laptop", date: at(1))
         try store.save(.text("e-laptop"), to: "e.txt", device: "laptop", base: eBase.id, date: at(2))
         try store.save(.text("e-phone"), to: "e.txt", device: "phone", base: eBase.id, date: at(3))
-        let resolution = try await #require(store.resolve("c.txt", content: .text("c-resolved"), device: "laptop").version)
+        let resolution = try await #require(store.resolve("c.txt", to: .text("c-resolved"), device: "laptop").version)
         #expect(resolution.modificationDate == at(3), "a resolution carries the latest author date of what it settles")
 
         func export(at minutes: Double) throws -> (files: [String: String], inConflict: [DocumentKey]) {
@@ -297,10 +297,10 @@ import TruceCore
         folder.write(.text("café NFC\n"), to: "caf\u{E9}.md")
         folder.write(.text("café NFD\n"), to: "cafe\u{301}.md")
         folder.write(.text("日本語\r\n"), to: "deep/er/still/日本語.txt")
-        #expect(try await test.store.importDocuments(from: .folder(at: folder.path), device: "laptop").newVersions == 6)
+        #expect(try await test.store.importDocuments(.folder(at: folder.path), device: "laptop").newVersions == 6)
 
         let out = TemporaryDirectory("truce-roundtrip-out")
-        let report = try await test.store.exportDocuments(to: out.path)
+        let report = try await test.store.exportDocuments(into: out.path)
         #expect(report.written == 6)
         let diff = try TestSupport.run("/usr/bin/env", ["diff", "-r", folder.path, out.path])
         #expect(diff.status == 0, "diff -r: \(diff.output)")

@@ -8,7 +8,7 @@ import Testing
     @Test func everySaveDeletionAndResolutionIsListedInOrder() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
-        let resolution = try await #require(test.store.resolve("a.txt", content: .text("3\n"), device: "tablet").version)
+        let resolution = try await #require(test.store.resolve("a.txt", to: .text("3\n"), device: "tablet").version)
         let deletion = try test.store.delete("a.txt", device: "phone")
         let everything = try test.store.changes()
         // The person's answer is recorded in the same write as the resolution: a change of Truce's own, by them.

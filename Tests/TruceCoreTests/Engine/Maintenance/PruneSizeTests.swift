@@ -41,7 +41,7 @@ import Testing
             try FileManager.default.createDirectory(atPath: folder.file(directory), withIntermediateDirectories: true)
             folder.write(.text("document \(index)\n" + String(repeating: "x", count: 80) + "\n"), to: "\(directory)/doc\(index).txt")
         }
-        let report = try await test.store.importDocuments(from: .folder(at: folder.path), device: "importer")
+        let report = try await test.store.importDocuments(.folder(at: folder.path), device: "importer")
         #expect(
             report.newVersions == count,
             "\(report.newVersions) new, \(report.unchanged) unchanged, refused \(report.refused), skipped \(report.skipped)")

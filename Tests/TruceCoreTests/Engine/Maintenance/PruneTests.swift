@@ -140,7 +140,7 @@ import Testing
     @Test func resolutionHistoryIsKeptAndPruneCanRunTwice() async throws {
         let test = try TestStore()
         let made = try test.makeConflict("a.txt", base: .text("0\n"), heads: [("laptop", .text("1\n")), ("phone", .text("2\n"))])
-        let resolution = try await #require(test.store.resolve("a.txt", content: .text("3\n"), device: "x").version)
+        let resolution = try await #require(test.store.resolve("a.txt", to: .text("3\n"), device: "x").version)
         try await test.store.prune(expire: 0)
         try await test.store.prune(expire: 0)
         let history = try test.store.history(of: "a.txt").map(\.id)

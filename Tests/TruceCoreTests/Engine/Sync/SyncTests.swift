@@ -48,7 +48,7 @@ import Testing
         _ = try await replicas[0].store.sync(with: replicas[1].path)
         _ = try await replicas[1].store.sync(with: replicas[2].path)
         _ = try await replicas[0].store.sync(with: replicas[2].path)
-        let resolution = try await #require(replicas[1].store.resolve("notes/a.md", content: .text("settled\n"), device: "device1").version)
+        let resolution = try await #require(replicas[1].store.resolve("notes/a.md", to: .text("settled\n"), device: "device1").version)
         _ = try await replicas[1].store.sync(with: replicas[0].path)
         _ = try await replicas[2].store.sync(with: replicas[0].path)
         for replica in replicas {
@@ -67,8 +67,8 @@ import Testing
         _ = try await replicas[0].store.sync(with: replicas[1].path)
         _ = try await replicas[0].store.sync(with: replicas[2].path)
         _ = try await replicas[1].store.sync(with: replicas[0].path)
-        let first = try await #require(replicas[0].store.resolve("notes/a.md", content: .text("zero's\n"), device: "device0").version)
-        let second = try await #require(replicas[1].store.resolve("notes/a.md", content: .text("one's\n"), device: "device1").version)
+        let first = try await #require(replicas[0].store.resolve("notes/a.md", to: .text("zero's\n"), device: "device0").version)
+        let second = try await #require(replicas[1].store.resolve("notes/a.md", to: .text("one's\n"), device: "device1").version)
         _ = try await replicas[0].store.sync(with: replicas[1].path)
         _ = try await replicas[2].store.sync(with: replicas[0].path)
         let views = try replicas.map { try $0.store.versions(of: "notes/a.md") }
@@ -76,7 +76,7 @@ import Testing
             #expect(Set(view.heads.map(\.id)) == [first.id, second.id])
             #expect(view.current?.id == views[0].current?.id)
         }
-        let settled = try await #require(replicas[2].store.resolve("notes/a.md", content: .text("final\n"), device: "device2").version)
+        let settled = try await #require(replicas[2].store.resolve("notes/a.md", to: .text("final\n"), device: "device2").version)
         _ = try await replicas[2].store.sync(with: replicas[0].path)
         _ = try await replicas[2].store.sync(with: replicas[1].path)
         for replica in replicas { #expect(try Self.heads(replica) == [settled.id]) }
@@ -86,7 +86,7 @@ import Testing
         let replicas = try Self.threeEditedReplicas()
         _ = try await replicas[0].store.sync(with: replicas[1].path)  // both hold the edits of 0 and 1
         let loser = try #require(try replicas[0].store.versions(of: "notes/a.md").heads.first { $0.deviceName == "device0" })
-        let resolution = try await #require(replicas[1].store.resolve("notes/a.md", content: .text(Self.base), device: "device1").version)
+        let resolution = try await #require(replicas[1].store.resolve("notes/a.md", to: .text(Self.base), device: "device1").version)
         let edit = try replicas[0].store.save(.text("kept editing\n"), to: "notes/a.md", device: "device0", base: loser.id)
         _ = try await replicas[0].store.sync(with: replicas[1].path)
         for replica in replicas.prefix(2) {

@@ -151,8 +151,11 @@ extension StoreCreation {
     static func giveHeadABranch(in repository: Repository, date: Date = Date()) throws {
         guard repository.isHeadUnborn, try repository.reference(headBranch) == nil else { return }
         let signature = Signature(device: "truce", date: date)
-        let commit = try repository.writeCommit(
-            tree: try repository.writeTree([]), parents: [], author: signature, committer: signature, message: headMessage)
+        // In a pack, as every write's objects are: no loose object, and one fsync for both.
+        let staging = ObjectStaging()
+        let commit = try staging.writeCommit(
+            tree: staging.writeTree([]), parents: [], author: signature, committer: signature, message: headMessage)
+        try staging.flush(into: repository)
         try repository.updateReference(headBranch, to: commit, expecting: nil, message: "truce: the store's branch")
         try repository.setHead(to: headBranch)
     }

@@ -58,6 +58,8 @@ public struct ConflictSet: Sendable {
     /// Folding N heads pairwise needs it: the base for merging head i into the
     /// result of heads 0..<i is the merge base of head i and those heads.
     public func mergeBase(of first: VersionID, and others: [VersionID]) throws(TruceError) -> Side? {
-        try mergeBaseLookup([first] + others)
+        // Two heads asked for together: their base is `base`, read with the set, and nothing is looked up again.
+        if conflicts.count == 1, Set([first] + others) == Set(heads.map(\.version.id)) { return base }
+        return try mergeBaseLookup([first] + others)
     }
 }

@@ -26,11 +26,14 @@ public struct ResolverChoice: Sendable {
 
 /// What decides a key's resolver chain, read from the store: its `merge` attribute in `info/attributes`, the
 /// store's own config, and the synced routing.
-struct RoutingInputs {
+struct RoutingInputs: Sendable {
     let localAttribute: AttributeValue
     let localConfig: [String: String]
     let attributesPath: String
     let routing: Routing
+
+    /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
+    var routedConfig: [String: String] { localConfig.merging(routing.config) { $1 } }
 }
 
 extension ReadSession {

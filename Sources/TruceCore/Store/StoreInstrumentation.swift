@@ -23,6 +23,8 @@ package final class StoreInstrumentation: Sendable {
     package var commitsRead: Int { counters.commitsRead }
     /// Listings of one document's heads: a save lists its document's once.
     package var documentHeadListings: Int { counters.documentHeadListings }
+    /// Read and write sessions opened, each of which looks at the save log once.
+    package var sessionsOpened: Int { counters.sessionsOpened }
     /// `packed-refs` records reference lookups looked at: a binary search, not a scan.
     package var packedRecordsRead: Int { counters.packedRecordsRead }
     /// Loose object files a sync's quarantine looked for: none for objects read from packs.

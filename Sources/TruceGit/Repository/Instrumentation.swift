@@ -15,6 +15,8 @@ package final class Instrumentation: Sendable {
     private let commits = Atomic<Int>(0)
     /// One document's heads listed (its folder of head refs, and its lines of `packed-refs`): a save lists them once.
     private let headListings = Atomic<Int>(0)
+    /// Read and write sessions opened on a store, each of which looks at the save log once.
+    private let sessions = Atomic<Int>(0)
     /// `packed-refs` records looked at by reference lookups: a binary search, not a scan.
     private let packedRecords = Atomic<Int>(0)
     /// Loose object files a sync's quarantine looked for: objects read from packs, its own or a borrowed store's, need none.
@@ -38,12 +40,14 @@ package final class Instrumentation: Sendable {
     package var referencesListed: Int { listed.load(ordering: .relaxed) }
     package var commitsRead: Int { commits.load(ordering: .relaxed) }
     package var documentHeadListings: Int { headListings.load(ordering: .relaxed) }
+    package var sessionsOpened: Int { sessions.load(ordering: .relaxed) }
     package var packedRecordsRead: Int { packedRecords.load(ordering: .relaxed) }
     package var looseObjectLooks: Int { looseLooks.load(ordering: .relaxed) }
 
     package func countReferencesListed(_ count: Int) { listed.add(count, ordering: .relaxed) }
     package func countCommitRead() { commits.add(1, ordering: .relaxed) }
     package func countDocumentHeadListing() { headListings.add(1, ordering: .relaxed) }
+    package func countSessionOpened() { sessions.add(1, ordering: .relaxed) }
     package func countPackedRecordsRead(_ count: Int) { packedRecords.add(count, ordering: .relaxed) }
     package func countLooseObjectLooks(_ count: Int) { looseLooks.add(count, ordering: .relaxed) }
 

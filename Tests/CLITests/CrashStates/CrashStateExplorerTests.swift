@@ -113,8 +113,8 @@ import Testing
         return found.withLock { $0 }.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// What is wrong with `state` once opened: empty when truce opens it, git fsck is clean, it holds `mustHold`, and
-    /// a save goes through.
+    /// What is wrong with `state` once opened: empty when truce opens it, git fsck is clean, it holds `mustHold` (in
+    /// git, or in the save log, where every read finds it), and a save goes through and lands what the log held.
     static func check(_ state: CrashState, mustHold: Set<String>, in directory: TemporaryDirectory, withNextSave: Bool) throws -> [String] {
         let path = directory.file("state-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -122,11 +122,20 @@ import Testing
         let opened = try truce(["status"], store: path)
         guard opened.status == 0 else { return ["truce cannot open it: \(opened.errorLines.joined(separator: " "))"] }
         var problems = try Reliability.fsckProblems(path).map { "git fsck: \($0)" }
-        let lost = mustHold.subtracting((try? Reliability.reachableVersions(in: path)) ?? [])
+        // What reads see: git's versions, and the changes `truce changes` lists from the save log after the journal's.
+        let changes = try truce(["changes", "--json"], store: path)
+        if changes.status != 0 { problems.append("truce changes fails: \(changes.errorLines.joined(separator: " "))") }
+        let listed = Set(changes.output.matches(of: /[0-9a-f]{40}/).map { String($0.output) })
+        let lost = mustHold.subtracting(((try? Reliability.reachableVersions(in: path)) ?? []).union(listed))
         if !lost.isEmpty { problems.append("lost acknowledged version(s) \(lost.sorted().map { String($0.prefix(12)) })") }
         guard withNextSave else { return problems }
         let next = try truce(["save", "after-the-cut.txt", "-", "--device", "next"], store: path, input: .text("next\n"))
         if next.status != 0 { problems.append("the next save fails: \(next.errorLines.joined(separator: " "))") }
+        // A writer lands what the log held before it writes.
+        let unlanded = mustHold.subtracting((try? Reliability.reachableVersions(in: path)) ?? [])
+        if next.status == 0, !unlanded.isEmpty {
+            problems.append("the next save did not land acknowledged version(s) \(unlanded.sorted().map { String($0.prefix(12)) })")
+        }
         return problems
     }
 

@@ -115,8 +115,8 @@ import Testing
             #expect(try store.store.contents(of: version) == .text(key))
         }
         let references = try store.git("for-each-ref", "--format=%(refname)").split(separator: "\n")
-        #expect(references.count == 7)
-        #expect(references.allSatisfy { $0.hasPrefix("refs/truce/heads/") || $0 == "refs/truce/journal" })
+        #expect(references.count == 8)
+        #expect(references.allSatisfy { $0.hasPrefix("refs/truce/heads/") || $0 == "refs/truce/journal" || $0 == StoreCreation.headBranch })
         #expect(try git("-C", store.path, "rev-parse", "--verify", "-q", "refs/heads/main").status != 0)
         #expect(
             try store.store.documents().map(\.rawValue).sorted() == [

@@ -83,16 +83,15 @@ struct RecordedAnswerBook: Sendable {
         }
     }
 
-    /// The content recorded answers make of `conflict`, when they answer all of it and replay is on; nil otherwise.
-    func replay(_ conflict: ConflictSet, chain: ResolverChain) async throws(TruceError) -> (content: Data?, records: [RecordedAnswer])? {
-        guard try isReplaying() else { return nil }
-        return try await matching(conflict, chain: chain).replayed(on: conflict, chain: chain)
-    }
-
     /// Whether recorded answers are replayed: `rerere.enabled` in the store's config or the synced one, on by default;
     /// read as git reads a boolean.
     func isReplaying() throws(TruceError) -> Bool {
-        guard let text = try access.read({ try $0.routedConfig() })["rerere.enabled"] else { return true }
+        try Self.isReplaying(access.read { try $0.routedConfig() })
+    }
+
+    /// Whether `config` (the store's with the synced one over it) replays recorded answers.
+    static func isReplaying(_ config: [String: String]) throws(TruceError) -> Bool {
+        guard let text = config["rerere.enabled"] else { return true }
         guard let value = ConfigEntry.boolean(text) else { throw .invalidConfiguration("rerere.enabled = \(text): expected true or false") }
         return value
     }

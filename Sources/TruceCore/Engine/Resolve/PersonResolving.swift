@@ -9,8 +9,10 @@ struct PersonResolving: Sendable {
 
     /// A session in which a person settles `key`'s conflict, continuing the one parked for it, if any.
     func session(for key: DocumentKey) async throws(TruceError) -> ResolutionSession {
-        let conflict = try resolving.contestedConflictSet(of: key)
-        let chain = try resolving.chain(for: key)
+        let read = try resolving.read(key)
+        let config = read.routing.routedConfig
+        let conflict = try resolving.contested(read.conflict, config: config)
+        let chain = resolving.chain(try resolving.resolverChoice(for: key, routing: read.routing))
         let answering = try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.answeringResolver(for: conflict) }
         let analysis = answering == nil ? try ConflictAnalysis(conflict) : nil
         let points = answering?.points ?? analysis!.points
@@ -22,7 +24,7 @@ struct PersonResolving: Sendable {
         // What people answered before to the same points comes back as answers given, each shown with its record.
         var recalled: [String: RecordedAnswer] = [:]
         let book = RecordedAnswerBook(access: access, resolving: resolving)
-        if try book.isReplaying() {
+        if try RecordedAnswerBook.isReplaying(config) {
             for (id, record) in try await book.matching(conflict, chain: chain).points where answers[id] == nil {
                 guard let postimage = record.postimage else { continue }
                 answers[id] = .text(postimage)

@@ -16,26 +16,45 @@ struct Resolving: Sendable {
 
     // MARK: - Reading a conflict
 
-    /// The conflict set of a document in conflict: every head and the base, with their bytes.
-    func conflictSet(of key: DocumentKey) throws(TruceError) -> ConflictSet {
+    /// A conflict and what decides how it is settled, read in one session: the routing and the config.
+    struct ReadConflict: Sendable {
+        let conflict: ConflictSet
+        let routing: RoutingInputs
+    }
+
+    /// `key`'s conflict set (every head and the base, with their bytes) and its routing, read in one session.
+    func read(_ key: DocumentKey) throws(TruceError) -> ReadConflict {
         try access.read { session in
-            try session.conflictSet(of: key) { [access] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
+            let conflict = try session.conflictSet(of: key) { [access] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
                 try access.read { try $0.engine.mergeBaseSide(of: ids[0], and: Array(ids.dropFirst()), key: key) }
             }
+            return ReadConflict(conflict: conflict, routing: try session.routingInputs(for: key))
         }
     }
 
-    /// `conflict` with the delete-conflict policy applied: what a person decides.
+    /// The conflict set of a document in conflict: every head and the base, with their bytes.
+    func conflictSet(of key: DocumentKey) throws(TruceError) -> ConflictSet {
+        try read(key).conflict
+    }
+
+    /// `conflict` with the delete-conflict policy `config` sets applied: what a person decides.
+    func contested(_ conflict: ConflictSet, config: [String: String]) throws(TruceError) -> ConflictSet {
+        guard conflict.isDeleteConflict, case .contested(let edited) = try conflict.applying(DeleteConflictPolicy(localConfig: config)) else {
+            return conflict
+        }
+        return edited
+    }
+
+    /// `conflict` with the store's delete-conflict policy applied.
     func contested(_ conflict: ConflictSet) throws(TruceError) -> ConflictSet {
         guard conflict.isDeleteConflict else { return conflict }
-        let policy = try DeleteConflictPolicy(localConfig: try access.read { try $0.routedConfig() })
-        guard case .contested(let edited) = try conflict.applying(policy) else { return conflict }
-        return edited
+        return try contested(conflict, config: access.read { try $0.routedConfig() })
     }
 
     /// The conflict a person decides: under modify-wins with several edited heads only those, otherwise every head.
     func contestedConflictSet(of key: DocumentKey) throws(TruceError) -> ConflictSet {
-        try contested(conflictSet(of: key))
+        let read = try read(key)
+        return try contested(read.conflict, config: read.routing.routedConfig)
     }
 
     /// The resolver chain for `key`: `explicit` when given, else the one routing picks, with `given` as `explicit`'s
@@ -43,9 +62,18 @@ struct Resolving: Sendable {
     func resolverChoice(
         for key: DocumentKey, explicit: String? = nil, options given: ResolverOptions? = nil, skippingUnavailable: Bool = false
     ) throws(TruceError) -> ResolverChoice {
-        let inputs = try access.read { try $0.routingInputs(for: key) }
-        return try ResolverChoice.make(
-            for: key, inputs: inputs, registry: registry, explicit: explicit, options: given, skippingUnavailable: skippingUnavailable)
+        try resolverChoice(
+            for: key, routing: access.read { try $0.routingInputs(for: key) }, explicit: explicit, options: given,
+            skippingUnavailable: skippingUnavailable)
+    }
+
+    /// The resolver chain `routing` picks for `key` (or `explicit`'s), read already.
+    func resolverChoice(
+        for key: DocumentKey, routing: RoutingInputs, explicit: String? = nil, options given: ResolverOptions? = nil,
+        skippingUnavailable: Bool = false
+    ) throws(TruceError) -> ResolverChoice {
+        try ResolverChoice.make(
+            for: key, inputs: routing, registry: registry, explicit: explicit, options: given, skippingUnavailable: skippingUnavailable)
     }
 
     /// The chain `choice` makes, with the context the store gives its resolvers.
@@ -60,8 +88,9 @@ struct Resolving: Sendable {
 
     /// The points a person must decide to settle `key`, as the chain config picks sees them.
     func conflictPoints(of key: DocumentKey) async throws(TruceError) -> [ConflictPoint] {
-        let contested = try contestedConflictSet(of: key)
-        let chain = try chain(for: key)
+        let read = try read(key)
+        let contested = try contested(read.conflict, config: read.routing.routedConfig)
+        let chain = chain(try resolverChoice(for: key, routing: read.routing))
         return try await BlockingExecutor.preferring { () async throws(TruceError) in try await chain.conflictPoints(of: contested) }
     }
 
@@ -70,8 +99,8 @@ struct Resolving: Sendable {
     /// Settles `key` with the chain config picks (or `resolverName`'s), replaying recorded answers first unless a
     /// resolver is named.
     func resolve(_ key: DocumentKey, resolverName: String?, device: String, dryRun: Bool) async throws(TruceError) -> ResolveResult {
-        try await resolve(key, device: device, dryRun: dryRun, replaying: resolverName == nil) { () throws(TruceError) in
-            try resolverChoice(for: key, explicit: resolverName)
+        try await resolve(key, device: device, dryRun: dryRun, replaying: resolverName == nil) { (routing) throws(TruceError) in
+            try resolverChoice(for: key, routing: routing, explicit: resolverName)
         }
     }
 
@@ -80,15 +109,15 @@ struct Resolving: Sendable {
         _ key: DocumentKey, using resolver: any Resolver, options: ResolverOptions?, device: String, dryRun: Bool
     ) async throws(TruceError) -> ResolveResult {
         let alone = Resolving(access: access, registry: ResolverRegistry([resolver]))
-        return try await alone.resolve(key, device: device, dryRun: dryRun, replaying: false) { () throws(TruceError) in
-            try alone.resolverChoice(for: key, explicit: resolver.name, options: options, skippingUnavailable: true)
+        return try await alone.resolve(key, device: device, dryRun: dryRun, replaying: false) { (routing) throws(TruceError) in
+            try alone.resolverChoice(for: key, routing: routing, explicit: resolver.name, options: options, skippingUnavailable: true)
         }
     }
 
     /// Settles `key` with the chain `choice` gives, once the conflict is read: heads of identical content are merged,
     /// and a document that is not in conflict has nothing to resolve.
     private func resolve(
-        _ key: DocumentKey, device: String, dryRun: Bool, replaying: Bool, choice: () throws(TruceError) -> ResolverChoice
+        _ key: DocumentKey, device: String, dryRun: Bool, replaying: Bool, choice: (RoutingInputs) throws(TruceError) -> ResolverChoice
     ) async throws(TruceError) -> ResolveResult {
         let versions = try access.read { try $0.versions(of: key) }
         guard versions.state == .inConflict else {
@@ -97,13 +126,14 @@ struct Resolving: Sendable {
             if dryRun { return .wouldResolve(content: identical.conflict.current.content, resolver: identical.resolver) }
             return try write(identical.conflict, settlement: identical.settlement, resolver: identical.resolver, device: device)
         }
-        let conflict = try conflictSet(of: key)
-        switch try await decide(conflict, chain: chain(try choice()), replaying: replaying) {
+        let read = try read(key)
+        let chain = chain(try choice(read.routing))
+        switch try await decide(read.conflict, chain: chain, replaying: replaying, config: read.routing.routedConfig) {
         case .needsPerson(let points, let resolver, let reasons):
             return .needsPerson(points, resolver: resolver, reasons: reasons)
         case .settle(let settlement, let content, let resolver):
             if dryRun { return .wouldResolve(content: content, resolver: resolver) }
-            return try write(conflict, settlement: settlement, resolver: resolver, device: device)
+            return try write(read.conflict, settlement: settlement, resolver: resolver, device: device)
         }
     }
 
@@ -130,8 +160,11 @@ struct Resolving: Sendable {
             for (done, key) in keys.enumerated() {
                 if Task.isCancelled { throw .cancelled }
                 progress?(done, keys.count)
-                let conflict = try conflictSet(of: key)
-                switch try await decide(conflict, chain: chain(for: key, explicit: resolverName), replaying: resolverName == nil) {
+                // One read of the document and its routing; then the chain, and what settles it.
+                let read = try read(key)
+                let conflict = read.conflict
+                let chain = chain(try resolverChoice(for: key, routing: read.routing, explicit: resolverName))
+                switch try await decide(conflict, chain: chain, replaying: resolverName == nil, config: read.routing.routedConfig) {
                 case .needsPerson(let points, let resolver, let reasons):
                     results[key] = .needsPerson(points, resolver: resolver, reasons: reasons)
                 case .settle(let settlement, _, let resolver):
@@ -147,11 +180,16 @@ struct Resolving: Sendable {
         return results.merging(written) { $1 }
     }
 
-    /// What settles `conflict`: the answers recorded for it, when they answer all of it (unless `replaying` is false:
-    /// a resolver named by the call), else `chain`.
-    private func decide(_ conflict: ConflictSet, chain: ResolverChain, replaying: Bool) async throws(TruceError) -> ResolverChain.Decision {
+    /// What settles `conflict`: the answers recorded for it, when they answer all of it and `config` replays them
+    /// (unless `replaying` is false: a resolver named by the call), else `chain`.
+    private func decide(_ conflict: ConflictSet, chain: ResolverChain, replaying: Bool, config: [String: String]) async throws(TruceError)
+        -> ResolverChain.Decision
+    {
         let book = RecordedAnswerBook(access: access, resolving: self)
-        if replaying, let replayed = try await book.replay(try contested(conflict), chain: chain) {
+        let contested = try contested(conflict, config: config)
+        if replaying, try RecordedAnswerBook.isReplaying(config),
+            let replayed = try await book.matching(contested, chain: chain).replayed(on: contested, chain: chain)
+        {
             if let content = replayed.content, let problem = OutputValidation.problem(with: content, for: conflict.key) {
                 let reason = "\(ResolverNames.recordedAnswer): the recorded answer makes \(problem); not replayed"
                 return try await chain.decide(conflict, reasons: [reason])
@@ -174,8 +212,8 @@ struct Resolving: Sendable {
     /// Writes the resolution a person chose, one answer per conflict point of `conflictPoints(of:)`, through the chain
     /// config picks.
     func resolve(_ key: DocumentKey, answers: [String: HunkAnswer], device: String) async throws(TruceError) -> ResolveResult {
-        let conflict = try conflictSet(of: key)
-        return try await resolve(conflict, answers: answers, chain: chain(for: key), device: device)
+        let read = try read(key)
+        return try await resolve(read.conflict, answers: answers, chain: chain(try resolverChoice(for: key, routing: read.routing)), device: device)
     }
 
     /// Writes the resolution `answers` make of `conflict` through `chain`, and records each answer for the points they

@@ -61,7 +61,10 @@ final class StoreAccess: Sendable {
     /// not yet; writes nothing.
     func read<Result: Sendable>(_ body: (ReadSession) throws -> Result) throws(TruceError) -> Result {
         try Self.asTruceErrors {
-            try shared.withLock { engine in try body(try engine.readSession()) }
+            try shared.withLock { engine in
+                instrumentation.countSessionOpened()
+                return try body(try engine.readSession())
+            }
         }
     }
 
@@ -70,6 +73,7 @@ final class StoreAccess: Sendable {
     func write<Result: Sendable>(_ body: (inout WriteSession) throws -> Result) throws(TruceError) -> Result {
         let result = try Self.asTruceErrors {
             try shared.withLock { engine -> Result in
+                instrumentation.countSessionOpened()
                 _ = try engine.landSaveLog()
                 var session = try WriteSession(in: engine, objects: .packed)
                 return try body(&session)

@@ -3,9 +3,12 @@ import Foundation
 /// The store opened with every built-in resolver, for an app that names none: what `import Truce` gives.
 extension DocumentStore {
     /// Opens the store in `directory` with the standard resolvers, creating it when `mode` says so (see
-    /// `init(directory:device:resolvers:mode:saveLog:)`); calls without `device:` are by `device`.
-    public convenience init(directory: URL, device: String? = nil, mode: OpeningMode = .openOrCreate, saveLog: Bool = true) throws(TruceError) {
-        try self.init(directory: directory, device: device, resolvers: .standard, mode: mode, saveLog: saveLog)
+    /// `init(directory:device:resolvers:mode:saveLog:syncEnvironment:)`); calls without `device:` are by `device`, and
+    /// syncs without `environment:` use `syncEnvironment`.
+    public convenience init(
+        directory: URL, device: String? = nil, mode: OpeningMode = .openOrCreate, saveLog: Bool = true, syncEnvironment: SyncEnvironment = .empty
+    ) throws(TruceError) {
+        try self.init(directory: directory, device: device, resolvers: .standard, mode: mode, saveLog: saveLog, syncEnvironment: syncEnvironment)
     }
 }
 

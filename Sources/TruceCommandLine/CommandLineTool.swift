@@ -12,11 +12,15 @@ struct ExitCode: Equatable {
     static let storeFailure = ExitCode(rawValue: 3)
 }
 
-/// What every command gets: its parsed words, the way to the store and the resolvers it may run.
+/// What every command gets: its parsed words, the way to the store, the resolvers it may run and the process's
+/// environment variables.
 struct Invocation {
     let arguments: Arguments
     let output: Output
     let registry: ResolverRegistry
+    /// The process's environment variables, read once, where the command starts (`CommandLineTool.run`): what a
+    /// command takes from them (`$TRUCE_STORE`, `$TRUCE_DEVICE`, what a sync uses to reach a hub) is read here.
+    let environment: [String: String]
 
     var wantsJSON: Bool { arguments.has("--json") }
 
@@ -26,7 +30,7 @@ struct Invocation {
             guard !given.isEmpty else { throw UsageError("--store needs a directory, not an empty name") }
             return given
         }
-        return ProcessInfo.processInfo.environment["TRUCE_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".truce"
+        return environment["TRUCE_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? ".truce"
     }
 
     /// The store, with the tool's resolvers, and its device from `--device` or `$TRUCE_DEVICE` when given.
@@ -37,11 +41,12 @@ struct Invocation {
     /// The store the command works on. A command is one process for one operation: its saves go straight into git
     /// (one pass, one handle), never through the save log, which pays off only for a process that saves again and again.
     /// (The crash tests set `TRUCE_TEST_SAVE_LOG=1` to kill a process in the middle of a logged save and its landing.)
+    /// Its syncs reach hubs as git does, with what the process's variables give (`SyncEnvironment.fromProcess`:
+    /// `$HOME/.ssh`, `$SSH_AUTH_SOCK`, `$GIT_SSL_CAINFO`, `$TRUCE_USERNAME`/`$TRUCE_PASSWORD`, git's credential helpers).
     func openStore() throws -> DocumentStore {
-        let environment = ProcessInfo.processInfo.environment
-        return try DocumentStore.open(
+        try DocumentStore.open(
             at: storePath(), device: arguments.value("--device") ?? environment["TRUCE_DEVICE"], resolvers: registry,
-            savesThroughLog: environment["TRUCE_TEST_SAVE_LOG"] == "1" ? nil : false,
+            savesThroughLog: environment["TRUCE_TEST_SAVE_LOG"] == "1" ? nil : false, syncEnvironment: .fromProcess(environment),
             instrumentation: StoreInstrumentation(pausingAt: environment["TRUCE_TEST_PAUSE_AT"]))
     }
 
@@ -155,7 +160,9 @@ public enum CommandLineTool {
                 output.out(HelpCommand.help(for: command, toolName: output.toolName))
                 return .success
             }
-            return try await command.run(Invocation(arguments: arguments, output: output, registry: registry))
+            // The one reading of the process's environment for every command that takes an Invocation.
+            let environment = ProcessInfo.processInfo.environment
+            return try await command.run(Invocation(arguments: arguments, output: output, registry: registry, environment: environment))
         } catch let error as UsageError {
             output.error("\(name): \(error.message); see '\(output.toolName) help \(name)'")
             return .badInput

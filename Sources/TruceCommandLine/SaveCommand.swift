@@ -56,7 +56,7 @@ extension Option {
 extension Invocation {
     /// `--device`, then `$TRUCE_DEVICE`, then the host name (the library's `defaultDevice`).
     func device() -> String {
-        arguments.value("--device") ?? ProcessInfo.processInfo.environment["TRUCE_DEVICE"] ?? DocumentStore.defaultDevice
+        arguments.value("--device") ?? environment["TRUCE_DEVICE"] ?? DocumentStore.defaultDevice
     }
 
     func date() throws -> Date { try date(option: "--date") ?? Date() }

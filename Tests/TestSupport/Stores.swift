@@ -7,9 +7,10 @@ public final class TestStore: Sendable {
     public let store: DocumentStore
     public var path: String { store.path }
 
-    /// A fresh store; with `saveLog`, one whose saves go through its save log.
-    public init(saveLog: Bool = false) throws {
-        store = try DocumentStore(directory: URL(fileURLWithPath: directory.file("store")), mode: .createNew, saveLog: saveLog)
+    /// A fresh store; with `saveLog`, one whose saves go through its save log; its syncs use `syncEnvironment`.
+    public init(saveLog: Bool = false, syncEnvironment: SyncEnvironment = .empty) throws {
+        store = try DocumentStore(
+            directory: URL(fileURLWithPath: directory.file("store")), mode: .createNew, saveLog: saveLog, syncEnvironment: syncEnvironment)
     }
 
     /// Runs `git -C <store> …` and returns its stdout, failing the caller when git fails.

@@ -24,16 +24,23 @@ extension DocumentStore {
     /// Once adopting has begun it runs to the end (the journal and the heads
     /// land whole); a cancellation then stops the send or the resolving that
     /// follows, and keeps what was adopted.
+    ///
+    /// Over ssh and http(s) the sync uses only what `environment` carries
+    /// (ssh keys and known hosts, an ssh-agent, a CA file, a password, git's
+    /// credential helpers): the ``SyncEnvironment`` the store was opened with
+    /// (`syncEnvironment:`, `.empty` unless given) when it is nil. The library
+    /// reads no environment variable; <doc:Syncing> says what to give.
     public func sync(
         with remote: String, resolving: Bool = false, registry: ResolverRegistry? = nil, device: String? = nil,
-        progress: (@Sendable (SyncReport.Traffic) -> Void)? = nil
+        environment: SyncEnvironment? = nil, progress: (@Sendable (SyncReport.Traffic) -> Void)? = nil
     ) async throws(TruceError) -> SyncReport {
         // Checked before anything moves: the device is used only when resolving, but a bad one fails at once.
-        try await Syncing(resolving: self.resolving(registry)).sync(with: remote, resolvingAs: resolving ? author(device) : nil, progress: progress)
+        try await Syncing(resolving: self.resolving(registry), environment: syncEnvironment, overriddenBy: environment)
+            .sync(with: remote, resolvingAs: resolving ? author(device) : nil, progress: progress)
     }
 
     /// A sync on the calling thread, for the package's own synchronous callers (a test fixture's store).
     package func syncOnCallingThread(with remote: String) throws(TruceError) -> SyncReport {
-        try Syncing(resolving: resolving()).syncOnCallingThread(with: remote)
+        try Syncing(resolving: resolving(), environment: syncEnvironment).syncOnCallingThread(with: remote)
     }
 }

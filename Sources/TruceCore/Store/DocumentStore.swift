@@ -6,7 +6,7 @@ internal import TruceSaveLog
 /// A store of documents and all their versions: a bare git repository that plain `git` can read.
 ///
 /// `DocumentStore` is the facade an app calls: each method is a few lines
-/// over a read or write session (``StoreAccess``, the one way into the
+/// over a read or write session (`StoreAccess`, the one way into the
 /// store) or over one use case of the engine (resolving, routing, import and
 /// export, restore, a person's sessions, recorded answers, sync), which hold
 /// the policy. It is safe to share between tasks and threads. Several
@@ -25,6 +25,8 @@ public final class DocumentStore: Sendable {
     public let resolvers: ResolverRegistry
     /// True when saves go through the store's save log (`truce.saveLog`, on unless set to false), read at open.
     public var savesThroughLog: Bool { access.savesThroughLog }
+    /// What a sync that is given none may use from the machine to reach a hub over ssh or http(s), given at open.
+    let syncEnvironment: SyncEnvironment
     /// The one way into the store: its sessions.
     let access: StoreAccess
     /// The counters and fault points tests watch.
@@ -34,18 +36,22 @@ public final class DocumentStore: Sendable {
     /// object (nil keeps it), and `instrumentation` is what tests watch and steer.
     package static func open(
         at path: String, device: String? = nil, resolvers: ResolverRegistry = ResolverRegistry(), savesThroughLog: Bool? = nil,
-        instrumentation: StoreInstrumentation
+        syncEnvironment: SyncEnvironment = .empty, instrumentation: StoreInstrumentation
     ) throws(TruceError) -> DocumentStore {
-        try DocumentStore(opening: path, device: device, resolvers: resolvers, savesThroughLog: savesThroughLog, instrumentation: instrumentation)
+        try DocumentStore(
+            opening: path, device: device, resolvers: resolvers, savesThroughLog: savesThroughLog, syncEnvironment: syncEnvironment,
+            instrumentation: instrumentation)
     }
 
     init(
-        opening path: String, device: String?, resolvers: ResolverRegistry, savesThroughLog: Bool?, instrumentation: StoreInstrumentation
+        opening path: String, device: String?, resolvers: ResolverRegistry, savesThroughLog: Bool?, syncEnvironment: SyncEnvironment = .empty,
+        instrumentation: StoreInstrumentation
     ) throws(TruceError) {
         self.device = try device.map(DeviceName.validated)
         access = try StoreAccess(opening: path, savesThroughLog: savesThroughLog, instrumentation: instrumentation.counters)
         self.path = path
         self.resolvers = resolvers
+        self.syncEnvironment = syncEnvironment
         self.instrumentation = instrumentation
     }
 

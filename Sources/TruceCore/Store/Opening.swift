@@ -26,14 +26,26 @@ extension DocumentStore {
     ///
     /// With `import Truce`, `resolvers` may be left out: the store then has
     /// every built-in resolver (`ResolverRegistry.standard`).
+    ///
+    /// `syncEnvironment` is what every `sync(with:)` that is given none may
+    /// use from the machine to reach a hub over ssh or http(s): keys, known
+    /// hosts, a CA file, a password. The library reads no environment
+    /// variable, so the default, `.empty`, offers none; pass
+    /// `.fromProcess(ProcessInfo.processInfo.environment)` for what `git` and
+    /// the `truce` command use (see <doc:Syncing>). It is given at open, as
+    /// the device is, because it belongs to the machine and the app, not to
+    /// one sync; a sync may still be given another (`environment:`).
     public convenience init(
-        directory: URL, device: String? = nil, resolvers: ResolverRegistry, mode: OpeningMode = .openOrCreate, saveLog: Bool = true
+        directory: URL, device: String? = nil, resolvers: ResolverRegistry, mode: OpeningMode = .openOrCreate, saveLog: Bool = true,
+        syncEnvironment: SyncEnvironment = .empty
     ) throws(TruceError) {
         let path = try StoreCreation.prepare(directory, mode: mode, saveLog: saveLog, device: device)
-        try self.init(opening: path, device: device, resolvers: resolvers, savesThroughLog: nil, instrumentation: StoreInstrumentation())
+        try self.init(
+            opening: path, device: device, resolvers: resolvers, savesThroughLog: nil, syncEnvironment: syncEnvironment,
+            instrumentation: StoreInstrumentation())
     }
 
-    /// Opens the store at `path` as `init(directory:device:resolvers:mode:saveLog:)` does, the path kept as given
+    /// Opens the store at `path` as `init(directory:device:resolvers:mode:saveLog:syncEnvironment:)` does, the path kept as given
     /// (`self.path`), for the forms that took a path.
     convenience init(path: String, device: String?, resolvers: ResolverRegistry, mode: OpeningMode, saveLog: Bool) throws(TruceError) {
         try StoreCreation.prepare(path, mode: mode, saveLog: saveLog, device: device)

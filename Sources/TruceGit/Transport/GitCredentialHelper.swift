@@ -7,7 +7,9 @@ import Foundation
 /// This is the one place Truce lets the user's git configuration in: which
 /// helper stores passwords is the user's choice, not the store's. git never
 /// prompts here (`GIT_TERMINAL_PROMPT=0`), and its messages stay out of Truce's
-/// one error line.
+/// one error line. git runs in the environment the caller hands down
+/// (`TransferEnvironment.credentialHelperEnvironment`), never the process's
+/// own: its `HOME` says whose `~/.gitconfig` names the helper.
 package enum GitCredentialHelper {
     package struct Credential {
         package let user: String
@@ -18,11 +20,12 @@ package enum GitCredentialHelper {
     /// How long a helper may take before Truce gives up on it.
     package static let timeout: TimeInterval = 30
 
-    /// The helper's user name and password for `url`, nil when it has none (or git is not installed).
-    package static func fill(for url: RemoteURL, user: String?) -> Credential? {
+    /// The helper's user name and password for `url`, nil when it has none (or git is not installed); git runs with
+    /// `environment`.
+    package static func fill(for url: RemoteURL, user: String?, environment: [String: String]) -> Credential? {
         var request = description(of: url)
         if let user = user ?? url.user { request += "username=\(user)\n" }
-        guard let answer = git(["credential", "fill"], input: request + "\n") else { return nil }
+        guard let answer = git(["credential", "fill"], input: request + "\n", environment: environment) else { return nil }
         var fields: [String: String] = [:]
         for line in answer.split(separator: "\n") {
             guard let equals = line.firstIndex(of: "=") else { continue }
@@ -32,10 +35,13 @@ package enum GitCredentialHelper {
         return Credential(user: name, password: password, url: url)
     }
 
-    /// Tells the helpers that `credential` worked (`approve`) or was refused (`reject`).
-    package static func run(_ action: String, _ credential: Credential) {
-        guard let url = credential.url else { return }
-        _ = git(["credential", action], input: description(of: url) + "username=\(credential.user)\npassword=\(credential.password)\n\n")
+    /// Tells the helpers that `credential` worked (`approve`) or was refused (`reject`); nothing without an
+    /// `environment` for git (then no helper gave it).
+    package static func run(_ action: String, _ credential: Credential, environment: [String: String]?) {
+        guard let url = credential.url, let environment else { return }
+        _ = git(
+            ["credential", action], input: description(of: url) + "username=\(credential.user)\npassword=\(credential.password)\n\n",
+            environment: environment)
     }
 
     private static func description(of url: RemoteURL) -> String {
@@ -43,12 +49,13 @@ package enum GitCredentialHelper {
         return "protocol=\(url.scheme)\nhost=\(url.hostAndPort)\n" + (path.isEmpty ? "" : "path=\(path)\n")
     }
 
-    /// Runs git with `input` on stdin and returns its stdout, nil when it fails, is missing or takes too long.
-    private static func git(_ arguments: [String], input: String) -> String? {
+    /// Runs git in `environment` (never prompting) with `input` on stdin and returns its stdout, nil when it fails, is
+    /// missing or takes too long.
+    private static func git(_ arguments: [String], input: String, environment: [String: String]) -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["git"] + arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = environment
         environment["GIT_TERMINAL_PROMPT"] = "0"
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe()

@@ -24,11 +24,12 @@ extension Repository {
     /// settles in one round on those. Should the server have none, libgit2's
     /// next round goes on down the histories. `progress` hears the objects and bytes received;
     /// once `cancellation` is set, the next progress callback aborts the download (libgit2 then fails with `GIT_EUSER`).
+    /// Keys, known hosts, CAs and passwords come from `environment` alone.
     package func fetch(
         from url: String, refsMatching pattern: String, wanting: ([(name: String, target: ObjectID)]) throws(GitError) -> [String],
-        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+        environment: TransferEnvironment = .empty, progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws(GitError) -> [(name: String, target: ObjectID)] {
-        let session = TransferSession(url: url, progress: progress, cancellation: cancellation)
+        let session = TransferSession(url: url, environment: environment, progress: progress, cancellation: cancellation)
         return try session.run { () throws(GitError) in
             let remote = try session.openRemote(in: handle)
             defer { git_remote_free(remote) }
@@ -70,12 +71,14 @@ extension Repository {
     ///
     /// Returns how many refs the remote did not already have at that value;
     /// `progress` hears the objects and bytes sent; `cancellation`, once set, aborts the push at its next progress callback.
+    /// Keys, known hosts, CAs and passwords come from `environment` alone.
     @discardableResult
     package func push(
-        refspecs: [String], to url: String, progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+        refspecs: [String], to url: String, environment: TransferEnvironment = .empty, progress: ((TransferCounts) -> Void)? = nil,
+        cancellation: Cancellation? = nil
     ) throws(GitError) -> Int {
         guard !refspecs.isEmpty else { return 0 }
-        let session = TransferSession(url: url, progress: progress, cancellation: cancellation)
+        let session = TransferSession(url: url, environment: environment, progress: progress, cancellation: cancellation)
         try session.run { () throws(GitError) in
             let remote = try session.openRemote(in: handle)
             defer { git_remote_free(remote) }
@@ -95,13 +98,16 @@ extension Repository {
     }
 }
 
-/// The state libgit2's callbacks share during one fetch or push: credentials, refused refs and counts.
+/// The state libgit2's callbacks share during one fetch or push: credentials, host keys, refused refs and counts.
 ///
 /// libgit2 hands every callback the same payload pointer; it points at this
 /// object, which `run` keeps alive until the remote is freed.
 private final class TransferSession {
     package let url: String
+    package let environment: TransferEnvironment
     package let credentials: CredentialSupplier
+    /// Why the ssh host key was refused, for the error's advice; nil until a key is refused.
+    private var hostKeyRefusal: (verdict: KnownHosts.Verdict?, file: String?)?
     package let progress: ((TransferCounts) -> Void)?
     /// Set by the task that started the transfer when it is cancelled: the next callback returns an error to libgit2.
     package let cancellation: Cancellation?
@@ -113,9 +119,10 @@ private final class TransferSession {
     /// Nil only when memory ran out: the fetch then negotiates as libgit2 does.
     package let knownHaves: OpaquePointer?
 
-    package init(url: String, progress: ((TransferCounts) -> Void)?, cancellation: Cancellation?) {
+    package init(url: String, environment: TransferEnvironment, progress: ((TransferCounts) -> Void)?, cancellation: Cancellation?) {
         self.url = url
-        credentials = CredentialSupplier(url: url)
+        self.environment = environment
+        credentials = CredentialSupplier(url: url, environment: environment)
         self.progress = progress
         self.cancellation = cancellation
         knownHaves = truce_known_haves_new()
@@ -141,10 +148,16 @@ private final class TransferSession {
         payload.map { Unmanaged<TransferSession>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    /// Runs `body` with this session alive throughout, then tells the credential helper how it went.
+    /// Runs `body` with this session alive throughout (over http(s), with libgit2 trusting the environment's CAs),
+    /// then tells the credential helper how it went.
     package func run<Value>(_ body: () throws(GitError) -> Value) throws(GitError) -> Value {
         let outcome: Result<Value, GitError> = withExtendedLifetime(self) {
-            do throws(GitError) { return .success(try body()) } catch { return .failure(error) }
+            do throws(GitError) {
+                guard RemoteURL(url)?.scheme.hasPrefix("http") == true else { return .success(try body()) }
+                return .success(try TrustedCertificates.trusting(environment, body))
+            } catch {
+                return .failure(error)
+            }
         }
         switch outcome {
         case .success: credentials.transferSucceeded()
@@ -154,7 +167,6 @@ private final class TransferSession {
     }
 
     package func openRemote(in repository: OpaquePointer) throws(GitError) -> OpaquePointer? {
-        try Self.trustCertificatesFromEnvironment()
         var remote: OpaquePointer?
         try check(git_remote_create_anonymous(&remote, repository, url), "open remote")
         return remote
@@ -172,13 +184,53 @@ private final class TransferSession {
     private func certificateAdvice(libgit2Message: String) -> String {
         let parsed = RemoteURL(url)
         let host = parsed?.host ?? "the server"
-        if parsed?.scheme == "ssh" || parsed == nil {
+        if parsed?.scheme.contains("ssh") == true || parsed == nil {
             let port = parsed?.port.map { "-p \($0) " } ?? ""
-            return "the ssh host key of \(parsed?.hostAndPort ?? host) is not in ~/.ssh/known_hosts; after checking its fingerprint, "
-                + "trust it with: ssh-keyscan \(port)\(host) >> ~/.ssh/known_hosts"
+            let server = parsed?.hostAndPort ?? host
+            let keyscan = "ssh-keyscan \(port)\(host)"
+            guard let file = hostKeyRefusal?.file ?? environment.knownHosts else {
+                let give =
+                    environment.namesVariables
+                    ? "set HOME to the directory whose .ssh/known_hosts lists it"
+                    : "give the sync a SyncEnvironment whose homeDirectory holds .ssh/known_hosts, or a knownHostsFile, listing it"
+                return "the ssh host key of \(server) cannot be checked: no known_hosts file was given; \(give) "
+                    + "(after checking its fingerprint: \(keyscan))"
+            }
+            let shown = environment.shown(file)
+            switch hostKeyRefusal?.verdict {
+            case .changed?:
+                return "the ssh host key of \(server) is not the one \(shown) lists for it: the key changed, or someone is in between; "
+                    + "check its fingerprint before you replace its line"
+            case .revoked?:
+                return "the ssh host key of \(server) is revoked in \(shown)"
+            default:
+                return "the ssh host key of \(server) is not in \(shown); after checking its fingerprint, trust it with: \(keyscan) >> \(shown)"
+            }
         }
-        return "the TLS certificate of \(parsed?.hostAndPort ?? host) is not trusted (\(libgit2Message)); "
-            + "to trust your own CA, set GIT_SSL_CAINFO to its PEM file"
+        let setting =
+            environment.namesVariables ? "set GIT_SSL_CAINFO to its PEM file" : "give its PEM file as the sync environment's certificateAuthorityFile"
+        return "the TLS certificate of \(parsed?.hostAndPort ?? host) is not trusted (\(libgit2Message)); to trust your own CA, \(setting)"
+    }
+
+    /// libgit2's verdict on an ssh host key replaced by the environment's known_hosts file: 0 accepts the key, and
+    /// GIT_ECERTIFICATE refuses it (libgit2 looked in the process's `~/.ssh/known_hosts`, which is not the caller's).
+    func checkHostKey(_ certificate: UnsafePointer<git_cert>, host: String?) -> Int32 {
+        guard certificate.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 else { return GIT_PASSTHROUGH.rawValue }
+        let hostKey = UnsafeRawPointer(certificate).assumingMemoryBound(to: git_cert_hostkey.self).pointee
+        guard hostKey.type.rawValue & GIT_CERT_SSH_RAW.rawValue != 0, let raw = hostKey.hostkey, let host = host ?? RemoteURL(url)?.host else {
+            return refuseHostKey(.unknown, file: environment.knownHosts)
+        }
+        let key = Array(UnsafeRawBufferPointer(start: raw, count: hostKey.hostkey_len))
+        guard let file = environment.knownHosts else { return refuseHostKey(nil, file: nil) }
+        let verdict = KnownHosts(FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self) } ?? "")
+            .verdict(for: key, host: host, port: RemoteURL(url)?.port ?? 22)
+        return verdict == .known ? 0 : refuseHostKey(verdict, file: file)
+    }
+
+    private func refuseHostKey(_ verdict: KnownHosts.Verdict?, file: String?) -> Int32 {
+        hostKeyRefusal = (verdict, file)
+        git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), "invalid or unknown remote ssh hostkey")
+        return GIT_ECERTIFICATE.rawValue
     }
 
     /// libgit2's callbacks for this transfer, all pointing back at this session.
@@ -186,6 +238,13 @@ private final class TransferSession {
         var callbacks = git_remote_callbacks()
         try check(git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION)), "prepare remote callbacks for")
         callbacks.payload = payload
+        // ssh host keys are checked against the environment's known_hosts; https certificates stay libgit2's to check.
+        if RemoteURL(url).map({ $0.scheme.contains("ssh") }) ?? true {
+            callbacks.certificate_check = { certificate, _, host, payload in
+                guard let certificate, let session = TransferSession.from(payload) else { return GIT_PASSTHROUGH.rawValue }
+                return session.checkHostKey(certificate, host: host.map { String(cString: $0) })
+            }
+        }
         callbacks.credentials = { out, _, usernameFromURL, allowed, payload in
             guard let out, let session = TransferSession.from(payload) else { return GIT_PASSTHROUGH.rawValue }
             return session.credentials.next(out, usernameFromURL: usernameFromURL.map { String(cString: $0) }, allowed: allowed)
@@ -218,18 +277,6 @@ private final class TransferSession {
             return 0
         }
         return callbacks
-    }
-
-    /// git's `GIT_SSL_CAINFO`: a PEM file of CAs to trust for https instead of the system bundle. Read once per process.
-    private static let certificateSetup: GitError? = {
-        guard let file = ProcessInfo.processInfo.environment["GIT_SSL_CAINFO"], !file.isEmpty else { return nil }
-        Libgit2.ensureInitialized()
-        let code = file.withCString { truce_git_set_ssl_cert_file($0) }
-        return code < 0 ? GitError.last("trust the certificates in GIT_SSL_CAINFO=\(file)", code: code) : nil
-    }()
-
-    private static func trustCertificatesFromEnvironment() throws(GitError) {
-        if let error = certificateSetup { throw error }
     }
 }
 

@@ -45,8 +45,8 @@ extension StoreEngine {
     /// `readingManifests` only head refs are read: a store's heads hold all it
     /// took from manifests.
     func fetchListing(
-        from remote: String, readingManifests: Bool, refused: inout [SyncReport.RefusedHead], progress: ((TransferCounts) -> Void)? = nil,
-        cancellation: Cancellation? = nil
+        from remote: String, readingManifests: Bool, environment: TransferEnvironment = .empty, refused: inout [SyncReport.RefusedHead],
+        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws -> IncomingListing {
         let replica = try existingReplicaID()
         let known = try repository.references(under: ReplicaManifest.root)
@@ -69,7 +69,7 @@ extension StoreEngine {
                             if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
                         }
                         return wanted
-                    }, progress: progress, cancellation: cancellation)
+                    }, environment: environment, progress: progress, cancellation: cancellation)
             }
         } catch  where cancellation?.isCancelled == true {
             // The transfer callback stopped the download: nothing of it is adopted (the quarantine goes).

@@ -29,16 +29,19 @@ extension StoreEngine {
     /// the batches adopted, whole, and the next one reads the same manifests
     /// again and adopts the rest.
     ///
-    /// `transfer` hears the download's counts, `checking` the heads checked of those listed, `storing` the objects
-    /// written into this store of those to write.
+    /// `environment` is what a download over ssh or http(s) may use from the machine; `transfer` hears the download's
+    /// counts, `checking` the heads checked of those listed, `storing` the objects written into this store of those to
+    /// write.
     func receive(
-        from remote: String, readingManifests: Bool = true, transfer: ((TransferCounts) -> Void)? = nil,
-        checking: ((Int, Int) -> Void)? = nil, storing: ((Int, Int) -> Void)? = nil, cancellation: Cancellation? = nil
+        from remote: String, readingManifests: Bool = true, environment: TransferEnvironment = .empty,
+        transfer: ((TransferCounts) -> Void)? = nil, checking: ((Int, Int) -> Void)? = nil, storing: ((Int, Int) -> Void)? = nil,
+        cancellation: Cancellation? = nil
     ) throws -> Received {
         // Nothing from the other side is adopted unchecked: bad heads are refused by name, the good ones admitted.
         var refused: [SyncReport.RefusedHead] = []
         var listing = try fetchListing(
-            from: remote, readingManifests: readingManifests, refused: &refused, progress: transfer, cancellation: cancellation)
+            from: remote, readingManifests: readingManifests, environment: environment, refused: &refused, progress: transfer,
+            cancellation: cancellation)
         var received: [Change] = [], legacyReferences: [String] = []
         let size = instrumentation.receiveBatchSize, count = listing.candidates.count
         // One batch at least: with no head to check, the manifests read are still remembered.

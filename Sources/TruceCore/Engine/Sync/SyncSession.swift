@@ -9,6 +9,8 @@ internal import TruceGit
 /// safe to hand between them.
 final class SyncSession: @unchecked Sendable {
     let remote: String
+    /// What the transfers may use from the machine: the caller's, never the process's.
+    private let environment: TransferEnvironment
     /// The other side, when it is a Truce store on a local path: it takes our versions the way we take its.
     private let remoteStore: StoreAccess?
     private let engine: StoreEngine
@@ -19,10 +21,14 @@ final class SyncSession: @unchecked Sendable {
     private(set) var sent = 0
     private(set) var refusedThere: [SyncReport.RefusedHead] = []
 
-    /// A session with `remote` (a path, `file://`, git://, ssh or http(s) URL) on `engine`, a handle of the sync's own.
-    init(remote: String, engine: StoreEngine, progress: (@Sendable (SyncReport.Traffic) -> Void)?) throws(TruceError) {
+    /// A session with `remote` (a path, `file://`, git://, ssh or http(s) URL) on `engine`, a handle of the sync's own;
+    /// its fetch and push take keys, known hosts, CAs and passwords from `environment` alone.
+    init(
+        remote: String, engine: StoreEngine, environment: TransferEnvironment, progress: (@Sendable (SyncReport.Traffic) -> Void)?
+    ) throws(TruceError) {
         self.remote = remote
         self.engine = engine
+        self.environment = environment
         meter = TrafficMeter(progress: progress, instrumentation: engine.instrumentation)
         guard let localPath = Self.localPath(of: remote) else {
             remoteStore = nil
@@ -49,7 +55,8 @@ final class SyncSession: @unchecked Sendable {
         try? remoteStore?.landSaveLog()
         let ours = try StoreAccess.asTruceErrors {
             try engine.receive(
-                from: remote, transfer: meter.received, checking: meter.checking, storing: meter.storing, cancellation: cancellation)
+                from: remote, environment: environment, transfer: meter.received, checking: meter.checking, storing: meter.storing,
+                cancellation: cancellation)
         }
         (received, refused, hub) = (ours.changes, ours.refused, ours.hub)
         meter.adopted(Set(received.map(\.key)).count)
@@ -124,7 +131,8 @@ final class SyncSession: @unchecked Sendable {
             lacking = try versions(among: scratch.repository.walk(from: [manifest], hiding: known))
             try cancellation?.check()
             let refspecs = updates.map { update in update.target == nil ? ":" + update.name : "+\(update.name):\(update.name)" }
-            try scratch.repository.push(refspecs: refspecs, to: remote, progress: meter.sending, cancellation: cancellation)
+            try scratch.repository.push(
+                refspecs: refspecs, to: remote, environment: environment, progress: meter.sending, cancellation: cancellation)
         }
         try plan.publish(in: repository, from: scratch, written: written)
         hub.advertised[plan.name] = manifest

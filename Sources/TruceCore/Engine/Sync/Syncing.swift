@@ -3,8 +3,18 @@ internal import TruceGit
 
 /// A sync with another store or a hub: the exchange on an engine of its own, then, when asked, the resolving of what
 /// stays in conflict and a second send of those resolutions, in the same call.
+///
+/// What the transfer takes from the machine (keys, known hosts, CAs,
+/// passwords) is `environment`'s alone: the store's, given at open, unless
+/// the call gave another.
 struct Syncing: Sendable {
     let resolving: Resolving
+    let environment: SyncEnvironment
+
+    init(resolving: Resolving, environment: SyncEnvironment, overriddenBy given: SyncEnvironment? = nil) {
+        self.resolving = resolving
+        self.environment = given ?? environment
+    }
 
     var access: StoreAccess { resolving.access }
 
@@ -38,7 +48,7 @@ struct Syncing: Sendable {
         with remote: String, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
     ) throws(TruceError) -> SyncSession {
         let session = try access.withOwnEngine { engine throws -> SyncSession in
-            let session = try SyncSession(remote: remote, engine: engine, progress: progress)
+            let session = try SyncSession(remote: remote, engine: engine, environment: environment.transfer, progress: progress)
             try session.exchange(cancellation: cancellation)
             return session
         }
@@ -48,5 +58,15 @@ struct Syncing: Sendable {
 
     private func report(of session: SyncSession, resolved: [DocumentKey], needsPerson: [DocumentKey]) throws(TruceError) -> SyncReport {
         session.report(inConflict: try access.read { try $0.documentsInConflict().map(\.key) }, resolved: resolved, needsPerson: needsPerson)
+    }
+}
+
+extension SyncEnvironment {
+    /// The git layer's form of this value, which its transfers take instead of reading the process.
+    var transfer: TransferEnvironment {
+        TransferEnvironment(
+            homeDirectory: homeDirectory, knownHostsFile: knownHostsFile, loginName: loginName, sshAgentSocket: sshAgentSocket,
+            certificateAuthorityFile: certificateAuthorityFile, httpUser: httpUser, httpPassword: httpPassword,
+            credentialHelperEnvironment: credentialHelperEnvironment, namesVariables: readFromProcess)
     }
 }

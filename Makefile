@@ -112,8 +112,8 @@ demo: build
 # Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines. The memory row runs
 # the release `truce` next to the bench, so it is built first.
 bench: deps
-	$(SWIFT) build -c release --product truce
-	$(SWIFT) run -c release truce-bench $(BENCH_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product truce
+	$(SWIFT) run -c release --static-swift-stdlib truce-bench $(BENCH_FLAGS)
 
 # The API reference: `swift build`, then swift-symbolgraph-extract reads the public API of each library module from
 # the build, and docc converts the catalog with those symbol graphs into .build/docs, a static site

@@ -19,9 +19,10 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
-        // One-line C wrappers for libgit2's variadic functions, which Swift cannot call, the loose-object
-        // guard: an object database backend that inflates with zlib itself, so it is written in C, and zlib's
-        // compress2, with which the pack writer deflates a save's objects.
+        // What the git layer needs in C: one-line wrappers for libgit2's variadic options (fsync, cache and window
+        // limits, no outside config, the CA file), object database backends (the loose-object guard, which inflates
+        // loose objects with zlib itself; reads past libgit2's cache), the fetch negotiation's known "have" lines,
+        // zlib's deflate and inflate streams and CRC-32 for packs, syncfs, and returning freed memory to the system.
         .target(name: "CGitShim", dependencies: ["CLibgit2"], path: "Sources/CGitShim", linkerSettings: [.linkedLibrary("z")]),
         // The git layer: the only Swift module that calls libgit2, all of it `package` access, so apps never see it. Its
         // README.md lists the files that re-implement a git format.

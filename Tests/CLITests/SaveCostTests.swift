@@ -100,4 +100,28 @@ import Testing
             #expect(log.split(separator: "\n").count == 4, "journal reflog: \(log)")
         }
     }
+
+    /// One `truce save` of a document that has a head: one libgit2 handle (the store's `config` opened once), one
+    /// listing of the document's heads (its folder, listed once more after publishing to see that no other writer
+    /// published beside it), one pass to disk (the save log untouched, the syncs `FsyncCountTests` promises).
+    @Test func oneSaveOpensOneHandleListsItsDocumentOnceAndSyncsOnce() throws {
+        let store = try Self.store(documents: 100)
+        let key = "d7/doc7.txt"
+        #expect(try store.run("save", key, "-", "--device", "laptop", input: .text("first\n")).status == 0)
+        let run = try CrashTrace.truce(
+            ["save", key, "-", "--device", "laptop"], store: store.path, input: .text("second\n"), environment: ["TRUCE_TRACE_READS": "1"])
+        #expect(run.result.status == 0, "save: \(run.result.errorOutput)")
+        let folder = "refs/truce/heads/" + (try git(["-C", store.path, "for-each-ref", "--format=%(refname)", "refs/truce/heads/"]).output
+            .split(separator: "\n").first { $0.contains(run.result.output.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .map { String($0.dropFirst("refs/truce/heads/".count).split(separator: "/").dropLast().joined(separator: "/")) } ?? "?")
+        let configOpens = run.calls.filter { $0.kind == .open && $0.path == "config" }.count
+        let listings = run.calls.filter { $0.kind == .list && $0.path.hasPrefix(folder) }.count
+        let syncs = run.calls.filter { $0.kind == .sync || $0.kind == .syncAll }.count
+        let logged = run.calls.filter { $0.path.hasPrefix("truce-saves.log") && $0.kind != .open }.count
+        print("one truce save: \(configOpens) opening of config, \(listings) listings of \(folder), \(syncs) syncs, \(run.calls.count) calls in all")
+        #expect(configOpens == 1, "libgit2 handles: the store's config opened \(configOpens) times")
+        #expect(listings == 2, "the document's heads folder listed \(listings) times")
+        #expect(logged == 0, "the save log was written or synced")
+        #expect(syncs == 11, "a save that replaces its document's head syncs \(syncs) times (FsyncCountTests.promisedFsyncsPerSave)")
+    }
 }

@@ -111,9 +111,11 @@ import Testing
         let run = try CrashTrace.truce(
             ["save", key, "-", "--device", "laptop"], store: store.path, input: .text("second\n"), environment: ["TRUCE_TRACE_READS": "1"])
         #expect(run.result.status == 0, "save: \(run.result.errorOutput)")
-        let folder = "refs/truce/heads/" + (try git(["-C", store.path, "for-each-ref", "--format=%(refname)", "refs/truce/heads/"]).output
-            .split(separator: "\n").first { $0.contains(run.result.output.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            .map { String($0.dropFirst("refs/truce/heads/".count).split(separator: "/").dropLast().joined(separator: "/")) } ?? "?")
+        let folder =
+            "refs/truce/heads/"
+            + (try git(["-C", store.path, "for-each-ref", "--format=%(refname)", "refs/truce/heads/"]).output
+                .split(separator: "\n").first { $0.contains(run.result.output.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                .map { String($0.dropFirst("refs/truce/heads/".count).split(separator: "/").dropLast().joined(separator: "/")) } ?? "?")
         let configOpens = run.calls.filter { $0.kind == .open && $0.path == "config" }.count
         let listings = run.calls.filter { $0.kind == .list && $0.path.hasPrefix(folder) }.count
         let syncs = run.calls.filter { $0.kind == .sync || $0.kind == .syncAll }.count

@@ -59,10 +59,21 @@ package enum ObjectBytes {
         }
         if name.isEmpty || email.isEmpty { throw refuse("failed to parse signature - Signature cannot have an empty name or email") }
         let offset = abs(Int(signature.offsetMinutes))
-        let zone = (signature.offsetMinutes < 0 ? "-" : "+") + String(format: "%02d%02d", offset / 60, offset % 60)
         // libgit2 prints the seconds as an unsigned 32-bit number (`Signature.representableDates` keeps dates in range).
         let seconds = UInt32(truncatingIfNeeded: signature.time)
-        return Array("\(header) ".utf8) + name + Array(" <".utf8) + email + Array("> \(seconds) \(zone)\n".utf8)
+        var line = Array(header.utf8)
+        line.reserveCapacity(header.utf8.count + name.count + email.count + 32)
+        line.append(0x20)
+        line += name
+        line += [0x20, UInt8(ascii: "<")]
+        line += email
+        line += [UInt8(ascii: ">"), 0x20]
+        line += Array(String(seconds).utf8)
+        line += [0x20, signature.offsetMinutes < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")]
+        // The zone as four digits, hours then minutes, each zero-padded.
+        for digit in [offset / 600 % 10, offset / 60 % 10, offset % 60 / 10, offset % 10] { line.append(UInt8(ascii: "0") + UInt8(digit)) }
+        line.append(0x0A)
+        return line
     }
 
     /// `text`'s bytes without the white space (`isspace`) at either end.

@@ -101,7 +101,8 @@ extension Repository {
         return ObjectID(oid)
     }
 
-    /// The bytes of the commit `writeCommit` would write, not written; the caller disposes of the buffer.
+    /// The bytes of the commit `writeCommit` would write, not written; the caller disposes of the buffer. Truce formats
+    /// the commits it writes itself (`ObjectBytes`); this is libgit2's formatting, which `ObjectBytesTests` holds it to.
     func commitBuffer(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError) -> git_buf {
         var buffer = git_buf()
         try withCommitParts(tree: tree, parents: parents, author: author, committer: committer) { tree, parents, author, committer in

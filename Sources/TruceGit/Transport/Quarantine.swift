@@ -99,6 +99,20 @@ package final class Quarantine {
         return references
     }
 
+    /// The ids of the objects in the packs whose indexes are `indexes`, when they are few (none for no pack); nil when
+    /// there are more than a lookup per incoming object would cost, or an index cannot be read.
+    static func fewObjects(in indexes: [String]) -> Set<ObjectID>? {
+        var ids = Set<ObjectID>()
+        for index in indexes {
+            // An index of more than 4,096 objects is over 100 KB: looking objects up in the packs is the cheaper way.
+            guard let size = DurableFiles.status(index)?.size, size < 8 + 256 * 4 + 4_096 * 28 + 40,
+                let listed = PackIndex.objectIDs(atPath: index)
+            else { return nil }
+            ids.formUnion(listed)
+        }
+        return ids
+    }
+
     /// Brings into the store the commits `tips` reach and `hidden` do not, with their trees and blobs.
     ///
     /// When every object downloaded is in `checked` (nothing was refused and
@@ -124,7 +138,11 @@ package final class Quarantine {
             // this sync brought is not looked up (a first sync would search every pack it wrote, for each object): an
             // object two batches share (rare) is copied once more, into the later batch's pack.
             var missing = checked.inOrder
-            if !storePacksBefore.isEmpty {
+            if let few = Self.fewObjects(in: storePacksBefore) {
+                // A store with a few objects (a new store's one commit of its branch, before its first sync): their ids in
+                // a set cost less than a lookup in the packs for each object the sync brings.
+                if !few.isEmpty { missing.removeAll { few.contains($0) } }
+            } else {
                 try withPacks(storePacksBefore) { packs in
                     missing.removeAll { id in
                         var oid = id.raw

@@ -33,4 +33,23 @@ import Testing
             #expect(try TestSupport.git(["-C", store.path, "cat-file", "-e", id.hex]).status == 0, "\(id) is not in the store")
         }
     }
+
+    /// What a copy leaves out because the store has it: a store's few objects are read from their indexes into a set,
+    /// many are looked up in the packs instead; either way an object the store holds is not copied again.
+    @Test func aStoresFewObjectsAreKnownFromTheirIndexesAndManyAreLookedUp() throws {
+        let store = try Fixture()
+        let packs = store.path + "/objects/pack/"
+        #expect(Quarantine.fewObjects(in: []) == [])
+        let few = try MemoryRepository(path: store.path)
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("one\n")], in: few)
+        _ = try few.flush(compressed: true)
+        let smallIndex = try #require(try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasSuffix(".idx") })
+        #expect(Quarantine.fewObjects(in: [packs + smallIndex]) == Set([commit, tree] + blobs.values))
+        let many = try MemoryRepository(path: store.path)
+        _ = try PackWriterTests.recordCommit(of: Dictionary(uniqueKeysWithValues: (0..<5000).map { ("f\($0)", Data.text("\($0)\n")) }), in: many)
+        _ = try many.flush(compressed: true)
+        let indexes = try FileManager.default.contentsOfDirectory(atPath: packs).filter { $0.hasSuffix(".idx") }.map { packs + $0 }
+        #expect(indexes.count == 2)
+        #expect(Quarantine.fewObjects(in: indexes) == nil, "5,000 objects are looked up, not read into a set")
+    }
 }

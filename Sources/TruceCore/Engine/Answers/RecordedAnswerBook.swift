@@ -83,13 +83,8 @@ struct RecordedAnswerBook: Sendable {
         }
     }
 
-    /// Whether recorded answers are replayed: `rerere.enabled` in the store's config or the synced one, on by default;
-    /// read as git reads a boolean.
-    func isReplaying() throws(TruceError) -> Bool {
-        try Self.isReplaying(access.read { try $0.routedConfig() })
-    }
-
-    /// Whether `config` (the store's with the synced one over it) replays recorded answers.
+    /// Whether `config` (the store's with the synced one over it) replays recorded answers: `rerere.enabled`, on by
+    /// default, read as git reads a boolean.
     static func isReplaying(_ config: [String: String]) throws(TruceError) -> Bool {
         guard let text = config["rerere.enabled"] else { return true }
         guard let value = ConfigEntry.boolean(text) else { throw .invalidConfiguration("rerere.enabled = \(text): expected true or false") }

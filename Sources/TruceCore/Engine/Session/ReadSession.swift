@@ -50,9 +50,6 @@ final class ReadSession {
         return (versions, listing)
     }
 
-    /// Forgets what the session read of `key`: the next `versions(of:)` reads it again.
-    func forget(_ key: DocumentKey) { (versionsRead[key], listings[key]) = (nil, nil) }
-
     // MARK: - Documents and their versions
 
     /// The version of `key` whose id is `id` or starts with it (at least 4 hexadecimal digits).

@@ -59,6 +59,9 @@ struct ChildResult {
     let output: Data
     /// The child's peak resident memory, from `wait4`'s rusage.
     let peakBytes: Int
+    /// From spawning the child to its exit, on the monotonic clock; for `runChildMeasuringPeak`, timed by the
+    /// process in between, so its own start is not charged to the child.
+    var seconds: Double = 0
 }
 
 /// Runs `executable` as `runChild` does, its peak memory measured from a small process in between.
@@ -66,26 +69,35 @@ struct ChildResult {
 /// Linux counts in a process's `ru_maxrss` the peak of the memory it had before `exec`, and
 /// `posix_spawn` starts the child in the bench's own memory: measured directly, every child
 /// would peak at least at the bench's peak (the corpus it built). A fresh bench process
-/// (`--peak-of`), a few MB, spawns the child instead and reports what `wait4` gave it.
-func runChildMeasuringPeak(_ executable: String, _ arguments: [String]) -> ChildResult {
-    let peakFile = FileManager.default.temporaryDirectory.appendingPathComponent("truce-bench-peak-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: peakFile) }
-    let child = runChild(CommandLine.arguments[0], ["--peak-of", peakFile, executable] + arguments)
-    let peak = (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int($0) } ?? 0
-    return ChildResult(status: child.status, output: child.output, peakBytes: peak)
+/// (`--peak-of`), a few MB, spawns the child instead and reports what `wait4` gave it, and the time from
+/// spawn to exit: timed from outside, the child would carry the start of that process too, a constant that
+/// flatters every ratio against a peer timed directly.
+func runChildMeasuringPeak(_ executable: String, _ arguments: [String], inputFile: String? = nil) -> ChildResult {
+    let measureFile = FileManager.default.temporaryDirectory.appendingPathComponent("truce-bench-peak-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: measureFile) }
+    let child = runChild(CommandLine.arguments[0], ["--peak-of", measureFile, executable] + arguments, inputFile: inputFile)
+    let measured = ((try? String(contentsOfFile: measureFile, encoding: .utf8)) ?? "").split(separator: " ")
+    return ChildResult(
+        status: child.status, output: child.output, peakBytes: measured.first.flatMap { Int($0) } ?? 0,
+        seconds: measured.dropFirst().first.flatMap { Double($0) } ?? 0)
 }
 
 /// `truce-bench --peak-of FILE EXECUTABLE ARGUMENTS...`: runs the command with this process's standard files,
-/// writes its peak resident bytes to FILE and exits with its status; the bench's `runChildMeasuringPeak` uses it.
+/// writes its peak resident bytes and its seconds from spawn to exit to FILE ("BYTES SECONDS") and exits with
+/// its status; the bench's `runChildMeasuringPeak` uses it.
 func peakOf(_ arguments: [String]) -> Never {
     guard arguments.count >= 2 else { exit(2) }
     let argv = arguments.dropFirst().map { strdup($0) } + [nil]
     var pid: pid_t = 0
-    guard posix_spawnp(&pid, arguments[1], nil, nil, argv, environ) == 0 else { exit(126) }
     var status: Int32 = 0
     var usage = rusage()
-    wait4(pid, &status, 0, &usage)
-    _ = FileManager.default.createFile(atPath: arguments[0], contents: Data(String(usage.ru_maxrss * 1024).utf8))
+    var spawned = true
+    let time = seconds {
+        spawned = posix_spawnp(&pid, arguments[1], nil, nil, argv, environ) == 0
+        if spawned { wait4(pid, &status, 0, &usage) }
+    }
+    guard spawned else { exit(126) }
+    _ = FileManager.default.createFile(atPath: arguments[0], contents: Data("\(usage.ru_maxrss * 1024) \(time)".utf8))
     exit((status & 0x7F) == 0 ? (status >> 8) & 0xFF : 125)
 }
 

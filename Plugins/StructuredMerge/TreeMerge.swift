@@ -54,14 +54,17 @@ struct TreeMerge {
         _ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
         tokens: [String], steps: [PathStep]
     ) -> StructuredValue? {
-        // An object one side added that holds the new place of a value it moved: merged member by member to get there.
-        if base == nil, theirs == nil, case .object(let added) = ours, moves.aboveOursTo.contains(steps) {
+        // An object one side added (or made of another value) that holds the new place of a value it moved: merged
+        // member by member to get there.
+        if base?.object == nil, theirs == base, case .object(let added) = ours, moves.aboveOursTo.contains(steps) {
             return .object(mergeObjects(ObjectValue(members: []), added, ObjectValue(members: []), tokens: tokens, steps: steps))
         }
-        if base == nil, ours == nil, case .object(let added) = theirs, moves.aboveTheirsTo.contains(steps) {
+        if base?.object == nil, ours == base, case .object(let added) = theirs, moves.aboveTheirsTo.contains(steps) {
             return .object(mergeObjects(ObjectValue(members: []), ObjectValue(members: []), added, tokens: tokens, steps: steps))
         }
-        if ours == theirs || base == theirs { return ours }
+        // A move's new place below: the containers on the way are merged, even where one side left them as they were.
+        let moveBelow = moves.aboveOursTo.contains(steps) || moves.aboveTheirsTo.contains(steps)
+        if !moveBelow, ours == theirs || base == theirs { return ours }
         // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
         if let base, let ours, let theirs {
             if case .object(let b) = base, case .object(let o) = ours, case .object(let t) = theirs {
@@ -111,7 +114,9 @@ struct TreeMerge {
             // Theirs moved it: it leaves here, and ours' edit of it is merged where it went.
             if theirValue == nil, moves.theirsFrom.contains(here) { continue }
             let value: StructuredValue?
-            if baseValue == nil, theirValue == nil, let move = moves.oursTo[here] {
+            if baseValue == nil, theirValue == nil, let reason = moves.oursContested[here] {
+                value = conflict(reason, nil, member.value, nil, tokens: tokens + [member.key], steps: here)
+            } else if baseValue == nil, theirValue == nil, let move = moves.oursTo[here] {
                 value = merge(move.base, member.value, move.other, tokens: tokens + [member.key], steps: here)
             } else {
                 value = merge(baseValue, member.value, theirValue, tokens: tokens + [member.key], steps: here)
@@ -140,7 +145,9 @@ struct TreeMerge {
             if moves.oursFrom.contains(here) { continue }
             let baseValue = baseIndex(occurrence).map { base.members[$0].value }
             let value: StructuredValue?
-            if baseValue == nil, let move = moves.theirsTo[here] {
+            if baseValue == nil, let reason = moves.theirsContested[here] {
+                value = conflict(reason, nil, nil, member.value, tokens: tokens + [member.key], steps: here)
+            } else if baseValue == nil, let move = moves.theirsTo[here] {
                 value = merge(move.base, move.other, member.value, tokens: tokens + [member.key], steps: here)
             } else {
                 value = merge(baseValue, nil, member.value, tokens: tokens + [member.key], steps: here)

@@ -68,7 +68,15 @@ struct TreeMerge {
         // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
         if let base, let ours, let theirs {
             if case .object(let b) = base, case .object(let o) = ours, case .object(let t) = theirs {
-                return .object(mergeObjects(b, o, t, tokens: tokens, steps: steps))
+                let conflictsBefore = conflicts.count
+                let merged = mergeObjects(b, o, t, tokens: tokens, steps: steps)
+                guard Self.duplicatesReadAlike(merged, [b, o, t]) else {
+                    conflicts.removeSubrange(conflictsBefore...)
+                    return conflict(
+                        "it holds a key more than once, and a reader that takes the first or the last occurrence would read a value no version gives it",
+                        base, ours, theirs, tokens: tokens, steps: steps)
+                }
+                return .object(merged)
             }
             if case .array(let b) = base, case .array(let o) = ours, case .array(let t) = theirs {
                 return mergeArrays(b, o, t, tokens: tokens, steps: steps)
@@ -161,6 +169,36 @@ struct TreeMerge {
             members += insertions[occurrence] ?? []
         }
         return ObjectValue(members: members, isInline: template.isInline, layout: template.layout)
+    }
+
+    /// True unless a key occurs more than once in one of `versions` or in `merged`, and a reader that takes the first
+    /// occurrence, or one that takes the last, reads in `merged` what no version gives that reader: occurrences edited,
+    /// removed and added on two sides can each merge right and together mislead a reader. A scalar must be a value
+    /// some version's reader reads; an object or array (merged member by member) must stand at the occurrence some
+    /// version's reader reads.
+    static func duplicatesReadAlike(_ merged: ObjectValue, _ versions: [ObjectValue]) -> Bool {
+        let duplicated = Set(([merged] + versions).flatMap { $0.occurrences.filter { $0.count > 0 }.map { Array($0.key.utf8) } })
+        guard !duplicated.isEmpty else { return true }
+        /// The reader's occurrence of `key` in `object`: its value, and how many occurrences of the key precede it.
+        func read(_ object: ObjectValue, _ key: [UInt8], last: Bool) -> (value: StructuredValue, count: Int)? {
+            let values = object.members.filter { $0.key.utf8.elementsEqual(key) }.map(\.value)
+            guard let value = last ? values.last : values.first else { return nil }
+            return (value, last ? values.count - 1 : 0)
+        }
+        for key in duplicated {
+            for last in [false, true] {
+                let reading = read(merged, key, last: last)
+                if case .unresolved? = reading?.value { continue }
+                let agrees = versions.contains { version in
+                    let other = read(version, key, last: last)
+                    guard let reading, let other else { return reading == nil && other == nil }
+                    return reading.value.object == nil && reading.value.array == nil
+                        ? reading.value == other.value : reading.count == other.count
+                }
+                if !agrees { return false }
+            }
+        }
+        return true
     }
 
     // MARK: - Arrays

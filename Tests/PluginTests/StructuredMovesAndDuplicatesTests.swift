@@ -57,8 +57,13 @@ import Truce
         let merged = try Self.merge(base, "{\"a\": 1, \"b\": 5, \"a\": 3}", "{\"a\": 9, \"b\": 0, \"a\": 2}")
         #expect(merged.conflicts == 0)
         #expect(merged.text == "{\"a\": 9, \"b\": 5, \"a\": 3}")
-        // One side removes the second occurrence, the other edits the first.
-        #expect(try Self.merge(base, "{\"a\": 1, \"b\": 0}", "{\"a\": 7, \"b\": 0, \"a\": 2}").text == "{\"a\": 7, \"b\": 0}")
+        // One side removes the second occurrence, the other edits the first: merged occurrence by occurrence, a reader
+        // that keeps the last one would read 7, which neither side gave it (the first side's reads 1, the second's 2).
+        let misleading = try Self.merge(base, "{\"a\": 1, \"b\": 0}", "{\"a\": 7, \"b\": 0, \"a\": 2}")
+        #expect(misleading.conflicts == 1)
+        #expect(misleading.text.hasPrefix("<<<<<<< ours\n{\"a\": 1, \"b\": 0}"), "\(misleading.text)")
+        // The same edits where the key occurs once are no conflict.
+        #expect(try Self.merge("{\"a\": 1, \"b\": 0}", "{\"a\": 1, \"b\": 5}", "{\"a\": 7, \"b\": 0}").text == "{\"a\": 7, \"b\": 5}")
         // Both edit the second occurrence differently: one conflict, at the key's path.
         let conflicted = try Self.merge(base, "{\"a\": 1, \"b\": 0, \"a\": 3}", "{\"a\": 1, \"b\": 0, \"a\": 4}")
         #expect(conflicted.conflicts == 1)

@@ -50,7 +50,8 @@ extension StructuredMerge {
         func read(_ data: Data, _ role: String) throws(StructuredInputError) -> StructuredDocument {
             do { return try StructuredDocument.read(data, kind: kind) } catch { throw StructuredInputError("the \(role) file \(error.description)") }
         }
-        let baseDocument = try read(base, "base"), currentDocument = try read(current, "current"), otherDocument = try read(other, "other")
+        let baseDocument = try read(base, "base"), otherDocument = try read(other, "other")
+        let currentDocument = try read(current, "current").edges(following: otherDocument, base: baseDocument)
         var merge = TreeMerge(rules: rules)
         let merged = merge.merge(base: baseDocument.root, ours: currentDocument.root, theirs: otherDocument.root)
         guard let merged else { throw StructuredInputError("the merge removed the whole document") }

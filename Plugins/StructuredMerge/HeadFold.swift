@@ -25,8 +25,10 @@ struct HeadFold {
             heads.append(try Self.read(side, kind: kind))
         }
         self.heads = heads
-        current = heads[0]
-        self.base = try Self.read(ConflictSet.Side(version: base.version, content: baseContent), kind: kind)
+        let baseDocument = try Self.read(ConflictSet.Side(version: base.version, content: baseContent), kind: kind)
+        self.base = baseDocument
+        // Two heads: the document's edges as the one head that changed them has them (see `StructuredDocument.edges`).
+        current = heads.count == 2 ? heads[0].edges(following: heads[1], base: baseDocument) : heads[0]
     }
 
     private static func read(_ side: ConflictSet.Side, kind: StructuredDocument.Kind) throws(StructuredInputError) -> StructuredDocument {

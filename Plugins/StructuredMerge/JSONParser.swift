@@ -85,9 +85,11 @@ struct JSONParser {
     }
 
     /// Ends a container: its whitespace, and its separators and heads moved into the document's tables.
-    private mutating func endContainer(_ started: (number: Int, separators: Int, heads: Int), opening: ReadDocument.Span, closing: ReadDocument.Span)
-    {
+    private mutating func endContainer(
+        _ started: (number: Int, separators: Int, heads: Int), opening: ReadDocument.Span, closing: ReadDocument.Span, items: Int
+    ) {
         var record = ReadDocument.Container(opening: opening, closing: closing)
+        record.itemCount = UInt32(items)
         record.firstSeparator = UInt32(separators.count)
         record.separatorCount = UInt32(pendingSeparators.count - started.separators)
         separators += pendingSeparators[started.separators...]
@@ -209,7 +211,7 @@ struct JSONParser {
         var multiline = skipWhitespace()
         let opening = span(openingStart, position)
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            endContainer(started, opening: opening, closing: span(position, position))
+            endContainer(started, opening: opening, closing: span(position, position), items: 0)
             position += 1
             return .object(ObjectValue(members: [], isInline: true, layout: layout))
         }
@@ -232,7 +234,7 @@ struct JSONParser {
             guard position < bytes.count else { throw failure("the document ends inside an object") }
             members.append(ObjectValue.Member(key: key, value: value, source: ItemSource(container: layout, index: members.count)))
             if bytes[position] == UInt8(ascii: "}") {
-                endContainer(started, opening: opening, closing: span(valueEnd, position))
+                endContainer(started, opening: opening, closing: span(valueEnd, position), items: members.count)
                 position += 1
                 return .object(ObjectValue(members: members, isInline: !multiline, layout: layout))
             }
@@ -255,7 +257,7 @@ struct JSONParser {
         var multiline = skipWhitespace()
         let opening = span(openingStart, position)
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            endContainer(started, opening: opening, closing: span(position, position))
+            endContainer(started, opening: opening, closing: span(position, position), items: 0)
             position += 1
             return .array(ArrayValue(elements: [], isInline: true, layout: layout))
         }
@@ -265,7 +267,7 @@ struct JSONParser {
             multiline = skipWhitespace() || multiline
             guard position < bytes.count else { throw failure("the document ends inside an array") }
             if bytes[position] == UInt8(ascii: "]") {
-                endContainer(started, opening: opening, closing: span(valueEnd, position))
+                endContainer(started, opening: opening, closing: span(valueEnd, position), items: elements.count)
                 position += 1
                 return .array(ArrayValue(elements: elements, isInline: !multiline, layout: layout))
             }

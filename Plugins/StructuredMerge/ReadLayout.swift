@@ -23,6 +23,8 @@ final class ReadDocument: @unchecked Sendable {
         var separatorCount: UInt32 = 0
         /// An object's member heads are `heads[firstHead...]`, one per member.
         var firstHead: UInt32 = 0
+        /// How many items it was read with.
+        var itemCount: UInt32 = 0
     }
 
     let bytes: [UInt8]
@@ -46,6 +48,12 @@ struct ContainerLayout: Sendable {
 
     var opening: ArraySlice<UInt8> { document[record.opening] }
     var closing: ArraySlice<UInt8> { document[record.closing] }
+
+    /// How many items it was read with.
+    var itemCount: Int { Int(record.itemCount) }
+
+    /// The container as read, from its opening bracket to its closing one.
+    var bytes: ArraySlice<UInt8> { document.bytes[Int(record.opening.start) - 1..<Int(record.closing.end) + 1] }
 
     /// True for the same container of the same document.
     func isSame(as other: ContainerLayout) -> Bool { document === other.document && number == other.number }

@@ -25,6 +25,15 @@ enum SequenceMerge {
         case theirs(Int)
         case base(Int)
 
+        /// The same element with ours and theirs named the other way round.
+        var swappingSides: Origin {
+            switch self {
+            case .ours(let index): .theirs(index)
+            case .theirs(let index): .ours(index)
+            case .base: self
+            }
+        }
+
         var index: Int {
             switch self {
             case .ours(let index), .theirs(let index), .base(let index): index

@@ -47,6 +47,19 @@ struct StructuredDocument: Sendable {
         }
     }
 
+    /// This document, with the whitespace around its value (a final line break, or none) and its line ends taken
+    /// from `other` where `other` changed them from the base and this document did not.
+    func edges(following other: StructuredDocument, base: StructuredDocument) -> StructuredDocument {
+        guard case .json(var layout) = format, case .json(let otherLayout) = other.format, case .json(let baseLayout) = base.format
+        else { return self }
+        func same(_ a: JSONLayout, _ b: JSONLayout) -> Bool {
+            a.edges?.leading == b.edges?.leading && a.edges?.trailing == b.edges?.trailing && a.newline == b.newline
+        }
+        guard same(layout, baseLayout), !same(otherLayout, baseLayout) else { return self }
+        (layout.edges, layout.trailingNewline, layout.newline) = (otherLayout.edges, otherLayout.trailingNewline, otherLayout.newline)
+        return StructuredDocument(root: root, format: .json(layout))
+    }
+
     /// `value` written in this document's format, then read back: output that does not parse is never returned.
     func written(_ value: StructuredValue, markers: JSONPrinter.Markers = JSONPrinter.Markers()) throws(StructuredInputError) -> Data {
         switch format {

@@ -77,6 +77,33 @@ enum StructuredValue: Hashable, Sendable {
         hasher.combine(text.utf8.count)
     }
 
+    /// The bytes this value was read from, nil for one a merge made or that was not read as JSON: what tells a side
+    /// that only rewrote a value (reordered, respaced) from one that left it alone.
+    var readBytes: ArraySlice<UInt8>? {
+        switch self {
+        case .object(let object):
+            guard let layout = object.layout, object.members.count == layout.itemCount,
+                object.members.indices.allSatisfy({ index in
+                    object.members[index].source.map { $0.container.isSame(as: layout) && $0.index == index } ?? false
+                })
+            else { return nil }
+            return layout.bytes
+        case .array(let array):
+            guard let layout = array.layout, array.elements.count == layout.itemCount,
+                array.sources.isEmpty
+                    || array.sources.indices.allSatisfy({ index in
+                        array.sources[index].map { $0.container.isSame(as: layout) && $0.index == index } ?? false
+                    })
+            else { return nil }
+            return layout.bytes
+        case .string(_, let source): return ArraySlice(source.utf8)
+        case .number(let text): return ArraySlice(text.utf8)
+        case .bool(let flag): return ArraySlice((flag ? "true" : "false").utf8)
+        case .null: return ArraySlice("null".utf8)
+        default: return nil
+        }
+    }
+
     var object: ObjectValue? { if case .object(let object) = self { object } else { nil } }
     var array: ArrayValue? { if case .array(let array) = self { array } else { nil } }
 

@@ -64,7 +64,15 @@ struct TreeMerge {
         }
         // A move's new place below: the containers on the way are merged, even where one side left them as they were.
         let moveBelow = moves.aboveOursTo.contains(steps) || moves.aboveTheirsTo.contains(steps)
-        if !moveBelow, ours == theirs || base == theirs { return ours }
+        if !moveBelow, ours == theirs || base == theirs {
+            // Equal in meaning. Where theirs only rewrote the value (reordered, respaced) and ours left its bytes as
+            // the base has them, theirs' bytes: a container to merge when ours changed something inside, else whole.
+            guard let base, let ours, let theirs, let baseBytes = base.readBytes, let theirBytes = theirs.readBytes,
+                baseBytes != theirBytes
+            else { return ours }
+            if ours.readBytes == baseBytes { return theirs }
+            guard base == theirs, ours.kindName == theirs.kindName, ours.object != nil || ours.array != nil else { return ours }
+        }
         // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
         if let base, let ours, let theirs {
             if case .object(let b) = base, case .object(let o) = ours, case .object(let t) = theirs {
@@ -106,60 +114,48 @@ struct TreeMerge {
 
     // MARK: - Objects
 
+    /// Members merged one by one. The side that leads gives the order, the layout and each member's key spelling:
+    /// ours, unless ours left the object laid out as the base has it and theirs did not (`theirsLeads`); members only
+    /// the other side has go after the member that precedes them there.
     private mutating func mergeObjects(
         _ base: ObjectValue, _ ours: ObjectValue, _ theirs: ObjectValue,
         tokens: [String], steps: [PathStep]
     ) -> ObjectValue {
-        let ourOccurrences = ours.occurrences, theirOccurrences = theirs.occurrences
-        let baseIndex = base.memberIndex(), theirIndex = theirs.memberIndex(), ourIndex = ours.memberIndex()
+        let theirsLead = Self.theirsLead(base: Self.layoutParts(base), ours: Self.layoutParts(ours), theirs: Self.layoutParts(theirs))
+        let (lead, follow) = theirsLead ? (theirs, ours) : (ours, theirs)
+        let leadOccurrences = lead.occurrences, followOccurrences = follow.occurrences
+        let baseIndex = base.memberIndex(), followIndex = follow.memberIndex(), leadIndex = lead.memberIndex()
         var merged: [ObjectValue.Member] = []
         var mergedOccurrences: [ObjectValue.Occurrence] = []
         var kept = Set<ObjectValue.Occurrence>()
-        for (member, occurrence) in zip(ours.members, ourOccurrences) {
-            let here = steps + [.member(member.key, occurrence: occurrence.count)]
+        for (member, occurrence) in zip(lead.members, leadOccurrences) {
+            let other = followIndex(occurrence).map { follow.members[$0].value }
+            let (ourValue, theirValue) = theirsLead ? (other, member.value) : (member.value, other)
             let baseValue = baseIndex(occurrence).map { base.members[$0].value }
-            let theirValue = theirIndex(occurrence).map { theirs.members[$0].value }
-            // Theirs moved it: it leaves here, and ours' edit of it is merged where it went.
-            if theirValue == nil, moves.theirsFrom.contains(here) { continue }
-            let value: StructuredValue?
-            if baseValue == nil, theirValue == nil, let reason = moves.oursContested[here] {
-                value = conflict(reason, nil, member.value, nil, tokens: tokens + [member.key], steps: here)
-            } else if baseValue == nil, theirValue == nil, let move = moves.oursTo[here] {
-                value = merge(move.base, member.value, move.other, tokens: tokens + [member.key], steps: here)
-            } else {
-                value = merge(baseValue, member.value, theirValue, tokens: tokens + [member.key], steps: here)
-            }
+            guard let value = mergeMember(member.key, occurrence, baseValue, ourValue, theirValue, tokens: tokens, steps: steps)
+            else { continue }
             if let value {
                 merged.append(member.holding(value))
                 mergedOccurrences.append(occurrence)
                 kept.insert(occurrence)
             }
         }
-        // Ours' layout, unless ours has no member to show one and theirs has.
-        let template = ours.members.isEmpty && !theirs.members.isEmpty ? theirs : ours
-        guard theirOccurrences.contains(where: { ourIndex($0) == nil }) else {
+        // The leading side's layout, unless it has no member to show one and the other has.
+        let template = lead.members.isEmpty && !follow.members.isEmpty ? follow : lead
+        guard followOccurrences.contains(where: { leadIndex($0) == nil }) else {
             return ObjectValue(members: merged, isInline: template.isInline, layout: template.layout)
         }
-        // Members only theirs has go after the member that precedes them in theirs, as they stood there.
         var insertions: [ObjectValue.Occurrence?: [ObjectValue.Member]] = [:]
         var anchor: ObjectValue.Occurrence?
-        for (member, occurrence) in zip(theirs.members, theirOccurrences) {
-            if ourIndex(occurrence) != nil {
+        for (member, occurrence) in zip(follow.members, followOccurrences) {
+            if leadIndex(occurrence) != nil {
                 if kept.contains(occurrence) { anchor = occurrence }
                 continue
             }
-            let here = steps + [.member(member.key, occurrence: occurrence.count)]
-            // Ours moved it: it leaves here, and theirs' edit of it is merged where it went.
-            if moves.oursFrom.contains(here) { continue }
+            let (ourValue, theirValue) = theirsLead ? (member.value, nil) : (nil, member.value)
             let baseValue = baseIndex(occurrence).map { base.members[$0].value }
-            let value: StructuredValue?
-            if baseValue == nil, let reason = moves.theirsContested[here] {
-                value = conflict(reason, nil, nil, member.value, tokens: tokens + [member.key], steps: here)
-            } else if baseValue == nil, let move = moves.theirsTo[here] {
-                value = merge(move.base, move.other, member.value, tokens: tokens + [member.key], steps: here)
-            } else {
-                value = merge(baseValue, nil, member.value, tokens: tokens + [member.key], steps: here)
-            }
+            guard let value = mergeMember(member.key, occurrence, baseValue, ourValue, theirValue, tokens: tokens, steps: steps)
+            else { continue }
             if let value { insertions[anchor, default: []].append(member.holding(value)) }
         }
         guard !insertions.isEmpty else { return ObjectValue(members: merged, isInline: template.isInline, layout: template.layout) }
@@ -169,6 +165,62 @@ struct TreeMerge {
             members += insertions[occurrence] ?? []
         }
         return ObjectValue(members: members, isInline: template.isInline, layout: template.layout)
+    }
+
+    /// One member merged: nil when a move takes it away from here (it is merged where it went), else its value (nil:
+    /// no member). A member one side moved here is merged with the other side's edit of it where it was; one whose
+    /// move the other side contradicts is a conflict.
+    private mutating func mergeMember(
+        _ key: String, _ occurrence: ObjectValue.Occurrence, _ baseValue: StructuredValue?, _ ourValue: StructuredValue?,
+        _ theirValue: StructuredValue?, tokens: [String], steps: [PathStep]
+    ) -> StructuredValue?? {
+        let here = steps + [.member(key, occurrence: occurrence.count)], tokens = tokens + [key]
+        if ourValue == nil, moves.oursFrom.contains(here) { return nil }
+        if theirValue == nil, moves.theirsFrom.contains(here) { return nil }
+        if baseValue == nil, theirValue == nil, let ourValue {
+            if let reason = moves.oursContested[here] { return .some(conflict(reason, nil, ourValue, nil, tokens: tokens, steps: here)) }
+            if let move = moves.oursTo[here] { return .some(merge(move.base, ourValue, move.other, tokens: tokens, steps: here)) }
+        }
+        if baseValue == nil, ourValue == nil, let theirValue {
+            if let reason = moves.theirsContested[here] { return .some(conflict(reason, nil, nil, theirValue, tokens: tokens, steps: here)) }
+            if let move = moves.theirsTo[here] { return .some(merge(move.base, move.other, theirValue, tokens: tokens, steps: here)) }
+        }
+        return .some(merge(baseValue, ourValue, theirValue, tokens: tokens, steps: here))
+    }
+
+    /// The bytes of a container that are not its items' values, in order: its whitespace inside the brackets, the
+    /// separators between items and each member's key spelling. Nil when it was not read as JSON, or an item in it was
+    /// not read there (a merge made it).
+    static func layoutParts(_ object: ObjectValue) -> [ArraySlice<UInt8>]? {
+        guard let layout = object.layout else { return nil }
+        var parts = [layout.opening, layout.closing]
+        var previous: ItemSource?
+        for member in object.members {
+            guard let source = member.source, source.container.isSame(as: layout) else { return nil }
+            parts.append(source.head)
+            if let previous { parts.append(previous.separator(before: source) ?? ArraySlice("\u{0}".utf8)) }
+            previous = source
+        }
+        return parts
+    }
+
+    static func layoutParts(_ array: ArrayValue) -> [ArraySlice<UInt8>]? {
+        guard let layout = array.layout else { return nil }
+        var parts = [layout.opening, layout.closing]
+        var previous: ItemSource?
+        for index in array.elements.indices {
+            guard let source = array.source(index), source.container.isSame(as: layout) else { return nil }
+            if let previous { parts.append(previous.separator(before: source) ?? ArraySlice("\u{0}".utf8)) }
+            previous = source
+        }
+        return parts
+    }
+
+    /// True when theirs rewrote a container's layout (its order, spacing or line breaks) and ours left it as the base
+    /// has it: the merge then takes theirs' layout there, as it takes the changed side's bytes for values.
+    static func theirsLead(base: [ArraySlice<UInt8>]?, ours: [ArraySlice<UInt8>]?, theirs: [ArraySlice<UInt8>]?) -> Bool {
+        guard let base, let ours, let theirs else { return false }
+        return ours.elementsEqual(base) && !theirs.elementsEqual(base)
     }
 
     /// True unless a key occurs more than once in one of `versions` or in `merged`, and a reader that takes the first
@@ -210,7 +262,13 @@ struct TreeMerge {
         if let member = identityMember(of: [base, ours, theirs], at: tokens) {
             return mergeByIdentity(base, ours, theirs, member: member, tokens: tokens, steps: steps)
         }
-        guard let origins = SequenceMerge.merge(base: base.elements, ours: ours.elements, theirs: theirs.elements) else {
+        // The side that leads keeps the elements both keep where it has them, with its layout (see `mergeObjects`).
+        let theirsLead = Self.theirsLead(base: Self.layoutParts(base), ours: Self.layoutParts(ours), theirs: Self.layoutParts(theirs))
+        let merged =
+            theirsLead
+            ? SequenceMerge.merge(base: base.elements, ours: theirs.elements, theirs: ours.elements)?.map(\.swappingSides)
+            : SequenceMerge.merge(base: base.elements, ours: ours.elements, theirs: theirs.elements)
+        guard let origins = merged else {
             return conflict(
                 "both sides changed the same part of the array", .array(base), .array(ours), .array(theirs),
                 tokens: tokens, steps: steps)
@@ -228,7 +286,8 @@ struct TreeMerge {
             elements.append(array.elements[origin.index])
             sources.append(array.source(origin.index))
         }
-        let template = ours.elements.isEmpty && !theirs.elements.isEmpty ? theirs : ours
+        let (lead, follow) = theirsLead ? (theirs, ours) : (ours, theirs)
+        let template = lead.elements.isEmpty && !follow.elements.isEmpty ? follow : lead
         return .array(ArrayValue(elements: elements, sources: sources, isInline: template.isInline, layout: template.layout))
     }
 

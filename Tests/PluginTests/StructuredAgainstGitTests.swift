@@ -89,4 +89,62 @@ import Truce
             #expect(merged.conflicts > 0, "merged without asking:\n\(merged.text)")
         }
     }
+
+    /// One side only changed the layout of a region (moved members, laid an object out on one line, added or removed
+    /// the final line break), the other edited a value: the result is the first side's bytes with the edit, which
+    /// git's line merge gives only where the edit is on lines the layout change did not touch.
+    @Test func whereOneSideOnlyChangedTheLayoutTheResultIsItsBytesWithTheOtherSidesEdit() throws {
+        let directory = TemporaryDirectory()
+        var random = SeededRandom(seed: 4950)
+        var cases = 0, exact = 0, gitExact = 0
+        for index in 0..<300 {
+            let scenario = ModelScenario.make(&random)
+            let base = scenario.base
+            var objects: [[String]] = [[]], scalars: [[String]] = []
+            func walk(_ value: ModelValue, _ path: [String]) {
+                for member in value.members ?? [] {
+                    let here = path + [member.key]
+                    if member.value.members != nil { objects.append(here) } else if member.value.elements == nil { scalars.append(here) }
+                    walk(member.value, here)
+                }
+            }
+            walk(base, [])
+            guard !scalars.isEmpty else { continue }
+            var baseLayout = ModelJSON(indent: "  ")
+            baseLayout.trailingNewline = random.chance(50)
+            var theirLayout = baseLayout
+            var theirs = base
+            switch random.int(0...2) {
+            case 0:
+                // Members moved: an object's members in another order.
+                let path = random.pick(objects)
+                guard var members = base.value(at: path)?.members, members.count > 1 else { continue }
+                members.swapAt(0, members.count - 1)
+                theirs = path.isEmpty ? .object(members) : base.replacing(path, with: .object(members))
+            case 1:
+                // A block laid out on one line.
+                guard objects.count > 1 else { continue }
+                theirLayout.inlinePaths = [random.pick(Array(objects.dropFirst()))]
+            default:
+                theirLayout.trailingNewline.toggle()
+            }
+            let edited = random.pick(scalars)
+            let change = ModelValue.string("edited \(index)")
+            let (b, o, t) = (
+                String(decoding: baseLayout.write(base), as: UTF8.self),
+                String(decoding: baseLayout.write(base.replacing(edited, with: change)), as: UTF8.self),
+                String(decoding: theirLayout.write(theirs), as: UTF8.self)
+            )
+            let expected = String(decoding: theirLayout.write(theirs.replacing(edited, with: change)), as: UTF8.self)
+            cases += 1
+            for (current, other) in [(o, t), (t, o)] {
+                let merged = try Self.structured(b, current, other)
+                #expect(
+                    merged.conflicts == 0 && merged.text == expected, "case \(index):\nbase:\n\(b)\nwanted:\n\(expected)\nwritten:\n\(merged.text)")
+                if merged.conflicts == 0 && merged.text == expected && current == o { exact += 1 }
+            }
+            if try Self.lineMerge(b, o, t, in: directory).text == expected { gitExact += 1 }
+        }
+        #expect(cases >= 200 && exact >= gitExact, "byte-exact: structured \(exact), git \(gitExact) of \(cases)")
+    }
 }

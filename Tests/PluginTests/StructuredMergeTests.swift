@@ -127,13 +127,21 @@ struct StructuredCase: CustomTestStringConvertible, Sendable {
             theirs: "{\n  \"b\": 2,\n  \"a\": 1,\n  \"c\": {\"d\": [1, 2]}\n}\n",
             expected: .merged("{\n\t\"a\": 1,\n\t\"c\": {\"d\": [1, 2]},\n\t\"b\": 2\n}")),
         StructuredCase(
-            rule: "a one-line current version stays on one line",
+            rule: "a one-line document the other side laid out on lines takes its lines",
             base: "{\"a\":1,\"b\":[1]}\n", ours: "{\"a\":2,\"b\":[1]}\n", theirs: "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}\n",
+            expected: .merged("{\n  \"a\": 2,\n  \"b\": [\n    1,\n    2\n  ]\n}\n")),
+        StructuredCase(
+            rule: "a one-line current version stays on one line where the other side kept the base's layout",
+            base: "{\"a\":1,\"b\":[1]}\n", ours: "{\"a\":2,\"b\":[1]}\n", theirs: "{\"a\":1,\"b\":[1,2]}\n",
             expected: .merged("{\"a\":2,\"b\":[1,2]}\n")),
         StructuredCase(
             rule: "CRLF line ends are kept",
             base: "{\r\n  \"a\": 1,\r\n  \"b\": 1\r\n}\r\n", ours: "{\r\n  \"a\": 2,\r\n  \"b\": 1\r\n}\r\n",
-            theirs: "{\n  \"a\": 1,\n  \"b\": 2\n}\n", expected: .merged("{\r\n  \"a\": 2,\r\n  \"b\": 2\r\n}\r\n")),
+            theirs: "{\r\n  \"a\": 1,\r\n  \"b\": 2\r\n}\r\n", expected: .merged("{\r\n  \"a\": 2,\r\n  \"b\": 2\r\n}\r\n")),
+        StructuredCase(
+            rule: "line ends the other side changed from CRLF to LF become LF",
+            base: "{\r\n  \"a\": 1,\r\n  \"b\": 1\r\n}\r\n", ours: "{\r\n  \"a\": 2,\r\n  \"b\": 1\r\n}\r\n",
+            theirs: "{\n  \"a\": 1,\n  \"b\": 2\n}\n", expected: .merged("{\n  \"a\": 2,\n  \"b\": 2\n}\n")),
         StructuredCase(
             rule: "pointer steps escape / and ~",
             base: #"{"a/b": {"c~d": 1}}"#, ours: #"{"a/b": {"c~d": 2}}"#, theirs: #"{"a/b": {"c~d": 3}}"#,

@@ -7,7 +7,8 @@ import TruceCore
 /// identify array elements, tried in order; `identityPaths = /items=sku,
 /// /teams/*/members=email` sets one member for the arrays at those JSON
 /// Pointer paths (`*` stands for any one step); `arrays = sequence` merges
-/// every array as a sequence, never by identity.
+/// every array as a sequence, never by identity; `siblings = ask` sends an
+/// object whose members both sides changed to a person, whole.
 package struct MergeRules: Sendable, Equatable {
     /// How arrays are merged when their elements could be matched by identity.
     package enum ArrayRule: String, Sendable, CaseIterable {
@@ -17,12 +18,21 @@ package struct MergeRules: Sendable, Equatable {
         case sequence
     }
 
+    /// What a merge does when both sides changed members of one object (different members, or one differently).
+    package enum SiblingRule: String, Sendable, CaseIterable {
+        /// Each member merges on its own: edits of different members are all kept.
+        case merge
+        /// A person decides the object: for files where a clean merge of neighbouring edits is not wanted.
+        case ask
+    }
+
     package static let defaultIdentityMembers = ["id", "uuid", "key", "_id"]
 
     package var identityMembers = MergeRules.defaultIdentityMembers
     /// Per path, the one identity member of the arrays there; the path's steps, `*` for any.
     package var identityPaths: [(path: [String], member: String)] = []
     package var arrays = ArrayRule.identity
+    package var siblings = SiblingRule.merge
 
     package init() {}
 
@@ -41,6 +51,7 @@ package struct MergeRules: Sendable, Equatable {
             }
         }
         arrays = try options.choice("arrays", default: ArrayRule.identity)
+        siblings = try options.choice("siblings", default: SiblingRule.merge)
     }
 
     /// The members that may identify the elements of the array at `path`, in the order they are tried.
@@ -63,11 +74,12 @@ package struct MergeRules: Sendable, Equatable {
                 : "every array merges as a sequence (arrays = sequence)"
         ]
         for rule in identityPaths { lines.append("array at \(JSONPointer.string(rule.path)) is matched by \(rule.member)") }
+        if siblings == .ask { lines.append("an object whose members both sides changed goes to a person whole (siblings = ask)") }
         return lines
     }
 
     package static func == (lhs: MergeRules, rhs: MergeRules) -> Bool {
-        lhs.identityMembers == rhs.identityMembers && lhs.arrays == rhs.arrays
+        lhs.identityMembers == rhs.identityMembers && lhs.arrays == rhs.arrays && lhs.siblings == rhs.siblings
             && lhs.identityPaths.map { $0.path + ["=", $0.member] } == rhs.identityPaths.map { $0.path + ["=", $0.member] }
     }
 }

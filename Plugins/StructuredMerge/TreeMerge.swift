@@ -76,6 +76,11 @@ struct TreeMerge {
         // When only theirs changed, containers are still merged, so the parts theirs left alone keep ours' layout.
         if let base, let ours, let theirs {
             if case .object(let b) = base, case .object(let o) = ours, case .object(let t) = theirs {
+                if rules.siblings == .ask, Self.bothChangedMembers(b, o, t) {
+                    return conflict(
+                        "both sides changed members of this object, and siblings = ask leaves that to a person", base, ours, theirs,
+                        tokens: tokens, steps: steps)
+                }
                 let conflictsBefore = conflicts.count
                 let merged = mergeObjects(b, o, t, tokens: tokens, steps: steps)
                 guard Self.duplicatesReadAlike(merged, [b, o, t]) else {
@@ -221,6 +226,25 @@ struct TreeMerge {
     static func theirsLead(base: [ArraySlice<UInt8>]?, ours: [ArraySlice<UInt8>]?, theirs: [ArraySlice<UInt8>]?) -> Bool {
         guard let base, let ours, let theirs else { return false }
         return ours.elementsEqual(base) && !theirs.elementsEqual(base)
+    }
+
+    /// True when each side changed a member of this object the other did not change alike: added, removed or given
+    /// another value. A member that is an object on every side counts only for the changes inside it, at its own level.
+    static func bothChangedMembers(_ base: ObjectValue, _ ours: ObjectValue, _ theirs: ObjectValue) -> Bool {
+        func changes(_ side: ObjectValue) -> [ObjectValue.Occurrence: StructuredValue?] {
+            let baseIndex = base.memberIndex(), sideIndex = side.memberIndex()
+            var changed: [ObjectValue.Occurrence: StructuredValue?] = [:]
+            for occurrence in Set(base.occurrences).union(side.occurrences) {
+                let was = baseIndex(occurrence).map { base.members[$0].value }, now = sideIndex(occurrence).map { side.members[$0].value }
+                guard was != now, !(was?.object != nil && now?.object != nil) else { continue }
+                changed[occurrence] = now
+            }
+            return changed
+        }
+        let ourChanges = changes(ours), theirChanges = changes(theirs)
+        guard !ourChanges.isEmpty, !theirChanges.isEmpty else { return false }
+        return ourChanges.count != theirChanges.count
+            || ourChanges.contains { occurrence, value in theirChanges[occurrence].map { $0 != value } ?? true }
     }
 
     /// True unless a key occurs more than once in one of `versions` or in `merged`, and a reader that takes the first

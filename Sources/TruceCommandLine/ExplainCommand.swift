@@ -18,14 +18,18 @@ struct ExplainCommand: Command {
         do { choice = try store.resolverChoice(for: key) } catch { configurationError = error }
         // What the chain would do now, so a resolver that passes (bad input, say) says why. Not with an external
         // driver in the chain: explaining never runs a configured command.
-        var outcome: (summary: String, passed: [String])?
+        var outcome: (summary: String, passed: [String], points: [String])?
         // Recorded answers that apply: who gave them, and when (replayed before the chain when they answer all of it).
         let recorded = explanation.versions.state == .inConflict ? (try? await store.recordedAnswers(for: key)) ?? [] : []
         if let choice, explanation.versions.state == .inConflict, choice.chain.allSatisfy({ choice.resolvers[$0]?.definition == nil }) {
             switch try await store.resolve(key, device: invocation.device(), dryRun: true) {
-            case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [])
+            case .wouldResolve(_, let resolver): outcome = ("\(resolver) would resolve it", [], [])
             case .needsPerson(let points, let resolver, let reasons):
-                outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons)
+                // Each point with the rule that sent it to a person (a structured path: a move, a key held twice…).
+                let why = points.compactMap { point in
+                    point.reason.map { "\(point.id)\(point.path.map { " at \($0.isEmpty ? "(the whole document)" : $0)" } ?? ""): \($0)" }
+                }
+                outcome = ("\(resolver) needs a person for \(points.count) conflict points", reasons, why)
             case .resolved, .nothingToResolve: break
             }
         }
@@ -59,6 +63,7 @@ struct ExplainCommand: Command {
                 if let outcome {
                     lines += outcome.passed.map { "passed: \($0)" }
                     lines.append("outcome: \(outcome.summary)")
+                    lines += outcome.points.map { "point: \($0)" }
                 }
             } else {
                 lines.append("resolver: none, the configuration is invalid")
@@ -90,12 +95,15 @@ struct ExplainReport: Encodable {
     /// What the chain would do now with a document in conflict, and why resolvers passed.
     let outcome: String?
     let passed: [String]?
+    /// Each conflict point with the rule that sent it to a person, where its resolver says.
+    let points: [String]?
     /// The recorded answers that apply to the conflict.
     let recorded: [RecordReport]
     let error: String?
 
     init(
-        _ explanation: Explanation, choice: ResolverChoice?, outcome: (summary: String, passed: [String])?, recorded: [RecordReport],
+        _ explanation: Explanation, choice: ResolverChoice?, outcome: (summary: String, passed: [String], points: [String])?,
+        recorded: [RecordReport],
         error: TruceError?
     ) {
         versions = VersionsReport(explanation.versions)
@@ -107,14 +115,17 @@ struct ExplainReport: Encodable {
         options = choice?.options.mapValues(\.values)
         definitions = choice?.resolvers.compactMapValues(\.definition)
         settings = choice.map { choice in
-            choice.resolvers.compactMapValues { resolver in
-                let lines = resolver.settings(for: choice.options[resolver.name] ?? ResolverOptions(resolverName: resolver.name))
-                return lines.isEmpty ? nil : lines
-            }
+            // By the name the chain uses: a name that `uses` another resolver has options of its own.
+            Dictionary(
+                uniqueKeysWithValues: choice.resolvers.compactMap { name, resolver in
+                    let lines = resolver.settings(for: choice.options[name] ?? ResolverOptions(resolverName: name))
+                    return lines.isEmpty ? nil : (name, lines)
+                })
         }
         deleteConflict = choice?.deleteConflict
         self.outcome = outcome?.summary
         passed = outcome?.passed
+        points = outcome?.points
         self.recorded = recorded
         self.error = error?.errorDescription
     }

@@ -101,4 +101,30 @@ import Testing
         #expect(why.output.contains("passed: structured: version "), "\(why.output)")
         #expect(why.output.contains("is not valid JSON: expected a member name in quotes"), "\(why.output)")
     }
+
+    /// `explain` names the rule behind each point, and shows the options of a name that `uses` structured.
+    @Test func explainNamesTheRuleThatSentEachPointToAPerson() throws {
+        let store = try CLIStore()
+        try store.writeAttributes("*.json merge=structured\nlocales/*.json merge=careful-json\n")
+        _ = try store.gitInStore("config", "resolver.careful-json.uses", "structured")
+        _ = try store.gitInStore("config", "resolver.careful-json.siblings", "ask")
+        try store.saveConflict(
+            "moved.json", base: .text("{\"a\": {\"host\": 1}, \"x\": 1}\n"),
+            heads: [("laptop", .text("{\"b\": {\"host\": 1}, \"x\": 1}\n")), ("phone", .text("{\"c\": {\"host\": 1}, \"x\": 1}\n"))])
+        let moved = try store.run("explain", "moved.json")
+        // One point at each new place (in the current version's order), each naming the other.
+        #expect(moved.output.contains(" at /b: moved here from /a on one side, and to /c on the other"), "\(moved.output)")
+        #expect(moved.output.contains(" at /c: moved here from /a on one side, and to /b on the other"), "\(moved.output)")
+
+        try store.saveConflict(
+            "locales/en.json", base: .text("{\"hi\": \"Hello\", \"bye\": \"Bye\"}\n"),
+            heads: [("laptop", .text("{\"hi\": \"Hi\", \"bye\": \"Bye\"}\n")), ("phone", .text("{\"hi\": \"Hello\", \"bye\": \"Ciao\"}\n"))])
+        let careful = try store.run("explain", "locales/en.json")
+        #expect(careful.output.contains("resolver: careful-json (from info/attributes line 2"), "\(careful.output)")
+        #expect(careful.output.contains("option: resolver.careful-json.uses = structured"), "\(careful.output)")
+        #expect(careful.output.contains("careful-json: an object whose members both sides changed goes to a person whole (siblings = ask)"))
+        #expect(careful.output.contains("point: H1 at (the whole document): both sides changed members of this object, and siblings = ask"))
+        let json = try store.run("explain", "locales/en.json", "--json")
+        #expect(json.output.contains("\"careful-json\""), "\(json.output)")
+    }
 }

@@ -95,3 +95,66 @@ import Truce
         #expect(try test.store.contents(of: #require(result.version)) == reformatted)
     }
 }
+
+/// `siblings = ask`, for the files where a clean merge of neighbouring edits is not wanted, chosen per path through a
+/// name of its own (`resolver.<name>.uses = structured`).
+@Suite(.timeLimit(.minutes(10))) struct StructuredSiblingsTests {
+    static let base = Data.text("{\n  \"greeting\": \"Hello\",\n  \"farewell\": \"Bye\",\n  \"meta\": {\"v\": 1}\n}\n")
+    static let ours = Data.text("{\n  \"greeting\": \"Hello there\",\n  \"farewell\": \"Bye\",\n  \"meta\": {\"v\": 1}\n}\n")
+    static let theirs = Data.text("{\n  \"greeting\": \"Hello\",\n  \"farewell\": \"Goodbye\",\n  \"meta\": {\"v\": 1}\n}\n")
+
+    @Test func translationsRoutedToACautiousNameAskWhereOtherJSONMerges() async throws {
+        let test = try TestStore()
+        try test.store.route("*.json", to: "structured")
+        try test.store.route("locales/*.json", to: "careful-json", options: ["uses": "structured", "siblings": "ask"])
+        for key: DocumentKey in ["locales/en.json", "settings.json"] {
+            try test.makeConflict(key, base: Self.base, heads: [("phone", Self.ours), ("laptop", Self.theirs)])
+        }
+        let settings = try await test.store.resolve("settings.json", device: "x")
+        guard case .resolved(let version, "structured", .settled) = settings else {
+            Issue.record("\(settings)")
+            return
+        }
+        #expect(
+            try test.store.contents(of: version)
+                == .text("{\n  \"greeting\": \"Hello there\",\n  \"farewell\": \"Goodbye\",\n  \"meta\": {\"v\": 1}\n}\n"))
+
+        let points = try await test.store.conflictPoints(for: "locales/en.json")
+        #expect(points.map(\.path) == [""], "\(points)")
+        #expect(points.first?.reason?.contains("siblings = ask") == true)
+        guard case .needsPerson = try await test.store.resolve("locales/en.json", device: "x") else {
+            Issue.record("a cautious path merged neighbouring edits")
+            return
+        }
+        // The person's answer settles it: the current version's object, whole.
+        let current = try test.store.contents(of: "locales/en.json")
+        let answered = try await test.store.resolve("locales/en.json", answering: ["H1": .ours], device: "x")
+        guard case .resolved(let chosen, _, _) = answered else {
+            Issue.record("\(answered)")
+            return
+        }
+        #expect(try test.store.contents(of: chosen) == current)
+        #expect([Self.ours, Self.theirs].contains(current))
+    }
+
+    @Test func siblingsAskLeavesEditsOfOneMemberAndOfDifferentObjectsAlone() throws {
+        var rules = MergeRules()
+        rules.siblings = .ask
+        func merge(_ base: String, _ ours: String, _ theirs: String) throws -> Int {
+            try StructuredMerge.mergeFiles(
+                base: Data(base.utf8), current: Data(ours.utf8), other: Data(theirs.utf8), path: "x.json",
+                rules: rules
+            ).conflictCount
+        }
+        // Different objects' members: each object changed on one side only.
+        #expect(
+            try merge("{\"a\": {\"x\": 1}, \"b\": {\"y\": 1}}", "{\"a\": {\"x\": 2}, \"b\": {\"y\": 1}}", "{\"a\": {\"x\": 1}, \"b\": {\"y\": 2}}")
+                == 0)
+        // The same change on both sides.
+        #expect(try merge("{\"a\": 1, \"b\": 1}", "{\"a\": 2, \"b\": 1}", "{\"a\": 2, \"b\": 1}") == 0)
+        // Neighbours in one object: a person.
+        #expect(try merge("{\"a\": 1, \"b\": 1}", "{\"a\": 2, \"b\": 1}", "{\"a\": 1, \"b\": 2}") == 1)
+        // A member added beside one edited.
+        #expect(try merge("{\"a\": 1}", "{\"a\": 2}", "{\"a\": 1, \"n\": 0}") == 1)
+    }
+}

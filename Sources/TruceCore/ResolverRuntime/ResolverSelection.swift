@@ -126,8 +126,14 @@ extension ResolverChoice {
         var nameSource = source
         while true {
             let resolverOptions = (name == first ? given : nil) ?? Self.options(for: name, in: config)
-            // Drivers come from the local config only: a synced line can name one, never define one.
-            if let resolver = try registry.resolver(named: name, localConfig: localConfig) {
+            // Drivers come from the local config only: a synced line can name one, never define one. A name no resolver
+            // has can stand for one with options of its own (`resolver.<name>.uses = structured`): routing picks it
+            // for some paths, and the plain name for the rest.
+            let uses = try registry.resolver(named: name, localConfig: localConfig) == nil ? resolverOptions["uses"] : nil
+            if let uses, try registry.resolver(named: uses, localConfig: localConfig) == nil {
+                throw .unknownResolver(uses, source: "resolver.\(name).uses in \(configSource("resolver.\(name).uses"))")
+            }
+            if let resolver = try registry.resolver(named: uses ?? name, localConfig: localConfig) {
                 resolvers[name] = resolver
                 do { try resolver.validate(options: resolverOptions) } catch let error as TruceError { throw error } catch {
                     throw .invalidConfiguration("resolver.\(name): \(error)")

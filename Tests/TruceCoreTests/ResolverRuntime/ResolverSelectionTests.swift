@@ -75,6 +75,24 @@ struct NamedResolver: Resolver {
         #expect(try test.store.resolverChoice(for: "a.md", registry: Self.registry, explicit: "union").chain == ["union", "list-conflicts"])
     }
 
+    /// A name no resolver has, standing for one that has, with options of its own: routing picks it per path.
+    @Test func aNameThatUsesAResolverHasItsOwnOptionsAndMustUseAResolverThatExists() throws {
+        let test = try TestStore()
+        try test.setAttributes("*.md merge=three-way\ncareful/*.md merge=careful\n")
+        try test.setConfig("resolver.careful.uses", "three-way")
+        try test.setConfig("resolver.careful.style", "diff3")
+        let careful = try test.store.resolverChoice(for: "careful/a.md", registry: Self.registry)
+        #expect(careful.chain == ["careful"])
+        #expect(careful.resolvers["careful"]?.name == "three-way")
+        #expect(careful.options["careful"]?["style"] == "diff3")
+        let plain = try test.store.resolverChoice(for: "a.md", registry: Self.registry)
+        #expect(plain.chain == ["three-way"] && plain.options["three-way"]?["style"] == nil)
+        try test.setConfig("resolver.careful.uses", "nowhere")
+        #expect(throws: TruceError.unknownResolver("nowhere", source: "resolver.careful.uses in config")) {
+            try test.store.resolverChoice(for: "careful/a.md", registry: Self.registry)
+        }
+    }
+
     @Test func unknownNamesLoopsAndMalformedLinesAreClearErrors() throws {
         let test = try TestStore()
         try test.setAttributes("*.md merge=nope\n")

@@ -41,7 +41,12 @@ struct HeadFold {
     }
 
     /// The merged tree and every conflict the steps met (with `answers` substituted where a person gave them).
-    func run(rules: MergeRules, answers: [String: StructuredValue?] = [:]) throws -> (value: StructuredValue?, conflicts: [TreeConflict]) {
+    func run(rules: MergeRules, fieldRules: [FieldRule] = [], answers: [String: StructuredValue?] = [:]) throws -> (
+        value: StructuredValue?, conflicts: [TreeConflict]
+    ) {
+        let fields = try FieldRulePass(
+            rules: fieldRules, base: base?.root,
+            heads: zip(heads, conflict.heads).map { FieldRulePass.Head(value: $0.root, date: $1.version.modificationDate, id: $1.version.id.hex) })
         var result: StructuredValue? = current.root
         var merged = [conflict.current.version.id]
         var conflicts: [TreeConflict] = []
@@ -55,7 +60,7 @@ struct HeadFold {
                 }
                 stepBase = try StructuredDocument.read(content, kind: kind)
             }
-            var merge = TreeMerge(rules: rules, answers: answers)
+            var merge = TreeMerge(rules: rules, answers: answers, fields: fields)
             result = merge.merge(base: stepBase.root, ours: result, theirs: heads[index + 1].root)
             conflicts += merge.conflicts
             merged.append(side.version.id)

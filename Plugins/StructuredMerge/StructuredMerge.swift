@@ -31,14 +31,15 @@ public struct StructuredMerge: PointAnsweringResolver {
         let rules = try MergeRules(context.options)
         let fold: HeadFold
         do { fold = try HeadFold(conflict) } catch { return .pass(reason: error.description) }
-        // A side that left the document as the base has it: the other side's bytes, as git's merge gives them.
-        if conflict.conflicts.count == 1, let base = conflict.base?.content, let current = conflict.current.content,
+        // A side that left the document as the base has it: the other side's bytes, as git's merge gives them (unless
+        // field rules decide: `max` keeps a value the other side lowered).
+        if conflict.conflicts.count == 1, context.fieldRules.isEmpty, let base = conflict.base?.content, let current = conflict.current.content,
             let other = conflict.conflicts[0].content
         {
             if base == current { return .resolved(content: other) }
             if base == other { return .resolved(content: current) }
         }
-        let (value, conflicts) = try fold.run(rules: rules)
+        let (value, conflicts) = try fold.run(rules: rules, fieldRules: context.fieldRules)
         if !conflicts.isEmpty { return .needsPerson(points(conflicts, fold)) }
         guard let value else { return .resolved(content: nil) }
         do {
@@ -50,14 +51,14 @@ public struct StructuredMerge: PointAnsweringResolver {
 
     public func conflictPoints(of conflict: ConflictSet, context: ResolutionContext) async throws -> [ConflictPoint]? {
         guard let fold = try? HeadFold(conflict) else { return nil }
-        return points(try fold.run(rules: try MergeRules(context.options)).conflicts, fold)
+        return points(try fold.run(rules: try MergeRules(context.options), fieldRules: context.fieldRules).conflicts, fold)
     }
 
     public func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, context: ResolutionContext) async throws -> Data? {
         let rules = try MergeRules(context.options)
         let fold: HeadFold
         do { fold = try HeadFold(conflict) } catch { throw TruceError.invalidAnswer("\(conflict.key) cannot be merged by structure: \(error)") }
-        let conflicts = try fold.run(rules: rules).conflicts
+        let conflicts = try fold.run(rules: rules, fieldRules: context.fieldRules).conflicts
         let points = points(conflicts, fold)
         var values: [String: StructuredValue?] = [:]
         for (name, answer) in answers {
@@ -70,7 +71,7 @@ public struct StructuredMerge: PointAnsweringResolver {
             if values[path] != nil { throw TruceError.invalidAnswer("the conflict at \(path) is answered twice") }
             values[path] = try value(for: answer, at: found, named: name, fold)
         }
-        let (value, remaining) = try fold.run(rules: rules, answers: values)
+        let (value, remaining) = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values)
         if let open = remaining.first {
             throw TruceError.invalidAnswer("the conflict at \(open.pointer.isEmpty ? "the whole document" : open.pointer) has no answer")
         }
@@ -90,7 +91,7 @@ public struct StructuredMerge: PointAnsweringResolver {
     ) async throws -> Data? {
         guard conflict.heads.count == 2, let fold = try? HeadFold(conflict), case .json(let layout) = fold.current.format else { return nil }
         let rules = try MergeRules(context.options)
-        let conflicts = try fold.run(rules: rules).conflicts
+        let conflicts = try fold.run(rules: rules, fieldRules: context.fieldRules).conflicts
         let points = points(conflicts, fold)
         var values: [String: StructuredValue?] = [:]
         for (name, answer) in answers {
@@ -99,7 +100,7 @@ public struct StructuredMerge: PointAnsweringResolver {
             else { continue }
             values[path] = try value(for: answer, at: found, named: name, fold)
         }
-        guard let value = try fold.run(rules: rules, answers: values).value else { return nil }
+        guard let value = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values).value else { return nil }
         let size = TextMerge.markerSize(7, avoiding: conflict.heads.compactMap(\.content) + [conflict.base?.content].compactMap { $0 })
         let printed = JSONPrinter.Markers(
             size: size, oursLabel: markers.labels.first ?? "ours", baseLabel: markers.baseLabel, theirsLabel: markers.labels.last ?? "theirs",

@@ -39,9 +39,13 @@ struct TreeMerge {
     private(set) var conflicts: [TreeConflict] = []
     private var moves = MemberMoves()
 
-    init(rules: MergeRules, answers: [String: StructuredValue?] = [:]) {
+    /// What the fields' merge rules decided (`FieldRulePass`), taken where the merge meets each path.
+    let fields: FieldRulePass?
+
+    init(rules: MergeRules, answers: [String: StructuredValue?] = [:], fields: FieldRulePass? = nil) {
         self.rules = rules
         self.answers = answers
+        self.fields = fields
     }
 
     /// The merged document; nil when it merged to nothing (both sides' changes removed it).
@@ -54,6 +58,11 @@ struct TreeMerge {
         _ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
         tokens: [String], steps: [PathStep]
     ) -> StructuredValue? {
+        switch fields?.decisions[steps] {
+        case .value(let value)?: return value
+        case .person(let reason)?: return conflict(reason, base, ours, theirs, tokens: tokens, steps: steps)
+        case nil: break
+        }
         // An object one side added (or made of another value) that holds the new place of a value it moved: merged
         // member by member to get there.
         if base?.object == nil, theirs == base, case .object(let added) = ours, moves.aboveOursTo.contains(steps) {
@@ -63,7 +72,8 @@ struct TreeMerge {
             return .object(mergeObjects(ObjectValue(members: []), ObjectValue(members: []), added, tokens: tokens, steps: steps))
         }
         // A move's new place below: the containers on the way are merged, even where one side left them as they were.
-        let moveBelow = moves.aboveOursTo.contains(steps) || moves.aboveTheirsTo.contains(steps)
+        let moveBelow =
+            moves.aboveOursTo.contains(steps) || moves.aboveTheirsTo.contains(steps) || fields?.above.contains(steps) == true
         if !moveBelow, ours == theirs || base == theirs {
             // Equal in meaning. Where theirs only rewrote the value (reordered, respaced) and ours left its bytes as
             // the base has them, theirs' bytes: a container to merge when ours changed something inside, else whole.
@@ -317,6 +327,8 @@ struct TreeMerge {
 
     /// The first candidate member that every element of every array carries, with a scalar value unique within its array.
     private func identityMember(of arrays: [ArrayValue], at tokens: [String]) -> String? {
+        // A field rule's `id=MEMBER` (the rules checked every element carries it).
+        if let member = fields?.identity(at: tokens) { return member }
         guard arrays.contains(where: { !$0.elements.isEmpty }) else { return nil }
         candidates: for member in rules.identityCandidates(at: tokens) {
             for array in arrays {

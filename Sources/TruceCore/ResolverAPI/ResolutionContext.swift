@@ -16,6 +16,9 @@ public struct ResolutionContext: Sendable {
     /// socket) should stop it by then; cooperative work (`Task.sleep`,
     /// `Task.checkCancellation()`) is cancelled for it.
     public let deadline: ContinuousClock.Instant
+    /// The merge rules of the document's JSON fields (its `info/fields` and `.truce/fields` lines): a resolver that
+    /// merges by structure follows them.
+    public var fieldRules: [FieldRule] = []
     private let readHistory: @Sendable (Int) async throws(TruceError) -> [Version]
     private let readContent: @Sendable (Version) async throws(TruceError) -> Data?
     private let decisions = DecisionLog()

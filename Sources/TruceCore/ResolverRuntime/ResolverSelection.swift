@@ -22,6 +22,8 @@ public struct ResolverChoice: Sendable {
     public let deleteConflict: DeleteConflictPolicy
     /// Where `deleteConflict` came from, for people: the config line, or the default.
     public let deleteConflictSource: String
+    /// The merge rules of the document's JSON fields: the store's `info/fields`, then the synced `.truce/fields`.
+    public var fieldRules: [FieldRule] = []
 }
 
 /// What decides a key's resolver chain, read from the store: its `merge` attribute in `info/attributes`, the
@@ -31,6 +33,8 @@ struct RoutingInputs: Sendable {
     let localConfig: [String: String]
     let attributesPath: String
     let routing: Routing
+    /// The store's own `info/fields`.
+    var localFields = FieldRules()
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
     var routedConfig: [String: String] { localConfig.merging(routing.config) { $1 } }
@@ -39,9 +43,13 @@ struct RoutingInputs: Sendable {
 extension ReadSession {
     /// What decides `key`'s resolver chain, read at one moment.
     func routingInputs(for key: DocumentKey) throws -> RoutingInputs {
-        RoutingInputs(
+        let fieldsPath = engine.gitDirectory + "info/fields"
+        let localFields = try FileManager.default.contents(atPath: fieldsPath).map { data throws(TruceError) in
+            try FieldRules(parsing: data, name: "info/fields")
+        }
+        return RoutingInputs(
             localAttribute: try repository.attribute("merge", for: key.rawValue), localConfig: try engine.localConfig(),
-            attributesPath: engine.gitDirectory + "info/attributes", routing: try routing())
+            attributesPath: engine.gitDirectory + "info/attributes", routing: try routing(), localFields: localFields ?? FieldRules())
     }
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
@@ -161,7 +169,8 @@ extension ResolverChoice {
         return ResolverChoice(
             chain: chain, source: source, mergeAttribute: decidingAttribute, options: options, resolvers: resolvers, timeouts: timeouts,
             skipped: skipped,
-            deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource)
+            deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource,
+            fieldRules: FieldRules(inputs.localFields.rules + routing.fields.rules).rules(for: key))
     }
 
     /// The options config gives `resolver`: its `resolver.<name>.<option>` lines.

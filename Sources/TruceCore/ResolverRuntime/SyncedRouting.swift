@@ -12,15 +12,22 @@ internal import TruceGit
 ///   driver's command (`merge.<name>.driver`) is only ever read from the
 ///   local config, so no replica can make another run a program.
 ///
-/// Both are read from their current version, so every replica that has the
+/// - `.truce/fields`, one merge rule of a JSON field a line (`FieldRules`),
+///   read after the store's local `info/fields`, so its rules decide.
+///
+/// All are read from their current version, so every replica that has the
 /// same versions decides alike.
 struct Routing: Sendable {
     static let attributesKey: DocumentKey = ".truce/attributes"
     static let configKey: DocumentKey = ".truce/config"
+    /// The synced merge rules of JSON fields (`FieldRules`), read after the store's local `info/fields`.
+    static let fieldsKey: DocumentKey = ".truce/fields"
 
     let attributes: AttributesFile?
     /// The synced config's entries that may override local ones, names lowercased as git does.
     let config: [String: String]
+    /// The rules `.truce/fields` holds.
+    var fields = FieldRules()
 
     /// Whether a synced config entry may override the local one.
     static func isSyncable(_ name: String) -> Bool {
@@ -30,7 +37,9 @@ struct Routing: Sendable {
     }
 
     /// Reads the routing documents at these versions (nil: that document routes nothing).
-    static func read(attributes attributesVersion: Version?, config configVersion: Version?, in engine: StoreEngine) throws -> Routing {
+    static func read(
+        attributes attributesVersion: Version?, config configVersion: Version?, fields fieldsVersion: Version?, in engine: StoreEngine
+    ) throws -> Routing {
         let attributes = try attributesVersion.flatMap { try engine.contents(of: $0) }
             .map { data throws(TruceError) in try AttributesFile(data, name: attributesKey.rawValue) }
         var config: [String: String] = [:]
@@ -44,7 +53,9 @@ struct Routing: Sendable {
             }
             for entry in entries where isSyncable(entry.name) { config[entry.name] = entry.value }
         }
-        return Routing(attributes: attributes, config: config)
+        let fields = try fieldsVersion.flatMap { try engine.contents(of: $0) }
+            .map { data throws(TruceError) in try FieldRules(parsing: data, name: fieldsKey.rawValue) }
+        return Routing(attributes: attributes, config: config, fields: fields ?? FieldRules())
     }
 }
 
@@ -55,9 +66,10 @@ extension ReadSession {
     func routing() throws -> Routing {
         let attributes = try versions(of: Routing.attributesKey).current
         let config = try versions(of: Routing.configKey).current
-        let versions = [attributes?.id, config?.id]
+        let fields = try versions(of: Routing.fieldsKey).current
+        let versions = [attributes?.id, config?.id, fields?.id]
         if let cached = engine.routingCache.routing(for: versions) { return cached }
-        let routing = try Routing.read(attributes: attributes, config: config, in: engine)
+        let routing = try Routing.read(attributes: attributes, config: config, fields: fields, in: engine)
         engine.routingCache.keep(routing, for: versions)
         return routing
     }

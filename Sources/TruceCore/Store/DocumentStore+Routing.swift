@@ -32,4 +32,11 @@ extension DocumentStore {
     ) throws(TruceError) -> [Version] {
         try RouteChange(access: access).route(pattern, to: resolver, options: options, author: author(device), date: date)
     }
+
+    /// Writes the merge rules of JSON fields as the synced document `.truce/fields`, so every replica merges alike;
+    /// returns the version written, nil when it held these rules already. See ``FieldRules``.
+    @discardableResult
+    public func setFieldRules(_ rules: FieldRules, device: String? = nil, date: Date = Date()) throws(TruceError) -> Version? {
+        try RouteChange(access: access).setFieldRules(rules, author: author(device), date: date)
+    }
 }

@@ -78,7 +78,11 @@ struct Resolving: Sendable {
 
     /// The chain `choice` makes, with the context the store gives its resolvers.
     func chain(_ choice: ResolverChoice) -> ResolverChain {
-        ResolverChain(choice: choice) { [self] in resolutionContext(for: $0, options: $1, deadline: $2) }
+        ResolverChain(choice: choice) { [self] in
+            var context = resolutionContext(for: $0, options: $1, deadline: $2)
+            context.fieldRules = choice.fieldRules
+            return context
+        }
     }
 
     /// The chain config picks for `key` (or `explicit`'s).

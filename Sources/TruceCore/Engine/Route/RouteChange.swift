@@ -37,6 +37,24 @@ struct RouteChange: Sendable {
         let ids = try access.saveBatch(saves, author: author, allowingFutureDates: false, cancellation: nil, progress: nil)
         return try access.read { session in try zip(saves, ids).map { save, id in try session.version(id.hex, of: save.key) } }
     }
+
+    /// Writes `rules` as the synced rules document `.truce/fields`, replacing what it held; returns the version written,
+    /// nil when it already held exactly these rules. A rules document in conflict is `.invalidRoute`: resolve it first.
+    func setFieldRules(_ rules: FieldRules, author: String, date: Date) throws(TruceError) -> Version? {
+        let document = try access.read { session in try RoutingDocument(Routing.fieldsKey, in: session) }
+        guard document.heads <= 1 else {
+            throw .invalidRoute(Routing.fieldsKey.rawValue, reason: "it is in conflict (\(document.heads) heads); resolve it first")
+        }
+        let content = Data(rules.text.utf8)
+        // Read back as any replica will read it: a rule that does not survive its own text is refused here.
+        guard try FieldRules(parsing: content, name: Routing.fieldsKey.rawValue).rules.map(\.line) == rules.rules.map(\.line) else {
+            throw .invalidRoute(Routing.fieldsKey.rawValue, reason: "a rule's documents or field holds a space, a tab or a line break")
+        }
+        guard content != document.content || document.current == nil else { return nil }
+        let save = BatchSave(key: Routing.fieldsKey, content: content, device: author, date: date, base: document.current?.id)
+        let ids = try access.saveBatch([save], author: author, allowingFutureDates: false, cancellation: nil, progress: nil)
+        return try access.read { session in try session.version(ids[0].hex, of: Routing.fieldsKey) }
+    }
 }
 
 /// A routing document as `route` found it: its current version (nil when absent), that version's bytes, its number of heads.
@@ -53,4 +71,5 @@ private struct RoutingDocument: Sendable {
         content = try versions.current.flatMap { try session.contents(of: $0) } ?? Data()
         heads = versions.heads.count
     }
+
 }

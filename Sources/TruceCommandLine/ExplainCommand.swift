@@ -54,6 +54,10 @@ struct ExplainCommand: Command {
                     let options = choice.options[name] ?? ResolverOptions(resolverName: name)
                     for setting in choice.resolvers[name]?.settings(for: options) ?? [] { lines.append("\(name): \(setting)") }
                 }
+                // Where two name one field, the later decides: the order is the order they are read in.
+                for rule in choice.fieldRules {
+                    lines.append("field rule: \(rule.field) \(rule.merge.name) (\(rule.source ?? "declared in Swift"))")
+                }
                 lines.append("delete conflicts: \(choice.deleteConflict.rawValue) (\(choice.deleteConflictSource))")
                 for record in recorded {
                     lines.append(

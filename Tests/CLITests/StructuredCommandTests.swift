@@ -128,3 +128,37 @@ import Testing
         #expect(json.output.contains("\"careful-json\""), "\(json.output)")
     }
 }
+
+/// `truce fields`: a rules document checked line by line before it is saved, and the rules a document is under.
+@Suite(.timeLimit(.minutes(10))) struct FieldsCommandTests {
+    @Test func checkReportsEveryProblemWithItsLineAndExitsTwo() throws {
+        let store = try CLIStore()
+        let file = store.directory.file("rules")
+        try Data("notes/*.json /title lww\nnotes/*.json /tags\n*.json /v tally\n".utf8).write(to: URL(fileURLWithPath: file))
+        let checked = try store.run("fields", "--check", file)
+        #expect(checked.status == 2)
+        #expect(checked.output.split(separator: "\n").count == 2, "\(checked.output)")
+        #expect(checked.output.contains("\(file) line 2: expected DOCUMENTS FIELD RULE, three words, found 2"))
+        #expect(checked.output.contains("\(file) line 3: unknown rule 'tally'"))
+        let sound = try store.run("fields", "--check", "-", input: Data("notes/*.json /title lww\n".utf8))
+        #expect(sound.status == 0 && sound.output == "standard input: 1 rules, no problems\n", "\(sound.output)")
+    }
+
+    @Test func fieldsAndExplainShowTheRulesADocumentIsUnderWithTheirLines() throws {
+        let store = try CLIStore()
+        try store.writeAttributes("*.json merge=structured\n")
+        try Data("notes/*.json /title max\n".utf8).write(to: URL(fileURLWithPath: store.path + "/info/fields"))
+        _ = try store.saveBytes(".truce/fields", .text("notes/*.json /title lww\nnotes/*.json /tags union\n"))
+        let fields = try store.run("fields", "notes/a.json")
+        #expect(
+            fields.output
+                == "/title max (info/fields line 1: notes/*.json /title max)\n/title lww (.truce/fields line 1: notes/*.json /title lww)\n"
+                + "/tags union (.truce/fields line 2: notes/*.json /tags union)\n", "\(fields.output) \(fields.errorOutput)")
+        _ = try store.saveConflict(
+            "notes/a.json", base: .text("{\"title\": \"a\", \"tags\": []}\n"),
+            heads: [("laptop", .text("{\"title\": \"b\", \"tags\": [\"x\"]}\n")), ("phone", .text("{\"title\": \"c\", \"tags\": [\"y\"]}\n"))])
+        let explain = try store.run("explain", "notes/a.json")
+        #expect(explain.output.contains("field rule: /title lww (.truce/fields line 1)"), "\(explain.output)")
+        #expect(explain.output.contains("outcome: structured would resolve it"), "\(explain.output)")
+    }
+}

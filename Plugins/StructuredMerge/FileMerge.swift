@@ -1,4 +1,5 @@
 import Foundation
+import TruceCore
 
 extension StructuredMerge {
     /// What merging three plain files by structure gave: the result, and how many places conflict.
@@ -28,12 +29,16 @@ extension StructuredMerge {
     /// `mergeByStructure(base:current:other:path:rules:markers:)`. Throws
     /// `StructuredInputError` when a file cannot be merged by structure; then a
     /// line merge is the caller's fallback.
+    ///
+    /// `fieldRules` are the merge rules of the file's fields (`FieldRules`); with two versions and no dates, `lww`
+    /// takes the current side where both changed a field. A rule that cannot apply throws `TruceError`.
     package static func mergeFiles(
-        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(), markers: FileMarkers = FileMarkers()
-    ) throws(StructuredInputError) -> FileMergeResult {
-        if current == other || base == other { return FileMergeResult(content: current, conflictCount: 0) }
-        if base == current { return FileMergeResult(content: other, conflictCount: 0) }
-        return try mergeByStructure(base: base, current: current, other: other, path: path, rules: rules, markers: markers)
+        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(), fieldRules: [FieldRule] = [],
+        markers: FileMarkers = FileMarkers()
+    ) throws -> FileMergeResult {
+        if current == other || base == other, fieldRules.isEmpty { return FileMergeResult(content: current, conflictCount: 0) }
+        if base == current, fieldRules.isEmpty { return FileMergeResult(content: other, conflictCount: 0) }
+        return try mergeByStructure(base: base, current: current, other: other, path: path, rules: rules, fieldRules: fieldRules, markers: markers)
     }
 
     /// Merges `other` into `current` against `base` by structure, whatever the bytes.
@@ -44,15 +49,23 @@ extension StructuredMerge {
     /// side's bytes for what it changed (`JSONPrinter`). Property lists are
     /// written anew by Foundation (XML) or in key order (binary).
     package static func mergeByStructure(
-        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(), markers: FileMarkers = FileMarkers()
-    ) throws(StructuredInputError) -> FileMergeResult {
+        base: Data, current: Data, other: Data, path: String?, rules: MergeRules = MergeRules(), fieldRules: [FieldRule] = [],
+        markers: FileMarkers = FileMarkers()
+    ) throws -> FileMergeResult {
         let kind = StructuredDocument.kind(ofPath: path, sample: current)
         func read(_ data: Data, _ role: String) throws(StructuredInputError) -> StructuredDocument {
             do { return try StructuredDocument.read(data, kind: kind) } catch { throw StructuredInputError("the \(role) file \(error.description)") }
         }
         let baseDocument = try read(base, "base"), otherDocument = try read(other, "other")
         let currentDocument = try read(current, "current").edges(following: otherDocument, base: baseDocument)
-        var merge = TreeMerge(rules: rules)
+        // Plain files have no dates: the current side is the later one, for `lww`.
+        let fields = try FieldRulePass(
+            rules: fieldRules, base: baseDocument.root,
+            heads: [
+                FieldRulePass.Head(value: currentDocument.root, date: Date(timeIntervalSince1970: 1), id: "current"),
+                FieldRulePass.Head(value: otherDocument.root, date: Date(timeIntervalSince1970: 0), id: "other"),
+            ])
+        var merge = TreeMerge(rules: rules, fields: fields)
         let merged = merge.merge(base: baseDocument.root, ours: currentDocument.root, theirs: otherDocument.root)
         guard let merged else { throw StructuredInputError("the merge removed the whole document") }
         if !merge.conflicts.isEmpty, case .propertyList = currentDocument.format {

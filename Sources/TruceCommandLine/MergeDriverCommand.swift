@@ -50,10 +50,13 @@ struct MergeDriverCommand: Command {
         var result: (content: Data, conflicts: Int)?
         if resolver == .structured {
             do {
-                let merged = try StructuredMerge.mergeFiles(base: base, current: current, other: other, path: path ?? paths[1], markers: markers)
+                let merged = try StructuredMerge.mergeFiles(
+                    base: base, current: current, other: other, path: path ?? paths[1], fieldRules: try fieldRules(for: path),
+                    markers: markers)
                 result = (merged.content, merged.conflictCount)
             } catch {
-                invocation.output.error("merge-driver: \(path ?? paths[1]): \(error.description); merged line by line instead")
+                let reason = (error as? TruceError)?.errorDescription ?? "\(error)"
+                invocation.output.error("merge-driver: \(path ?? paths[1]): \(reason); merged line by line instead")
             }
         }
         if result == nil {
@@ -98,6 +101,16 @@ struct MergeDriverCommand: Command {
         } catch {
             throw InputError("merge-driver: \(error.message.replacingOccurrences(of: "\n", with: "; "))")
         }
+    }
+
+    /// The file of merge rules for JSON fields beside the repository's `.gitattributes` (git runs a driver at the top of
+    /// the working tree), in the format of a store's `.truce/fields`.
+    static let fieldRulesFile = ".truce-fields"
+
+    /// The rules of `.truce-fields` that PATH is under; none without PATH or the file.
+    static func fieldRules(for path: String?) throws -> [FieldRule] {
+        guard let path, let data = FileManager.default.contents(atPath: fieldRulesFile) else { return [] }
+        return try FieldRules(parsing: data, name: fieldRulesFile).rules(for: DocumentKey(path))
     }
 
     /// `--resolver` when given, else by PATH's extension: structured for `.json` and `.plist`, three-way otherwise.

@@ -46,6 +46,28 @@ import Testing
         }
     }
 
+    /// The merge rules of a store's `.truce/fields`, from `.truce-fields` beside `.gitattributes`, in a plain repository.
+    @Test func gitMergeFollowsTheFieldRulesBesideGitattributes() throws {
+        let repository = try Repository()
+        try repository.write(".truce-fields", "counts.json /views counter\ncounts.json /tags union\n")
+        try repository.write("counts.json", "{\n  \"views\": 10,\n  \"tags\": [\"a\"]\n}\n")
+        try repository.git("add", ".")
+        try repository.git("commit", "-q", "-m", "rules")
+        try repository.commit(on: "phone", "counts.json", "{\n  \"views\": 12,\n  \"tags\": [\"a\", \"b\"]\n}\n")
+        try repository.write("counts.json", "{\n  \"views\": 15,\n  \"tags\": [\"c\"]\n}\n")
+        try repository.git("commit", "-q", "-am", "main")
+        let merged = try repository.merge("phone")
+        #expect(merged.status == 0, "\(merged.output) \(merged.errorOutput)")
+        // 10 + 2 + 5 views; "a" removed on main, "b" added on phone, "c" on main.
+        #expect(repository.read("counts.json") == "{\n  \"views\": 17,\n  \"tags\": [\"c\", \"b\"]\n}\n")
+        // Without the rules, both sides changed the views: a conflict.
+        try repository.git("reset", "-q", "--hard", "ORIG_HEAD")
+        try repository.git("rm", "-q", ".truce-fields")
+        try repository.git("commit", "-q", "-m", "no rules")
+        let plain = try repository.merge("phone")
+        #expect(plain.status == 1 && plain.output.contains("CONFLICT (content): Merge conflict in counts.json"), "\(plain.output)")
+    }
+
     @Test func gitMergeIsCleanWhereALineMergeConflicts() throws {
         let repository = try Repository()
         // Neighbouring lines changed on each side: git's own line merge conflicts here.

@@ -48,6 +48,9 @@ struct FieldRulePass {
         try walk(base, heads, tokens: [], steps: [])
     }
 
+    /// Sends the place `steps` to a person with `reason`, whatever a rule decided there: an invariant the merge broke.
+    mutating func ask(_ reason: String, at steps: [PathStep]) { decide(.person(reason), at: steps) }
+
     private mutating func decide(_ decision: Decision, at steps: [PathStep]) {
         decisions[steps] = decision
         above.formUnion((0..<steps.count).map { Array(steps.prefix($0)) })

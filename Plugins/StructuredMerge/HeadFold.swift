@@ -41,12 +41,13 @@ struct HeadFold {
     }
 
     /// The merged tree and every conflict the steps met (with `answers` substituted where a person gave them).
-    func run(rules: MergeRules, fieldRules: [FieldRule] = [], answers: [String: StructuredValue?] = [:]) throws -> (
-        value: StructuredValue?, conflicts: [TreeConflict]
-    ) {
-        let fields = try FieldRulePass(
+    func run(
+        rules: MergeRules, fieldRules: [FieldRule] = [], answers: [String: StructuredValue?] = [:], asking: [[PathStep]: String] = [:]
+    ) throws -> (value: StructuredValue?, conflicts: [TreeConflict]) {
+        var fields = try FieldRulePass(
             rules: fieldRules, base: base?.root,
             heads: zip(heads, conflict.heads).map { FieldRulePass.Head(value: $0.root, date: $1.version.modificationDate, id: $1.version.id.hex) })
+        for (steps, reason) in asking { fields.ask(reason, at: steps) }
         var result: StructuredValue? = current.root
         var merged = [conflict.current.version.id]
         var conflicts: [TreeConflict] = []

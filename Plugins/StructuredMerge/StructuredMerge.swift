@@ -16,8 +16,13 @@ import TruceCore
 /// string, nesting 64 levels deep) passes to the fallback with the reason.
 public struct StructuredMerge: PointAnsweringResolver {
     public let name = "structured"
+    /// Checks of the merged document written in Swift, beside the field invariants of the rules documents.
+    public let checks: [DocumentCheck]
 
-    public init() {}
+    public init() { checks = [] }
+
+    /// The structured merge with checks of its own: a merge that fails one is not written, and goes to a person.
+    public init(checks: [DocumentCheck]) { self.checks = checks }
 
     public func validate(options: ResolverOptions) throws {
         _ = try MergeRules(options)
@@ -39,7 +44,7 @@ public struct StructuredMerge: PointAnsweringResolver {
             if base == current { return .resolved(content: other) }
             if base == other { return .resolved(content: current) }
         }
-        let (value, conflicts) = try fold.run(rules: rules, fieldRules: context.fieldRules)
+        let (value, conflicts) = try run(fold, rules, context)
         if !conflicts.isEmpty { return .needsPerson(points(conflicts, fold)) }
         guard let value else { return .resolved(content: nil) }
         do {
@@ -51,14 +56,14 @@ public struct StructuredMerge: PointAnsweringResolver {
 
     public func conflictPoints(of conflict: ConflictSet, context: ResolutionContext) async throws -> [ConflictPoint]? {
         guard let fold = try? HeadFold(conflict) else { return nil }
-        return points(try fold.run(rules: try MergeRules(context.options), fieldRules: context.fieldRules).conflicts, fold)
+        return points(try run(fold, try MergeRules(context.options), context).conflicts, fold)
     }
 
     public func applying(_ answers: [String: HunkAnswer], to conflict: ConflictSet, context: ResolutionContext) async throws -> Data? {
         let rules = try MergeRules(context.options)
         let fold: HeadFold
         do { fold = try HeadFold(conflict) } catch { throw TruceError.invalidAnswer("\(conflict.key) cannot be merged by structure: \(error)") }
-        let conflicts = try fold.run(rules: rules, fieldRules: context.fieldRules).conflicts
+        let (_, conflicts, asking) = try runAsking(fold, rules, context)
         let points = points(conflicts, fold)
         var values: [String: StructuredValue?] = [:]
         for (name, answer) in answers {
@@ -71,9 +76,13 @@ public struct StructuredMerge: PointAnsweringResolver {
             if values[path] != nil { throw TruceError.invalidAnswer("the conflict at \(path) is answered twice") }
             values[path] = try value(for: answer, at: found, named: name, fold)
         }
-        let (value, remaining) = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values)
+        let (value, remaining) = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values, asking: asking)
         if let open = remaining.first {
             throw TruceError.invalidAnswer("the conflict at \(open.pointer.isEmpty ? "the whole document" : open.pointer) has no answer")
+        }
+        // The answers are checked as the automatic merge was.
+        if let broken = try violations(of: value, fold, context).first {
+            throw TruceError.invalidAnswer("the answers break an invariant: \(broken.reason)")
         }
         guard let value else { return nil }
         do {
@@ -91,7 +100,7 @@ public struct StructuredMerge: PointAnsweringResolver {
     ) async throws -> Data? {
         guard conflict.heads.count == 2, let fold = try? HeadFold(conflict), case .json(let layout) = fold.current.format else { return nil }
         let rules = try MergeRules(context.options)
-        let conflicts = try fold.run(rules: rules, fieldRules: context.fieldRules).conflicts
+        let (_, conflicts, asking) = try runAsking(fold, rules, context)
         let points = points(conflicts, fold)
         var values: [String: StructuredValue?] = [:]
         for (name, answer) in answers {
@@ -100,12 +109,50 @@ public struct StructuredMerge: PointAnsweringResolver {
             else { continue }
             values[path] = try value(for: answer, at: found, named: name, fold)
         }
-        guard let value = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values).value else { return nil }
+        guard let value = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values, asking: asking).value else { return nil }
         let size = TextMerge.markerSize(7, avoiding: conflict.heads.compactMap(\.content) + [conflict.base?.content].compactMap { $0 })
         let printed = JSONPrinter.Markers(
             size: size, oursLabel: markers.labels.first ?? "ours", baseLabel: markers.baseLabel, theirsLabel: markers.labels.last ?? "theirs",
             showsBase: markers.style != .merge)
         return JSONPrinter.document(value, layout: layout, markers: printed)
+    }
+
+    /// The fold under the field rules; where its clean result breaks an invariant or a check, the fold again with a
+    /// person asked at each place that broke one.
+    private func run(_ fold: HeadFold, _ rules: MergeRules, _ context: ResolutionContext) throws -> (
+        value: StructuredValue?, conflicts: [TreeConflict]
+    ) {
+        let (value, conflicts, _) = try runAsking(fold, rules, context)
+        return (value, conflicts)
+    }
+
+    /// `run`, with the places it asked a person about because an invariant broke: answers must be applied with them.
+    private func runAsking(_ fold: HeadFold, _ rules: MergeRules, _ context: ResolutionContext) throws -> (
+        value: StructuredValue?, conflicts: [TreeConflict], asking: [[PathStep]: String]
+    ) {
+        let first = try fold.run(rules: rules, fieldRules: context.fieldRules)
+        guard first.conflicts.isEmpty else { return (first.value, first.conflicts, [:]) }
+        let broken = try violations(of: first.value, fold, context)
+        guard !broken.isEmpty else { return (first.value, first.conflicts, [:]) }
+        var asking: [[PathStep]: String] = [:]
+        for violation in broken {
+            let steps = InvariantCheck.steps(violation.tokens, in: first.value).steps
+            asking[steps] = asking[steps].map { $0 + "; " + violation.reason } ?? violation.reason
+        }
+        let second = try fold.run(rules: rules, fieldRules: context.fieldRules, asking: asking)
+        return (second.value, second.conflicts, asking)
+    }
+
+    /// The invariants of the rules documents and the checks written in Swift that `value` breaks.
+    private func violations(of value: StructuredValue?, _ fold: HeadFold, _ context: ResolutionContext) throws -> [InvariantCheck.Violation] {
+        var broken = InvariantCheck.violations(of: context.fieldInvariants, in: value)
+        let applying = checks.filter { !FieldRules([FieldRule($0.documents, "", .members)]).rules(for: fold.conflict.key).isEmpty }
+        if !applying.isEmpty, let value, let bytes = try? fold.current.written(value) {
+            for check in applying {
+                if let problem = check.check(bytes) { broken.append(.init(tokens: [], reason: "check '\(check.name)': \(problem)")) }
+            }
+        }
+        return broken
     }
 
     /// The value a person's answer puts at a conflict's path (nil: no member there).

@@ -139,7 +139,7 @@ import Testing
         #expect(checked.status == 2)
         #expect(checked.output.split(separator: "\n").count == 2, "\(checked.output)")
         #expect(checked.output.contains("\(file) line 2: expected DOCUMENTS FIELD RULE, three words, found 2"))
-        #expect(checked.output.contains("\(file) line 3: unknown rule 'tally'"))
+        #expect(checked.output.contains("\(file) line 3: unknown rule or check 'tally'"))
         let sound = try store.run("fields", "--check", "-", input: Data("notes/*.json /title lww\n".utf8))
         #expect(sound.status == 0 && sound.output == "standard input: 1 rules, no problems\n", "\(sound.output)")
     }

@@ -209,3 +209,107 @@ import TruceTesting
         #expect(try test.store.versions(of: "notes/b.json").heads.map(\.id) == before)
     }
 }
+
+/// Invariants: a merge that breaks one is not written; the field goes to a person, whose answer is checked again.
+@Suite(.timeLimit(.minutes(10))) struct FieldInvariantTests {
+    static let invariants = """
+        events/*.json /end    at-least=/start
+        events/*.json /title  required
+        events/*.json /title  type=string
+        events/*.json /guests unique=id
+        events/*.json /tags   max-count=2
+        """
+
+    static func fixture(_ base: String, _ phone: String, _ laptop: String) -> ConflictFixture {
+        ConflictFixture(
+            key: "events/a.json", base: FixtureVersion(base, device: "base", date: ConflictFixture.date(minute: 0)),
+            current: FixtureVersion(phone, device: "phone", date: ConflictFixture.date(minute: 5)),
+            conflicts: [FixtureVersion(laptop, device: "laptop", date: ConflictFixture.date(minute: 3))])
+    }
+
+    static func context(_ fixture: ConflictFixture) throws -> ResolutionContext {
+        var context = try fixture.context()
+        context.fieldInvariants = try FieldRules(parsing: Data(Self.invariants.utf8), name: ".truce/fields").invariants
+        return context
+    }
+
+    @Test func theInvariantsParseAsOneModelWithTheRules() throws {
+        let rules = try FieldRules(parsing: Data((Self.invariants + "\nevents/*.json /title lww\n").utf8), name: ".truce/fields")
+        #expect(rules.invariants.map(\.check) == [.atLeast("/start"), .required, .type("string"), .unique("id"), .maxCount(2)])
+        #expect(rules.rules.map(\.line) == ["events/*.json /title lww"])
+        // Read back from its own text, and declared in Swift: the same lines.
+        #expect(try FieldRules(parsing: Data(rules.text.utf8), name: "x").text == rules.text)
+        let declared = FieldRules(
+            [FieldRule("events/*.json", "/title", .lww)],
+            invariants: [
+                FieldInvariant("events/*.json", "/end", .atLeast("/start")), FieldInvariant("events/*.json", "/title", .required),
+                FieldInvariant("events/*.json", "/title", .type("string")), FieldInvariant("events/*.json", "/guests", .unique("id")),
+                FieldInvariant("events/*.json", "/tags", .maxCount(2)),
+            ])
+        #expect(declared.text == rules.text)
+    }
+
+    @Test func aMergeThatBreaksAnInvariantGoesToAPersonWhoseAnswerIsCheckedAgain() async throws {
+        // Each side is sound; together the event ends before it starts.
+        let fixture = Self.fixture(
+            "{\"title\": \"Talk\", \"start\": 2, \"end\": 5}\n", "{\"title\": \"Talk\", \"start\": 4, \"end\": 5}\n",
+            "{\"title\": \"Talk\", \"start\": 2, \"end\": 3}\n")
+        let context = try Self.context(fixture)
+        let outcome = try await StructuredMerge().resolve(try fixture.conflictSet(), context: context)
+        let points = try #require(outcome.conflictPoints, "\(outcome)")
+        #expect(points.map(\.path) == ["/end"])
+        #expect(
+            points.first?.reason
+                == "invariant '/end at-least=/start' (.truce/fields line 1): the merge gives /end 3, below /start = 4")
+        // An answer that breaks it again is refused; one that holds is taken.
+        await #expect(throws: TruceError.self) {
+            try await StructuredMerge().applying(["/end": .theirs], to: try fixture.conflictSet(), context: context)
+        }
+        let answered = try await StructuredMerge().applying(["/end": .ours], to: try fixture.conflictSet(), context: context)
+        #expect(answered.map { String(decoding: $0, as: UTF8.self) } == "{\"title\": \"Talk\", \"start\": 4, \"end\": 5}\n")
+    }
+
+    @Test func eachCheckCatchesWhatItNames() async throws {
+        let base = "{\"title\": \"T\", \"guests\": [{\"id\": 1}], \"tags\": [\"a\"], \"n\": 0}\n"
+        for (phone, laptop, path) in [
+            // Removed on one side while the other edited elsewhere: required.
+            (
+                "{\"guests\": [{\"id\": 1}], \"tags\": [\"a\"], \"n\": 0}\n",
+                "{\"title\": \"T\", \"guests\": [{\"id\": 1}], \"tags\": [\"a\"], \"n\": 1}\n", "/title"
+            ),
+            // Each side adds a tag: three, where two at most are allowed.
+            (
+                "{\"title\": \"T\", \"guests\": [{\"id\": 1}], \"tags\": [\"a\", \"b\"], \"n\": 0}\n",
+                "{\"title\": \"T\", \"guests\": [{\"id\": 1}], \"tags\": [\"a\", \"c\"], \"n\": 0}\n", "/tags"
+            ),
+            // Each side adds guest 2 with other details: merged as a sequence, two elements with id 2.
+            (
+                "{\"title\": \"T\", \"guests\": [{\"id\": 1}, {\"id\": 2, \"x\": 1}], \"tags\": [\"a\"], \"n\": 0}\n",
+                "{\"title\": \"T\", \"guests\": [{\"id\": 1}, {\"name\": \"z\"}, {\"id\": 2, \"x\": 2}], \"tags\": [\"a\"], \"n\": 0}\n", "/guests"
+            ),
+        ] {
+            let fixture = Self.fixture(base, phone, laptop)
+            let outcome = try await StructuredMerge().resolve(try fixture.conflictSet(), context: try Self.context(fixture))
+            #expect(outcome.conflictPoints?.map(\.path).contains(path) == true, "\(path): \(outcome)")
+        }
+    }
+
+    @Test func aCheckWrittenInSwiftSendsTheWholeDocumentToAPerson() async throws {
+        let fixture = Self.fixture(
+            "{\"title\": \"Talk\", \"start\": 2, \"end\": 5}\n", "{\"title\": \"Talk!\", \"start\": 2, \"end\": 5}\n",
+            "{\"title\": \"Talk\", \"start\": 2, \"end\": 6}\n")
+        let shortTitles = DocumentCheck("events/*.json", name: "titles stay short") { merged in
+            let title = (try? JSONSerialization.jsonObject(with: merged) as? [String: Any])?["title"] as? String
+            return (title?.count ?? 0) > 4 ? "the title is longer than 4 characters" : nil
+        }
+        let outcome = try await StructuredMerge(checks: [shortTitles]).resolve(try fixture.conflictSet(), context: try fixture.context())
+        let points = try #require(outcome.conflictPoints, "\(outcome)")
+        #expect(points.map(\.path) == [""])
+        #expect(points.first?.reason == "check 'titles stay short': the title is longer than 4 characters")
+        // Other documents are not its business.
+        let other = ConflictFixture(
+            key: "notes/a.json", base: fixture.base, current: fixture.current, conflicts: fixture.conflicts)
+        #expect(
+            try await StructuredMerge(checks: [shortTitles]).resolve(try other.conflictSet(), context: try other.context()).resolvedContent != nil)
+    }
+}

@@ -23,15 +23,23 @@ import Foundation
 /// names merges as `structured` merges it.
 public struct FieldRules: Sendable, Hashable {
     public var rules: [FieldRule]
+    /// What must hold after an automatic merge (`notes/*.json /end at-least=/start`).
+    public var invariants: [FieldInvariant]
 
-    public init(_ rules: [FieldRule] = []) { self.rules = rules }
+    public init(_ rules: [FieldRule] = [], invariants: [FieldInvariant] = []) {
+        self.rules = rules
+        self.invariants = invariants
+    }
 
     /// Reads a rules document; `name` says where it is, for errors. Every malformed line is reported, with its number,
     /// in one `TruceError.invalidConfiguration`.
     public init(parsing data: Data, name: String) throws(TruceError) {
         let problems = Self.check(data, name: name)
         guard problems.isEmpty else { throw .invalidConfiguration(problems.joined(separator: "; ")) }
-        rules = Self.read(data, name: name).rules
+        (rules, invariants) = {
+            let read = Self.read(data, name: name)
+            return (read.rules, read.invariants)
+        }()
     }
 
     /// Every problem of a rules document, one per line that has one (`.truce/fields line 4: …`); empty when it is sound.
@@ -42,13 +50,19 @@ public struct FieldRules: Sendable, Hashable {
         rules.filter { AttributesFile.matches(pattern: $0.documents, path: key.rawValue) }
     }
 
-    /// The rules as a rules document.
-    public var text: String { rules.map { $0.line + "\n" }.joined() }
+    /// The invariants `key` is subject to.
+    public func invariants(for key: DocumentKey) -> [FieldInvariant] {
+        invariants.filter { AttributesFile.matches(pattern: $0.documents, path: key.rawValue) }
+    }
 
-    private static func read(_ data: Data, name: String) -> (rules: [FieldRule], problems: [String]) {
+    /// The rules and invariants as a rules document.
+    public var text: String { (rules.map(\.line) + invariants.map(\.line)).map { $0 + "\n" }.joined() }
+
+    private static func read(_ data: Data, name: String) -> (rules: [FieldRule], invariants: [FieldInvariant], problems: [String]) {
         var rules: [FieldRule] = []
+        var invariants: [FieldInvariant] = []
         var problems: [String] = []
-        guard let text = String(data: data, encoding: .utf8) else { return ([], ["\(name): is not UTF-8 text"]) }
+        guard let text = String(data: data, encoding: .utf8) else { return ([], [], ["\(name): is not UTF-8 text"]) }
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
@@ -63,17 +77,21 @@ public struct FieldRules: Sendable, Hashable {
                 problem("the field '\(fields[1])' is not a JSON Pointer: it starts with '/'")
                 continue
             }
-            guard let merge = FieldMerge(name: fields[2]) else {
-                problem("unknown rule '\(fields[2])'; rules are \(FieldMerge.names.joined(separator: ", "))")
+            let merge = FieldMerge(name: fields[2]), check = FieldCheck(name: fields[2])
+            guard merge != nil || check != nil else {
+                problem(
+                    "unknown rule or check '\(fields[2])'; rules are \(FieldMerge.names.joined(separator: ", ")); "
+                        + "checks are \(FieldCheck.names.joined(separator: ", "))")
                 continue
             }
             do { try RoutingRules.checkRoutePattern(fields[0]) } catch {
                 problem("the documents pattern '\(fields[0])' \(error.reasonText)")
                 continue
             }
-            rules.append(FieldRule(documents: fields[0], field: fields[1], merge: merge, source: here))
+            if let merge { rules.append(FieldRule(documents: fields[0], field: fields[1], merge: merge, source: here)) }
+            if let check { invariants.append(FieldInvariant(documents: fields[0], field: fields[1], check: check, source: here)) }
         }
-        return (rules, problems)
+        return (rules, invariants, problems)
     }
 }
 

@@ -19,6 +19,9 @@ public struct ResolutionContext: Sendable {
     /// The merge rules of the document's JSON fields (its `info/fields` and `.truce/fields` lines): a resolver that
     /// merges by structure follows them.
     public var fieldRules: [FieldRule] = []
+    /// What must hold of the merged document's fields; a resolver that merges by structure sends a merge that breaks
+    /// one to a person.
+    public var fieldInvariants: [FieldInvariant] = []
     private let readHistory: @Sendable (Int) async throws(TruceError) -> [Version]
     private let readContent: @Sendable (Version) async throws(TruceError) -> Data?
     private let decisions = DecisionLog()

@@ -24,6 +24,8 @@ public struct ResolverChoice: Sendable {
     public let deleteConflictSource: String
     /// The merge rules of the document's JSON fields: the store's `info/fields`, then the synced `.truce/fields`.
     public var fieldRules: [FieldRule] = []
+    /// What must hold of those fields after an automatic merge, from the same documents.
+    public var fieldInvariants: [FieldInvariant] = []
 }
 
 /// What decides a key's resolver chain, read from the store: its `merge` attribute in `info/attributes`, the
@@ -170,7 +172,8 @@ extension ResolverChoice {
             chain: chain, source: source, mergeAttribute: decidingAttribute, options: options, resolvers: resolvers, timeouts: timeouts,
             skipped: skipped,
             deleteConflict: deleteConflict, deleteConflictSource: deleteConflictSource,
-            fieldRules: FieldRules(inputs.localFields.rules + routing.fields.rules).rules(for: key))
+            fieldRules: FieldRules(inputs.localFields.rules + routing.fields.rules).rules(for: key),
+            fieldInvariants: FieldRules(invariants: inputs.localFields.invariants + routing.fields.invariants).invariants(for: key))
     }
 
     /// The options config gives `resolver`: its `resolver.<name>.<option>` lines.

@@ -53,7 +53,7 @@ import Testing
         #expect(problems.count == 4, "\(problems)")
         #expect(problems[0].hasPrefix(".truce/fields line 2: expected DOCUMENTS FIELD RULE, three words, found 2"))
         #expect(problems[1].hasPrefix(".truce/fields line 3: the field 'title' is not a JSON Pointer"))
-        #expect(problems[2].hasPrefix(".truce/fields line 4: unknown rule 'tally'; rules are lww, max, min"))
+        #expect(problems[2].hasPrefix(".truce/fields line 4: unknown rule or check 'tally'; rules are lww, max, min"))
         #expect(problems[3].hasPrefix(".truce/fields line 5: the documents pattern '!notes/*.json'"))
         #expect(throws: TruceError.self) { try FieldRules(parsing: Data(broken.utf8), name: ".truce/fields") }
     }

@@ -81,6 +81,7 @@ struct Resolving: Sendable {
         ResolverChain(choice: choice) { [self] in
             var context = resolutionContext(for: $0, options: $1, deadline: $2)
             context.fieldRules = choice.fieldRules
+            context.fieldInvariants = choice.fieldInvariants
             return context
         }
     }

@@ -47,7 +47,7 @@ struct RouteChange: Sendable {
         }
         let content = Data(rules.text.utf8)
         // Read back as any replica will read it: a rule that does not survive its own text is refused here.
-        guard try FieldRules(parsing: content, name: Routing.fieldsKey.rawValue).rules.map(\.line) == rules.rules.map(\.line) else {
+        guard try FieldRules(parsing: content, name: Routing.fieldsKey.rawValue).text == rules.text else {
             throw .invalidRoute(Routing.fieldsKey.rawValue, reason: "a rule's documents or field holds a space, a tab or a line break")
         }
         guard content != document.content || document.current == nil else { return nil }

@@ -38,17 +38,36 @@ struct RouteChange: Sendable {
         return try access.read { session in try zip(saves, ids).map { save, id in try session.version(id.hex, of: save.key) } }
     }
 
+    /// Puts `rules` in the synced rules document `.truce/fields` in place of its lines for `pattern`; every other line,
+    /// comments included, stays as it was. Returns the version written, nil when nothing changed.
+    func declareFieldRules(_ rules: FieldRules, for pattern: String, author: String, date: Date) throws(TruceError) -> Version? {
+        try RoutingRules.checkRoutePattern(pattern)
+        let document = try access.read { session in try RoutingDocument(Routing.fieldsKey, in: session) }
+        let kept = String(decoding: document.content, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { line in line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) != pattern }
+        var lines = kept.joined(separator: "\n")
+        if !lines.isEmpty && !lines.hasSuffix("\n") { lines += "\n" }
+        return try write(Data((lines + rules.text).utf8), of: document, author: author, date: date)
+    }
+
     /// Writes `rules` as the synced rules document `.truce/fields`, replacing what it held; returns the version written,
     /// nil when it already held exactly these rules. A rules document in conflict is `.invalidRoute`: resolve it first.
     func setFieldRules(_ rules: FieldRules, author: String, date: Date) throws(TruceError) -> Version? {
         let document = try access.read { session in try RoutingDocument(Routing.fieldsKey, in: session) }
-        guard document.heads <= 1 else {
-            throw .invalidRoute(Routing.fieldsKey.rawValue, reason: "it is in conflict (\(document.heads) heads); resolve it first")
-        }
         let content = Data(rules.text.utf8)
         // Read back as any replica will read it: a rule that does not survive its own text is refused here.
         guard try FieldRules(parsing: content, name: Routing.fieldsKey.rawValue).text == rules.text else {
             throw .invalidRoute(Routing.fieldsKey.rawValue, reason: "a rule's documents or field holds a space, a tab or a line break")
+        }
+        return try write(content, of: document, author: author, date: date)
+    }
+
+    /// Saves `content` as `.truce/fields` on `document`'s current version, after reading it as a replica will; nil when
+    /// it holds these bytes already.
+    private func write(_ content: Data, of document: RoutingDocument, author: String, date: Date) throws(TruceError) -> Version? {
+        _ = try FieldRules(parsing: content, name: Routing.fieldsKey.rawValue)
+        guard document.heads <= 1 else {
+            throw .invalidRoute(Routing.fieldsKey.rawValue, reason: "it is in conflict (\(document.heads) heads); resolve it first")
         }
         guard content != document.content || document.current == nil else { return nil }
         let save = BatchSave(key: Routing.fieldsKey, content: content, device: author, date: date, base: document.current?.id)

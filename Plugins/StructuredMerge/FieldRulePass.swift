@@ -20,11 +20,14 @@ struct FieldRulePass {
         case person(String)
     }
 
-    /// A head's value with what `lww` orders heads by.
+    /// A head's value with what `lww` orders heads by, and the base its step of the fold merges it against (the merge
+    /// base of this head and the heads before it): what its own change to a `counter` is measured from, so that history
+    /// two heads share is counted once.
     struct Head {
         let value: StructuredValue?
         let date: Date
         let id: String
+        var stepBase: StructuredValue? = nil
     }
 
     let rules: [FieldRule]
@@ -80,7 +83,8 @@ struct FieldRulePass {
                     value?.object.flatMap { object in object.memberIndex()(occurrence).map { object.members[$0].value } }
                 }
                 try walk(
-                    member(base), heads.map { Head(value: member($0.value), date: $0.date, id: $0.id) }, tokens: tokens + [occurrence.key],
+                    member(base), heads.map { Head(value: member($0.value), date: $0.date, id: $0.id, stepBase: member($0.stepBase)) },
+                    tokens: tokens + [occurrence.key],
                     steps: steps + [.member(occurrence.key, occurrence: occurrence.count)])
             }
         } else if case .byID(let member)? = rule?.merge, present.allSatisfy({ $0.array != nil }), !present.isEmpty {
@@ -103,7 +107,7 @@ struct FieldRulePass {
                     ([base] + heads.map(\.value)).lazy.compactMap { $0?.array?.elements.firstIndex { $0.object?[member] == identity } }.first
                     ?? 0
                 try walk(
-                    element(base), heads.map { Head(value: element($0.value), date: $0.date, id: $0.id) },
+                    element(base), heads.map { Head(value: element($0.value), date: $0.date, id: $0.id, stepBase: element($0.stepBase)) },
                     tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: identity)])
             }
         }
@@ -143,9 +147,9 @@ struct FieldRulePass {
                 }
                 return number
             }
-            let start = try number(base)
-            var total = start
-            for head in changed where head.value != nil { total += try number(head.value) - start }
+            // The current head's count, then each other head's own change, from the base its step merges against.
+            var total = try number(heads[0].value)
+            for head in heads.dropFirst() where head.value != head.stepBase { total += try number(head.value) - number(head.stepBase) }
             return .value(.number("\(total)"))
         case .union:
             func scalars(_ value: StructuredValue?) throws(TruceError) -> [StructuredValue] {

@@ -44,29 +44,74 @@ struct HeadFold {
     func run(
         rules: MergeRules, fieldRules: [FieldRule] = [], answers: [String: StructuredValue?] = [:], asking: [[PathStep]: String] = [:]
     ) throws -> (value: StructuredValue?, conflicts: [TreeConflict]) {
-        var fields = try FieldRulePass(
-            rules: fieldRules, base: base?.root,
-            heads: zip(heads, conflict.heads).map { FieldRulePass.Head(value: $0.root, date: $1.version.modificationDate, id: $1.version.id.hex) })
-        for (steps, reason) in asking { fields.ask(reason, at: steps) }
-        var result: StructuredValue? = current.root
+        // Each step merges head i into the heads before it, against their merge base (for two heads, the base).
+        var stepBases: [StructuredDocument] = []
         var merged = [conflict.current.version.id]
-        var conflicts: [TreeConflict] = []
-        for (index, side) in conflict.conflicts.enumerated() {
-            let stepBase: StructuredDocument
-            if conflict.conflicts.count == 1 {
-                stepBase = base!
+        for side in conflict.conflicts {
+            if !fieldRules.isEmpty, let ruled = try ruledBase(of: side.version.id, and: merged, rules: rules, fieldRules: fieldRules) {
+                stepBases.append(ruled)
+            } else if conflict.conflicts.count == 1 {
+                stepBases.append(base!)
             } else {
                 guard let found = try conflict.mergeBase(of: side.version.id, and: merged), let content = found.content else {
                     throw StructuredInputError("version \(side.version.id.short) shares no base with the others")
                 }
-                stepBase = try StructuredDocument.read(content, kind: kind)
+                stepBases.append(try StructuredDocument.read(content, kind: kind))
             }
+            merged.append(side.version.id)
+        }
+        let overallBase = conflict.conflicts.count == 1 ? stepBases[0].root : base?.root
+        var fields = try FieldRulePass(
+            rules: fieldRules, base: overallBase,
+            heads: zip(heads, conflict.heads).enumerated().map { index, head in
+                FieldRulePass.Head(
+                    value: head.0.root, date: head.1.version.modificationDate, id: head.1.version.id.hex,
+                    stepBase: index == 0 ? overallBase : stepBases[index - 1].root)
+            })
+        for (steps, reason) in asking { fields.ask(reason, at: steps) }
+        var result: StructuredValue? = current.root
+        var conflicts: [TreeConflict] = []
+        for (index, stepBase) in stepBases.enumerated() {
             var merge = TreeMerge(rules: rules, answers: answers, fields: fields)
             result = merge.merge(base: stepBase.root, ours: result, theirs: heads[index + 1].root)
             conflicts += merge.conflicts
-            merged.append(side.version.id)
         }
         return (result, conflicts)
+    }
+
+    /// The base for merging `first` into `others` under field rules: with several merge bases (a criss-cross) their
+    /// fold by the same rules, each step against the bases' own merge base, so that a counter counts each change once
+    /// (folded line by line, a count both bases changed would fall back to one of them). The first base when they do
+    /// not merge cleanly; nil when there is none.
+    private func ruledBase(
+        of first: VersionID, and others: [VersionID], rules: MergeRules, fieldRules: [FieldRule], depth: Int = 0
+    ) throws -> StructuredDocument? {
+        let bases = try conflict.mergeBases(of: first, and: others)
+        guard let firstBase = bases.first, let firstContent = firstBase.content else { return nil }
+        let alone = try StructuredDocument.read(firstContent, kind: kind)
+        guard bases.count > 1, depth < 4 else { return alone }
+        var virtual = alone
+        var folded = [firstBase.version.id]
+        for next in bases.dropFirst() {
+            guard let content = next.content,
+                let stepBase = try ruledBase(of: next.version.id, and: folded, rules: rules, fieldRules: fieldRules, depth: depth + 1)
+            else { return alone }
+            let theirs = try StructuredDocument.read(content, kind: kind)
+            let fields = try FieldRulePass(
+                rules: fieldRules, base: stepBase.root,
+                heads: [
+                    FieldRulePass.Head(
+                        value: virtual.root, date: firstBase.version.modificationDate, id: firstBase.version.id.hex, stepBase: stepBase.root),
+                    FieldRulePass.Head(value: theirs.root, date: next.version.modificationDate, id: next.version.id.hex, stepBase: stepBase.root),
+                ])
+            var merge = TreeMerge(rules: rules, fields: fields)
+            guard let value = merge.merge(base: stepBase.root, ours: virtual.root, theirs: theirs.root), merge.conflicts.isEmpty else {
+                return alone
+            }
+            virtual = StructuredDocument(root: value, format: virtual.format)
+            folded.append(next.version.id)
+        }
+        return virtual
     }
 
     /// The value at `steps` in `document`, following members by name and array elements by identity.

@@ -9,8 +9,9 @@ import Truce
 /// then ring rounds once saves stop. Checked: every replica has one head per
 /// document within two rounds, with the same id and bytes everywhere; the
 /// round after that moves nothing; every acknowledged save is in the final
-/// history; and no two resolution commits settle the same set of heads, so
-/// the number of resolutions is the number of distinct conflicts met.
+/// history; no two resolution commits settle the same set of heads, so
+/// the number of resolutions is the number of distinct conflicts met; and
+/// under field rules, a counter holds the sum of every save's increment.
 @Suite(.timeLimit(.minutes(20))) struct ConvergenceSimulatorTests {
     enum Routing: String, CaseIterable, Sendable {
         case threeWay = "three-way"
@@ -18,12 +19,15 @@ import Truce
         case lastWriterWinsByKey = "last-writer-wins by key"
         /// three-way falling back to list-conflicts; a person answers on whichever replica sees the conflict.
         case personAfterThreeWay = "three-way then a person"
+        /// JSON merged by structure under field rules: a title by the latest edit, tags as a set, a counter, a maximum.
+        case fieldRules = "field rules"
 
         var attributes: String {
             switch self {
             case .threeWay, .personAfterThreeWay: "*.txt merge=three-way\n"
             case .overwriteWithCurrent: "*.txt merge=overwrite-with-current\n"
             case .lastWriterWinsByKey: "*.json merge=last-writer-wins\n"
+            case .fieldRules: "*.json merge=structured\n"
             }
         }
 
@@ -35,8 +39,17 @@ import Truce
             }
         }
 
+        /// The synced `.truce/fields`, when the routing has one.
+        var fields: String? {
+            self == .fieldRules ? "*.json /title lww\n*.json /tags union\n*.json /views counter\n*.json /top max\n" : nil
+        }
+
         var documents: [DocumentKey] {
-            self == .lastWriterWinsByKey ? ["settings.json", "notes/prefs.json"] : ["a.txt", "notes/b.txt", "c.txt"]
+            switch self {
+            case .lastWriterWinsByKey: ["settings.json", "notes/prefs.json"]
+            case .fieldRules: ["note.json", "notes/two.json"]
+            default: ["a.txt", "notes/b.txt", "c.txt"]
+            }
         }
     }
 
@@ -74,6 +87,11 @@ import Truce
             let lost = simulation.saved.filter { $0.key == key && !history.contains($0.id) }
             #expect(lost.isEmpty, "\(context): \(key) lost \(lost.count) saved version(s)")
         }
+        // The counter rule adds up every replica's increments, whatever order the merges came in.
+        for (key, total) in simulation.increments {
+            let views = try JSONSerialization.jsonObject(with: try #require(try simulation.stores[0].contents(of: key))) as? [String: Any]
+            #expect(views?["views"] as? Int == total, "\(context): \(key) counts \(views?["views"] ?? "nothing"), the saves added \(total)")
+        }
         // Determinism: one resolution commit per distinct set of heads settled, however many replicas settled it.
         let resolutions = try simulation.resolutionCommits()
         let settledSets = Set(resolutions.map { "\($0.key) \($0.parents.map(\.hex).sorted())" })
@@ -95,6 +113,8 @@ struct Simulation {
     var saved: [Version] = []
     /// Resolutions written by any replica (the same commit written on two replicas counts twice).
     var resolutionsWritten = 0
+    /// Under field rules: every increment saved to each document's `views`, which the counter rule must add up.
+    var increments: [DocumentKey: Int] = [:]
     private var clock = Date(timeIntervalSince1970: 1_796_000_000)
 
     init(replicas: Int, routing: ConvergenceSimulatorTests.Routing, seed: UInt64) throws {
@@ -104,10 +124,16 @@ struct Simulation {
         // Routing travels as data: replica 0 writes it, the first ring carries it to everyone.
         try stores[0].save(Data(routing.attributes.utf8), to: ".truce/attributes", device: "r0", date: clock)
         if let config = routing.config { try stores[0].save(Data(config.utf8), to: ".truce/config", device: "r0", date: clock) }
+        if let fields = routing.fields { try stores[0].save(Data(fields.utf8), to: ".truce/fields", device: "r0", date: clock) }
         // Documents start on one replica: two devices creating the same document independently is an add/add
         // conflict with no base, which only a person settles.
         for key in routing.documents {
-            let start = routing == .lastWriterWinsByKey ? Data("{}".utf8) : Self.editingLine(0, of: nil, to: "line 0", lines: replicas * 3 + 3)
+            let start =
+                switch routing {
+                case .lastWriterWinsByKey: Data("{}".utf8)
+                case .fieldRules: Data("{\"title\": \"start\", \"tags\": [], \"views\": 0, \"top\": 0}\n".utf8)
+                default: Self.editingLine(0, of: nil, to: "line 0", lines: replicas * 3 + 3)
+                }
             try stores[0].save(start, to: key, device: "r0", date: clock)
         }
         for index in 0..<replicas - 1 { _ = try stores[index].sync(with: stores[index + 1].path) }
@@ -132,6 +158,18 @@ struct Simulation {
         case .lastWriterWinsByKey:
             var object = (try? current.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: String] }) ?? [:]
             object[random.chance(30) ? "shared" : "r\(replica)"] = token
+            content = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        case .fieldRules:
+            // Every field, every time: two saves always touch the same fields, and only the rules settle them.
+            var object = try current.flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+            object["title"] = "r\(replica) \(token)"
+            var tags = object["tags"] as? [String] ?? []
+            if random.chance(40), !tags.isEmpty { tags.remove(at: random.int(0...tags.count - 1)) } else { tags.append(token) }
+            object["tags"] = tags
+            let increment = random.int(1...5)
+            increments[key, default: 0] += increment
+            object["views"] = (object["views"] as? Int ?? 0) + increment
+            object["top"] = max(object["top"] as? Int ?? 0, random.int(0...1000))
             content = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         }
         saved.append(try store.save(content, to: key, device: "r\(replica)", date: clock).version)

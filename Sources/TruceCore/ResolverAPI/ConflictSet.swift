@@ -30,6 +30,8 @@ public struct ConflictSet: Sendable {
     /// Heads whose content equals one of `heads`: they are no conflict, but a resolution supersedes them too.
     public let equivalents: [Version]
     private let mergeBaseLookup: @Sendable ([VersionID]) throws(TruceError) -> Side?
+    /// Every merge base of a set of versions, unfolded; set by the store that read the conflict.
+    var mergeBasesLookup: (@Sendable ([VersionID]) throws(TruceError) -> [Side])?
 
     /// A conflict of `current` and `conflicts` against `base`; `mergeBase` answers ``mergeBase(of:and:)`` (nil: `base`).
     public init(
@@ -61,5 +63,19 @@ public struct ConflictSet: Sendable {
         // Two heads asked for together: their base is `base`, read with the set, and nothing is looked up again.
         if conflicts.count == 1, Set([first] + others) == Set(heads.map(\.version.id)) { return base }
         return try mergeBaseLookup([first] + others)
+    }
+
+    /// Every merge base of `first` against `others`, each a version of the document, in the current-version rule's
+    /// order: one, or several for a criss-cross (two replicas resolved overlapping sets of heads).
+    ///
+    /// ``mergeBase(of:and:)`` folds several into one virtual base line by
+    /// line, as git's recursive strategy does. A resolver that merges by
+    /// meaning (a counter adds changes up) folds them its own way instead:
+    /// folded line by line, a count two bases changed falls back to one of
+    /// them, and the changes only the other holds are counted again. A set
+    /// built without a store gives `mergeBase(of:and:)`'s one base.
+    public func mergeBases(of first: VersionID, and others: [VersionID]) throws(TruceError) -> [Side] {
+        guard let mergeBasesLookup else { return try mergeBase(of: first, and: others).map { [$0] } ?? [] }
+        return try mergeBasesLookup([first] + others)
     }
 }

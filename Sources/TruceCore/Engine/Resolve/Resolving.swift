@@ -25,8 +25,15 @@ struct Resolving: Sendable {
     /// `key`'s conflict set (every head and the base, with their bytes) and its routing, read in one session.
     func read(_ key: DocumentKey) throws(TruceError) -> ReadConflict {
         try access.read { session in
-            let conflict = try session.conflictSet(of: key) { [access] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
+            var conflict = try session.conflictSet(of: key) { [access] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
                 try access.read { try $0.engine.mergeBaseSide(of: ids[0], and: Array(ids.dropFirst()), key: key) }
+            }
+            conflict.mergeBasesLookup = { [access] (ids: [VersionID]) throws(TruceError) -> [ConflictSet.Side] in
+                try access.read { session in
+                    try session.engine.mergeBases(of: ids[0], and: Array(ids.dropFirst()), key: key).map { version in
+                        ConflictSet.Side(version: version, content: try session.contents(of: version))
+                    }
+                }
             }
             return ReadConflict(conflict: conflict, routing: try session.routingInputs(for: key))
         }

@@ -28,6 +28,11 @@ struct FieldRulePass {
         let date: Date
         let id: String
         var stepBase: StructuredValue? = nil
+        /// True when the step's base is the base itself (two heads, or a merge of plain files): nothing to look up.
+        var stepBaseIsBase = true
+
+        /// The head's value measured from `base`: its step's base, or `base` itself.
+        func from(_ base: StructuredValue?) -> StructuredValue? { stepBaseIsBase ? base : stepBase }
     }
 
     let rules: [FieldRule]
@@ -41,12 +46,20 @@ struct FieldRulePass {
         return nil
     }
 
+    /// Each rule with its field's steps, read once: the walk asks at every member of every element.
+    private let stepsOfRules: [(steps: [String], rule: FieldRule)]
+
     /// The rule that decides the field at `tokens`: the last that names it.
-    func rule(at tokens: [String]) -> FieldRule? { rules.last { $0.matches(fieldSteps: tokens) } }
+    func rule(at tokens: [String]) -> FieldRule? {
+        stepsOfRules.last { entry in
+            entry.steps.count == tokens.count && zip(entry.steps, tokens).allSatisfy { $0 == "*" || $0.utf8.elementsEqual($1.utf8) }
+        }?.rule
+    }
 
     /// Runs the rules over `base` and `heads` (current first); throws when a rule cannot apply to a value.
     init(rules: [FieldRule], base: StructuredValue?, heads: [Head]) throws(TruceError) {
         self.rules = rules
+        stepsOfRules = rules.map { ($0.fieldSteps, $0) }
         guard !rules.isEmpty else { return }
         try walk(base, heads, tokens: [], steps: [])
     }
@@ -59,7 +72,16 @@ struct FieldRulePass {
         above.formUnion((0..<steps.count).map { Array(steps.prefix($0)) })
     }
 
+    /// True when some rule names this field or one below it: a walk goes no further where none does.
+    private func rulesReach(_ tokens: [String]) -> Bool {
+        stepsOfRules.contains { entry in
+            entry.steps.count >= tokens.count && zip(entry.steps, tokens).allSatisfy { $0 == "*" || $0.utf8.elementsEqual($1.utf8) }
+        }
+    }
+
     private mutating func walk(_ base: StructuredValue?, _ heads: [Head], tokens: [String], steps: [PathStep]) throws(TruceError) {
+        // Where no head changed anything, every rule keeps the base: nothing to decide (most of a large document).
+        guard rulesReach(tokens), heads.contains(where: { $0.value != base || (!$0.stepBaseIsBase && $0.stepBase != base) }) else { return }
         let rule = rule(at: tokens)
         switch rule?.merge {
         case nil, .members?, .byID?:
@@ -83,7 +105,12 @@ struct FieldRulePass {
                     value?.object.flatMap { object in object.memberIndex()(occurrence).map { object.members[$0].value } }
                 }
                 try walk(
-                    member(base), heads.map { Head(value: member($0.value), date: $0.date, id: $0.id, stepBase: member($0.stepBase)) },
+                    member(base),
+                    heads.map {
+                        Head(
+                            value: member($0.value), date: $0.date, id: $0.id, stepBase: $0.stepBaseIsBase ? nil : member($0.stepBase),
+                            stepBaseIsBase: $0.stepBaseIsBase)
+                    },
                     tokens: tokens + [occurrence.key],
                     steps: steps + [.member(occurrence.key, occurrence: occurrence.count)])
             }
@@ -99,15 +126,25 @@ struct FieldRulePass {
                     if seen.insert(identity).inserted { identities.append(identity) }
                 }
             }
-            for identity in identities.sorted(by: TreeMerge.precedes) {
-                func element(_ value: StructuredValue?) -> StructuredValue? {
-                    value?.array?.elements.first { $0.object?[member] == identity }
+            // Each version's elements by identity, looked up once: a large array is not scanned once per element.
+            func index(_ value: StructuredValue?) -> [StructuredValue: (position: Int, element: StructuredValue)] {
+                var found: [StructuredValue: (position: Int, element: StructuredValue)] = [:]
+                for (position, element) in (value?.array?.elements ?? []).enumerated() {
+                    if let identity = element.object?[member], found[identity] == nil { found[identity] = (position, element) }
                 }
-                let position =
-                    ([base] + heads.map(\.value)).lazy.compactMap { $0?.array?.elements.firstIndex { $0.object?[member] == identity } }.first
-                    ?? 0
+                return found
+            }
+            let baseIndex = index(base), headIndexes = heads.map { (index($0.value), $0.stepBaseIsBase ? [:] : index($0.stepBase)) }
+            // In the order met: decisions are looked up by path, so the order of the walk decides nothing.
+            for identity in identities {
+                let position = ([baseIndex] + headIndexes.map(\.0)).lazy.compactMap { $0[identity]?.position }.first ?? 0
                 try walk(
-                    element(base), heads.map { Head(value: element($0.value), date: $0.date, id: $0.id, stepBase: element($0.stepBase)) },
+                    baseIndex[identity]?.element,
+                    zip(heads, headIndexes).map { head, indexes in
+                        Head(
+                            value: indexes.0[identity]?.element, date: head.date, id: head.id, stepBase: indexes.1[identity]?.element,
+                            stepBaseIsBase: head.stepBaseIsBase)
+                    },
                     tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: identity)])
             }
         }
@@ -149,7 +186,7 @@ struct FieldRulePass {
             }
             // The current head's count, then each other head's own change, from the base its step merges against.
             var total = try number(heads[0].value)
-            for head in heads.dropFirst() where head.value != head.stepBase { total += try number(head.value) - number(head.stepBase) }
+            for head in heads.dropFirst() where head.value != head.from(base) { total += try number(head.value) - number(head.from(base)) }
             return .value(.number("\(total)"))
         case .union:
             func scalars(_ value: StructuredValue?) throws(TruceError) -> [StructuredValue] {

@@ -62,8 +62,8 @@ extension StructuredMerge {
         let fields = try FieldRulePass(
             rules: fieldRules, base: baseDocument.root,
             heads: [
-                FieldRulePass.Head(value: currentDocument.root, date: Date(timeIntervalSince1970: 1), id: "current", stepBase: baseDocument.root),
-                FieldRulePass.Head(value: otherDocument.root, date: Date(timeIntervalSince1970: 0), id: "other", stepBase: baseDocument.root),
+                FieldRulePass.Head(value: currentDocument.root, date: Date(timeIntervalSince1970: 1), id: "current"),
+                FieldRulePass.Head(value: otherDocument.root, date: Date(timeIntervalSince1970: 0), id: "other"),
             ])
         var merge = TreeMerge(rules: rules, fields: fields)
         let merged = merge.merge(base: baseDocument.root, ours: currentDocument.root, theirs: otherDocument.root)

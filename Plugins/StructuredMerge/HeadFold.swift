@@ -66,7 +66,8 @@ struct HeadFold {
             heads: zip(heads, conflict.heads).enumerated().map { index, head in
                 FieldRulePass.Head(
                     value: head.0.root, date: head.1.version.modificationDate, id: head.1.version.id.hex,
-                    stepBase: index == 0 ? overallBase : stepBases[index - 1].root)
+                    stepBase: index == 0 || conflict.conflicts.count == 1 ? nil : stepBases[index - 1].root,
+                    stepBaseIsBase: index == 0 || conflict.conflicts.count == 1)
             })
         for (steps, reason) in asking { fields.ask(reason, at: steps) }
         var result: StructuredValue? = current.root
@@ -100,9 +101,8 @@ struct HeadFold {
             let fields = try FieldRulePass(
                 rules: fieldRules, base: stepBase.root,
                 heads: [
-                    FieldRulePass.Head(
-                        value: virtual.root, date: firstBase.version.modificationDate, id: firstBase.version.id.hex, stepBase: stepBase.root),
-                    FieldRulePass.Head(value: theirs.root, date: next.version.modificationDate, id: next.version.id.hex, stepBase: stepBase.root),
+                    FieldRulePass.Head(value: virtual.root, date: firstBase.version.modificationDate, id: firstBase.version.id.hex),
+                    FieldRulePass.Head(value: theirs.root, date: next.version.modificationDate, id: next.version.id.hex),
                 ])
             var merge = TreeMerge(rules: rules, fields: fields)
             guard let value = merge.merge(base: stepBase.root, ours: virtual.root, theirs: theirs.root), merge.conflicts.isEmpty else {

@@ -37,6 +37,9 @@ struct TreeMerge {
     /// A person's values by JSON Pointer (a nil value: nothing there).
     var answers: [String: StructuredValue?] = [:]
     private(set) var conflicts: [TreeConflict] = []
+    /// True while the merge is at or below a path the field rules decided something under: elsewhere (most of a
+    /// large document) no decision is looked up.
+    private var fieldsBelow: Bool
     private var moves = MemberMoves()
 
     /// What the fields' merge rules decided (`FieldRulePass`), taken where the merge meets each path.
@@ -46,6 +49,7 @@ struct TreeMerge {
         self.rules = rules
         self.answers = answers
         self.fields = fields
+        fieldsBelow = fields.map { !$0.decisions.isEmpty } ?? false
     }
 
     /// The merged document; nil when it merged to nothing (both sides' changes removed it).
@@ -58,10 +62,15 @@ struct TreeMerge {
         _ base: StructuredValue?, _ ours: StructuredValue?, _ theirs: StructuredValue?,
         tokens: [String], steps: [PathStep]
     ) -> StructuredValue? {
-        switch fields?.decisions[steps] {
-        case .value(let value)?: return value
-        case .person(let reason)?: return conflict(reason, base, ours, theirs, tokens: tokens, steps: steps)
-        case nil: break
+        let wasBelow = fieldsBelow
+        defer { fieldsBelow = wasBelow }
+        if fieldsBelow, let fields {
+            switch fields.decisions[steps] {
+            case .value(let value)?: return value
+            case .person(let reason)?: return conflict(reason, base, ours, theirs, tokens: tokens, steps: steps)
+            case nil: break
+            }
+            fieldsBelow = fields.above.contains(steps)
         }
         // An object one side added (or made of another value) that holds the new place of a value it moved: merged
         // member by member to get there.
@@ -72,8 +81,10 @@ struct TreeMerge {
             return .object(mergeObjects(ObjectValue(members: []), ObjectValue(members: []), added, tokens: tokens, steps: steps))
         }
         // A move's new place below: the containers on the way are merged, even where one side left them as they were.
+        // (Only where every side has a container to walk into: where one has none, it is taken or conflicts as it is.)
+        let containers = [base, ours, theirs].allSatisfy { $0?.object != nil } || [base, ours, theirs].allSatisfy { $0?.array != nil }
         let moveBelow =
-            moves.aboveOursTo.contains(steps) || moves.aboveTheirsTo.contains(steps) || fields?.above.contains(steps) == true
+            moves.aboveOursTo.contains(steps) || moves.aboveTheirsTo.contains(steps) || (containers && fieldsBelow)
         if !moveBelow, ours == theirs || base == theirs {
             // Equal in meaning. Where theirs only rewrote the value (reordered, respaced) and ours left its bytes as
             // the base has them, theirs' bytes: a container to merge when ours changed something inside, else whole.

@@ -146,7 +146,7 @@ public struct StructuredMerge: PointAnsweringResolver {
     /// The invariants of the rules documents and the checks written in Swift that `value` breaks.
     private func violations(of value: StructuredValue?, _ fold: HeadFold, _ context: ResolutionContext) throws -> [InvariantCheck.Violation] {
         var broken = InvariantCheck.violations(of: context.fieldInvariants, in: value)
-        let applying = checks.filter { !FieldRules([FieldRule($0.documents, "", .members)]).rules(for: fold.conflict.key).isEmpty }
+        let applying = checks.filter { fold.conflict.key.matches($0.documents) }
         if !applying.isEmpty, let value, let bytes = try? fold.current.written(value) {
             for check in applying {
                 if let problem = check.check(bytes) { broken.append(.init(tokens: [], reason: "check '\(check.name)': \(problem)")) }

@@ -47,12 +47,12 @@ public struct FieldRules: Sendable, Hashable {
 
     /// The rules `key` is subject to, in the order they were read.
     public func rules(for key: DocumentKey) -> [FieldRule] {
-        rules.filter { AttributesFile.matches(pattern: $0.documents, path: key.rawValue) }
+        rules.filter { key.matches($0.documents) }
     }
 
     /// The invariants `key` is subject to.
     public func invariants(for key: DocumentKey) -> [FieldInvariant] {
-        invariants.filter { AttributesFile.matches(pattern: $0.documents, path: key.rawValue) }
+        invariants.filter { key.matches($0.documents) }
     }
 
     /// The rules and invariants as a rules document.
@@ -101,4 +101,10 @@ extension TruceError {
         if case .invalidRoute(_, let reason) = self { return "cannot be read as git reads it: \(reason)" }
         return errorDescription ?? "\(self)"
     }
+}
+
+extension DocumentKey {
+    /// True when the gitattributes pattern `pattern` matches this key, as `.truce/attributes` and `git check-attr` read
+    /// it: a pattern without a slash matches the file name at any depth, one with a slash the whole path.
+    public func matches(_ pattern: String) -> Bool { AttributesFile.matches(pattern: pattern, path: rawValue) }
 }

@@ -62,7 +62,7 @@ enum InvariantCheck {
             let count = value?.array?.elements.count ?? value?.object?.members.count ?? 0
             return count > limit ? "\(count) items, more than \(limit)" : nil
         case .atLeast(let field), .atMost(let field):
-            let other = places(FieldRule("*", field, .members).fieldSteps, in: root).first?.1
+            let other = places(FieldRule.steps(ofPointer: field), in: root).first?.1
             guard let value, let other, let order = compare(value, other) else { return nil }
             if case .atLeast = check, order < 0 { return "\(text(value)), below \(field) = \(text(other))" }
             if case .atMost = check, order > 0 { return "\(text(value)), above \(field) = \(text(other))" }

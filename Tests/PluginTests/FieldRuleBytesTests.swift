@@ -47,10 +47,10 @@ import Truce
                 }
                 position += 1
             case UInt8(ascii: "\""):
-                if let path { pointers[position] = FieldRule("*", "", .lww).pointer(path) }
+                if let path { pointers[position] = FieldRule.pointer(ofSteps: path) }
                 _ = string()
             default:
-                if let path { pointers[position] = FieldRule("*", "", .lww).pointer(path) }
+                if let path { pointers[position] = FieldRule.pointer(ofSteps: path) }
                 while position < bytes.count, !",]} \t\r\n".utf8.contains(bytes[position]) { position += 1 }
             }
         }
@@ -106,12 +106,5 @@ import Truce
             }
         }
         #expect(checked >= 100, "\(rule.name): \(checked) merges checked")
-    }
-}
-
-extension FieldRule {
-    /// `steps` as a JSON Pointer, for the tests.
-    func pointer(_ steps: [String]) -> String {
-        steps.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
     }
 }

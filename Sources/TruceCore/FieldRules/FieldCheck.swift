@@ -77,5 +77,5 @@ public struct FieldInvariant: Sendable, Hashable {
     public var line: String { "\(documents) \(field) \(check.name)" }
 
     /// The field's steps, as ``FieldRule/fieldSteps`` reads them.
-    public var fieldSteps: [String] { FieldRule(documents, field, .members).fieldSteps }
+    public var fieldSteps: [String] { FieldRule.steps(ofPointer: field) }
 }

@@ -29,10 +29,18 @@ public struct FieldRule: Sendable, Hashable {
     }
 
     /// The field's steps: `/items/*/done` is `["items", "*", "done"]` (`~1` is `/`, `~0` is `~`, as RFC 6901 has it).
-    public var fieldSteps: [String] {
-        guard !field.isEmpty else { return [] }
-        return field.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    public var fieldSteps: [String] { Self.steps(ofPointer: field) }
+
+    /// A JSON Pointer's steps (RFC 6901: `~1` is `/`, `~0` is `~`); `""` is the whole document, no step.
+    public static func steps(ofPointer pointer: String) -> [String] {
+        guard !pointer.isEmpty else { return [] }
+        return pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
             .map { $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~") }
+    }
+
+    /// The JSON Pointer of `steps`, escaped as RFC 6901 has it.
+    public static func pointer(ofSteps steps: [String]) -> String {
+        steps.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
     }
 
     /// True when the rule names this field: as many steps, each equal by bytes or `*`.

@@ -33,10 +33,10 @@ extension TypedDocument {
     public static func rules(for pattern: String) throws(TruceError) -> FieldRules {
         let fields = try EncodedFields.of(Self.self)
         func checked(_ pointer: String, _ what: String) throws(TruceError) {
-            let steps = FieldRule(pattern, pointer, .members).fieldSteps
+            let steps = FieldRule.steps(ofPointer: pointer)
             guard pointer.isEmpty || fields.contains(where: { $0.count == steps.count && zip($0, steps).allSatisfy { $0 == "*" || $0 == $1 } })
             else {
-                let known = fields.filter { !$0.isEmpty }.map { FieldRule(pattern, "", .members).withSteps($0) }.sorted().joined(separator: ", ")
+                let known = fields.filter { !$0.isEmpty }.map(FieldRule.pointer(ofSteps:)).sorted().joined(separator: ", ")
                 throw .invalidConfiguration("\(what) names \(pointer), which \(Self.self) does not encode; its fields are \(known)")
             }
         }
@@ -53,13 +53,6 @@ extension TypedDocument {
             }
         }
         return FieldRules(rules, invariants: invariants)
-    }
-}
-
-extension FieldRule {
-    /// `steps` as a JSON Pointer.
-    fileprivate func withSteps(_ steps: [String]) -> String {
-        steps.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
     }
 }
 

@@ -35,8 +35,22 @@ struct FieldRulePass {
         func from(_ base: StructuredValue?) -> StructuredValue? { stepBaseIsBase ? base : stepBase }
     }
 
+    /// What a rule kept and replaced among the heads' values at one place: what the resolution commit records, so
+    /// that `review` lists what `lww`, `max` and `min` dropped (and that `counter` and `union` dropped nothing).
+    struct Choice {
+        let steps: [PathStep]
+        let rule: FieldRule
+        /// The head (by its index among the heads) whose value stayed; nil when none did (the base's value stood, or
+        /// the value was made of every head's: a count, a set).
+        let kept: Int?
+        /// The heads whose changes the value replaced; empty for a rule that keeps every change.
+        let dropped: [Int]
+    }
+
     let rules: [FieldRule]
     private(set) var decisions: [[PathStep]: Decision] = [:]
+    /// Each choice among the heads' values, in the order the walk met them.
+    private(set) var choices: [Choice] = []
     /// Every path above a decision: the merge walks into these rather than taking one side whole.
     private(set) var above: Set<[PathStep]> = []
 
@@ -88,7 +102,11 @@ struct FieldRulePass {
             break
         case let merge?:
             if heads.contains(where: { $0.value != base }) {
-                decide(try Self.merge(merge, base: base, heads: heads, rule: rule!, at: tokens), at: steps)
+                let decision = try Self.merge(merge, base: base, heads: heads, rule: rule!, at: tokens)
+                decide(decision, at: steps)
+                if case .value(let value) = decision, let choice = Self.choice(merge, value, base: base, heads: heads, rule: rule!, at: steps) {
+                    choices.append(choice)
+                }
             }
             return
         }
@@ -151,6 +169,28 @@ struct FieldRulePass {
     }
 
     // MARK: - Rules
+
+    /// What `value`, the rule's result, kept and replaced: nil where there was no choice to record (one head changed
+    /// the field, or every head that changed it made the same value).
+    static func choice(
+        _ merge: FieldMerge, _ value: StructuredValue?, base: StructuredValue?, heads: [Head], rule: FieldRule, at steps: [PathStep]
+    ) -> Choice? {
+        let changed = heads.indices.filter { heads[$0].value != base }
+        switch merge {
+        case .lww, .max, .min:
+            let dropped = changed.filter { heads[$0].value != value }
+            guard !dropped.isEmpty else { return nil }
+            // The head whose value stayed: for lww the winner, for max and min the first to hold it (none: the base's).
+            let kept = changed.first { heads[$0].value == value }
+            return Choice(steps: steps, rule: rule, kept: kept, dropped: dropped)
+        case .counter, .union:
+            // Several heads' changes, every one of them in the value (two equal increments count twice).
+            guard merge == .counter ? changed.count > 1 : Set(changed.map { heads[$0].value }).count > 1 else { return nil }
+            return Choice(steps: steps, rule: rule, kept: nil, dropped: [])
+        case .text, .person, .members, .byID:
+            return nil
+        }
+    }
 
     static func cannotApply(_ rule: FieldRule, at tokens: [String], _ why: String) -> TruceError {
         .invalidConfiguration(

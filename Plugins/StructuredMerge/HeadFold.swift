@@ -40,10 +40,11 @@ struct HeadFold {
         }
     }
 
-    /// The merged tree and every conflict the steps met (with `answers` substituted where a person gave them).
+    /// The merged tree, every conflict the steps met (with `answers` substituted where a person gave them), and what
+    /// the field rules chose among the heads' values.
     func run(
         rules: MergeRules, fieldRules: [FieldRule] = [], answers: [String: StructuredValue?] = [:], asking: [[PathStep]: String] = [:]
-    ) throws -> (value: StructuredValue?, conflicts: [TreeConflict]) {
+    ) throws -> (value: StructuredValue?, conflicts: [TreeConflict], choices: [FieldRulePass.Choice]) {
         // Each step merges head i into the heads before it, against their merge base (for two heads, the base).
         var stepBases: [StructuredDocument] = []
         var merged = [conflict.current.version.id]
@@ -77,7 +78,7 @@ struct HeadFold {
             result = merge.merge(base: stepBase.root, ours: result, theirs: heads[index + 1].root)
             conflicts += merge.conflicts
         }
-        return (result, conflicts)
+        return (result, conflicts, fields.choices)
     }
 
     /// The base for merging `first` into `others` under field rules: with several merge bases (a criss-cross) their

@@ -44,9 +44,10 @@ public struct StructuredMerge: PointAnsweringResolver {
             if base == current { return .resolved(content: other) }
             if base == other { return .resolved(content: current) }
         }
-        let (value, conflicts) = try run(fold, rules, context)
+        let (value, conflicts, choices) = try run(fold, rules, context)
         if !conflicts.isEmpty { return .needsPerson(points(conflicts, fold)) }
         guard let value else { return .resolved(content: nil) }
+        for decision in decisions(choices, in: value, fold) { context.record(decision) }
         do {
             return .resolved(content: try fold.current.written(value))
         } catch {
@@ -63,7 +64,7 @@ public struct StructuredMerge: PointAnsweringResolver {
         let rules = try MergeRules(context.options)
         let fold: HeadFold
         do { fold = try HeadFold(conflict) } catch { throw TruceError.invalidAnswer("\(conflict.key) cannot be merged by structure: \(error)") }
-        let (_, conflicts, asking) = try runAsking(fold, rules, context)
+        let (_, conflicts, _, asking) = try runAsking(fold, rules, context)
         let points = points(conflicts, fold)
         var values: [String: StructuredValue?] = [:]
         for (name, answer) in answers {
@@ -76,7 +77,7 @@ public struct StructuredMerge: PointAnsweringResolver {
             if values[path] != nil { throw TruceError.invalidAnswer("the conflict at \(path) is answered twice") }
             values[path] = try value(for: answer, at: found, named: name, fold)
         }
-        let (value, remaining) = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values, asking: asking)
+        let (value, remaining, _) = try fold.run(rules: rules, fieldRules: context.fieldRules, answers: values, asking: asking)
         if let open = remaining.first {
             throw TruceError.invalidAnswer("the conflict at \(open.pointer.isEmpty ? "the whole document" : open.pointer) has no answer")
         }
@@ -100,7 +101,7 @@ public struct StructuredMerge: PointAnsweringResolver {
     ) async throws -> Data? {
         guard conflict.heads.count == 2, let fold = try? HeadFold(conflict), case .json(let layout) = fold.current.format else { return nil }
         let rules = try MergeRules(context.options)
-        let (_, conflicts, asking) = try runAsking(fold, rules, context)
+        let (_, conflicts, _, asking) = try runAsking(fold, rules, context)
         let points = points(conflicts, fold)
         var values: [String: StructuredValue?] = [:]
         for (name, answer) in answers {
@@ -120,27 +121,27 @@ public struct StructuredMerge: PointAnsweringResolver {
     /// The fold under the field rules; where its clean result breaks an invariant or a check, the fold again with a
     /// person asked at each place that broke one.
     private func run(_ fold: HeadFold, _ rules: MergeRules, _ context: ResolutionContext) throws -> (
-        value: StructuredValue?, conflicts: [TreeConflict]
+        value: StructuredValue?, conflicts: [TreeConflict], choices: [FieldRulePass.Choice]
     ) {
-        let (value, conflicts, _) = try runAsking(fold, rules, context)
-        return (value, conflicts)
+        let (value, conflicts, choices, _) = try runAsking(fold, rules, context)
+        return (value, conflicts, choices)
     }
 
     /// `run`, with the places it asked a person about because an invariant broke: answers must be applied with them.
     private func runAsking(_ fold: HeadFold, _ rules: MergeRules, _ context: ResolutionContext) throws -> (
-        value: StructuredValue?, conflicts: [TreeConflict], asking: [[PathStep]: String]
+        value: StructuredValue?, conflicts: [TreeConflict], choices: [FieldRulePass.Choice], asking: [[PathStep]: String]
     ) {
         let first = try fold.run(rules: rules, fieldRules: context.fieldRules)
-        guard first.conflicts.isEmpty else { return (first.value, first.conflicts, [:]) }
+        guard first.conflicts.isEmpty else { return (first.value, first.conflicts, first.choices, [:]) }
         let broken = try violations(of: first.value, fold, context)
-        guard !broken.isEmpty else { return (first.value, first.conflicts, [:]) }
+        guard !broken.isEmpty else { return (first.value, first.conflicts, first.choices, [:]) }
         var asking: [[PathStep]: String] = [:]
         for violation in broken {
             let steps = InvariantCheck.steps(violation.tokens, in: first.value).steps
             asking[steps] = asking[steps].map { $0 + "; " + violation.reason } ?? violation.reason
         }
         let second = try fold.run(rules: rules, fieldRules: context.fieldRules, asking: asking)
-        return (second.value, second.conflicts, asking)
+        return (second.value, second.conflicts, second.choices, asking)
     }
 
     /// The invariants of the rules documents and the checks written in Swift that `value` breaks.

@@ -161,4 +161,28 @@ import Testing
         #expect(explain.output.contains("field rule: /title lww (.truce/fields line 1)"), "\(explain.output)")
         #expect(explain.output.contains("outcome: structured would resolve it"), "\(explain.output)")
     }
+    @Test func reviewListsWhatTheFieldRulesDroppedAndRestoreBringsOneFieldBack() throws {
+        let store = try CLIStore()
+        try store.writeAttributes("*.json merge=structured\n")
+        _ = try store.saveBytes(".truce/fields", .text("notes/*.json /title lww\nnotes/*.json /views counter\n"))
+        let conflict = try store.saveConflict(
+            "notes/a.json", base: .text("{\"title\": \"a\", \"views\": 1}\n"),
+            heads: [("laptop", .text("{\"title\": \"b\", \"views\": 2}\n")), ("phone", .text("{\"title\": \"c\", \"views\": 3}\n"))])
+        #expect(try store.run("resolve", "notes/a.json", "--device", "desk").status == 0)
+        let laptop = String(conflict.heads[0].prefix(7))
+        let lines = try store.run("review", "notes/a.json").output.split(separator: "\n").map(String.init)
+        #expect(
+            Array(lines.dropFirst().prefix(4)) == [
+                "  at \"/title\": field rule lww (.truce/fields line 1): the latest change wins",
+                "    kept     phone  2026-11-30T11:00:00Z  \(conflict.heads[1].prefix(7))  = \"c\"",
+                "    dropped  laptop  2026-11-30T10:00:00Z  \(laptop)  = \"b\"  restore: --restore /title@\(laptop)",
+                "  at \"/views\": field rule counter (.truce/fields line 2): every head's change is counted; nothing dropped",
+            ], "\(lines)")
+        let restored = try store.run("review", "notes/a.json", "--restore", "/title", "--device", "me")
+        #expect(restored.status == 0, "\(restored.errorOutput)")
+        #expect(try store.run("cat", "notes/a.json").output == "{\"title\": \"b\", \"views\": 4}\n")
+        // A counter dropped nothing: there is nothing to bring back.
+        let nothing = try store.run("review", "notes/a.json", "--restore", "/views")
+        #expect(nothing.status != 0 && nothing.errorLines.count == 1, "\(nothing.errorOutput)")
+    }
 }

@@ -22,6 +22,9 @@ public struct ResolutionContext: Sendable {
     /// What must hold of the merged document's fields; a resolver that merges by structure sends a merge that breaks
     /// one to a person.
     public var fieldInvariants: [FieldInvariant] = []
+    /// While a ``RestoringResolver`` puts a dropped value back: the resolution that dropped it (its version and
+    /// content), whose document the decision's point names a place in; nil otherwise.
+    public internal(set) var droppingResolution: ConflictSet.Side?
     private let readHistory: @Sendable (Int) async throws(TruceError) -> [Version]
     private let readContent: @Sendable (Version) async throws(TruceError) -> Data?
     private let decisions = DecisionLog()
@@ -58,8 +61,10 @@ public struct ResolutionContext: Sendable {
     /// thrown away, and so is anything recorded after it returned. The store
     /// writes the decisions sorted by place (whole-document decisions
     /// first), so the order they are recorded in does not change the commit,
-    /// leaves out values from versions that are not heads of the conflict,
-    /// and writes no decision that drops nothing. Recording nothing is fine:
+    /// and leaves out values from versions that are not heads of the conflict,
+    /// and a decision left dropping nothing by that. A decision recorded with
+    /// no dropped values is written as it is: a rule that kept every head's
+    /// change (a count, a set) says so. Recording nothing is fine:
     /// a resolver that keeps one head (`.kept`) and records nothing gets the
     /// whole-document decision written for it.
     public func record(_ decision: ResolutionDecision) {

@@ -77,7 +77,8 @@ struct DecisionsSection: Equatable {
             var seen = Set<VersionID>()
             let dropped = decision.dropped.compactMap { value($0, whole: whole) }.filter { seen.insert($0.version).inserted }
                 .sorted { order[$0.version]! < order[$1.version]! }
-            guard !dropped.isEmpty else { continue }
+            // A decision that drops nothing is written only as recorded, with no values: a rule that kept every change.
+            guard !dropped.isEmpty || (decision.dropped.isEmpty && decision.kept == nil) else { continue }
             let cleaned = ResolutionDecision(
                 point: decision.point, rule: Self.prefix(of: Array(decision.rule.utf8), limit: Self.ruleLimit).text,
                 kept: decision.kept.flatMap { value($0, whole: whole) }, dropped: dropped)
@@ -179,7 +180,8 @@ extension DecisionsSection {
         func finish() -> Bool {
             guard let decision = current else { return true }
             current = nil
-            guard !decision.dropped.isEmpty else { return false }
+            // Values or none at all: a decision that kept a value and dropped nothing is not one this type writes.
+            guard !decision.dropped.isEmpty || decision.kept == nil else { return false }
             section.decisions.append(ResolutionDecision(point: decision.point, rule: decision.rule, kept: decision.kept, dropped: decision.dropped))
             return true
         }
@@ -200,7 +202,7 @@ extension DecisionsSection {
                     current!.dropped.append(value)
                 }
             } else if bytes.starts(with: Array("  ".utf8)) {
-                guard finish() else { return malformed("ends a decision that drops nothing") }
+                guard finish() else { return malformed("ends a decision that keeps a value and drops none") }
                 if let counts = unlisted(bytes.dropFirst(2)) {
                     (section.unlistedDecisions, section.unlistedDroppedValues) = counts
                     continue
@@ -211,7 +213,7 @@ extension DecisionsSection {
                 return malformed("is not indented as a decision")
             }
         }
-        guard finish() else { return .malformed("its last decision drops nothing") }
+        guard finish() else { return .malformed("its last decision keeps a value and drops none") }
         if section.isEmpty { return .malformed("its decisions section is empty") }
         return .section(section)
     }
@@ -276,7 +278,7 @@ extension DecisionsSection {
         let words = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard words.count == 9, words[0] == "and", words[2] == "more", words[3] == "decisions,", words[5] == "dropped",
             words[6] == "values,", words[7] == "not", words[8] == "listed",
-            let decisions = Int(words[1]), let dropped = Int(words[4]), decisions > 0, dropped >= decisions,
+            let decisions = Int(words[1]), let dropped = Int(words[4]), decisions > 0, dropped >= 0,
             String(decisions) == words[1], String(dropped) == words[4]
         else { return nil }
         return (decisions, dropped)

@@ -23,16 +23,16 @@ struct Restoring: Sendable {
             content = droppedSide.content
         }
         if content == current.content { return nil }
-        let restore = RestoredDrop(resolution: resolution.id, version: droppedSide.version.id, point: decision.point)
+        let restore = RestoredDrop(resolution: resolution.version.id, version: droppedSide.version.id, point: decision.point)
         return try access.save(content, to: dropped.key, base: current.version.id, author: author, date: Date(), restoring: restore)
     }
 
     /// The content `resolution`'s resolver gives for putting back the value `dropped` holds at `point`.
     private func restoring(
-        _ point: String, from dropped: ConflictSet.Side, into current: ConflictSet.Side, by resolution: Version
+        _ point: String, from dropped: ConflictSet.Side, into current: ConflictSet.Side, by resolution: ConflictSet.Side
     ) async throws(TruceError) -> Data? {
         let key = current.version.key
-        let name = resolution.resolvedBy ?? ""
+        let name = resolution.version.resolvedBy ?? ""
         let choice: ResolverChoice
         do {
             choice = try resolving.resolverChoice(for: key, explicit: name)
@@ -50,7 +50,9 @@ struct Restoring: Sendable {
         let content: Data?
         do {
             content = try await Deadline.running(name, timeout: choice.timeout(of: name)) { [resolving] deadline in
-                let context = resolving.resolutionContext(of: key, tips: tips, options: options, deadline: deadline)
+                var context = resolving.resolutionContext(of: key, tips: tips, options: options, deadline: deadline)
+                (context.fieldRules, context.fieldInvariants) = (choice.fieldRules, choice.fieldInvariants)
+                context.droppingResolution = resolution
                 return try await restorer.restoring(point, from: dropped, into: current, context: context)
             }
         } catch {

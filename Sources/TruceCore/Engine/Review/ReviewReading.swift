@@ -45,7 +45,7 @@ extension ReadSession {
     /// What restoring `dropped` starts from, checked against the resolution's own commit (never the value handed
     /// in): the decision, the dropped head and the current version, each with its content.
     func restoreInputs(_ dropped: DroppedValue) throws -> (
-        resolution: Version, decision: ResolutionDecision, dropped: ConflictSet.Side, current: ConflictSet.Side
+        resolution: ConflictSet.Side, decision: ResolutionDecision, dropped: ConflictSet.Side, current: ConflictSet.Side
     ) {
         let key = dropped.key
         guard try repository.containsCommit(dropped.resolution.objectID) else { throw TruceError.versionNotFound(dropped.resolution.hex) }
@@ -67,7 +67,8 @@ extension ReadSession {
         let droppedVersion = try engine.readVersion(dropped.value.version, of: key)
         guard let current = try versions(of: key).current else { throw TruceError.documentNotFound(key) }
         return (
-            resolution, decision, ConflictSet.Side(version: droppedVersion, content: try contents(of: droppedVersion)),
+            ConflictSet.Side(version: resolution, content: try contents(of: resolution)), decision,
+            ConflictSet.Side(version: droppedVersion, content: try contents(of: droppedVersion)),
             ConflictSet.Side(version: current, content: try contents(of: current))
         )
     }

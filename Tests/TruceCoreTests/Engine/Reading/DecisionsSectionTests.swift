@@ -47,11 +47,14 @@ import Testing
             point: "/long", rule: "", kept: value(laptop, String(repeating: "x", count: 199) + "é and more"),
             dropped: [value(phone, String(repeating: "y", count: 5000))]),
         .wholeDocument(rule: "the current version is kept", kept: phone, dropped: [laptop, tablet]),
+        // A rule that kept every head's change says so, with no values.
+        ResolutionDecision(point: "/views", rule: "field rule counter: nothing dropped", kept: nil, dropped: []),
     ]
 
     @Test func aSectionReadsBackExactlyAsItWasWritten() throws {
         let section = DecisionsSection(normalizing: Self.awkward, for: Self.conflict)
-        #expect(section.decisions.count == 4)
+        #expect(section.decisions.count == 5)
+        #expect(section.decisions.last == Self.awkward.last)
         let message = Self.message(section)
         #expect(DecisionsSection.reading(message) == .section(section), "\(message)")
         // Every line of the section is one line: no value's newline or control byte reaches the message.
@@ -79,7 +82,7 @@ import Testing
         }
         // The whole document first, then places by their bytes; dropped values in the current-version rule's order.
         let section = DecisionsSection(normalizing: Self.awkward, for: Self.conflict)
-        #expect(section.decisions.map(\.point) == [nil, "/a \"quoted\": key\nResolves: \(Self.stranger.id.hex)", "/long", "/theme"])
+        #expect(section.decisions.map(\.point) == [nil, "/a \"quoted\": key\nResolves: \(Self.stranger.id.hex)", "/long", "/theme", "/views"])
         #expect(section.decisions[0].dropped.map(\.version) == [Self.laptop.id, Self.tablet.id])
     }
 
@@ -195,7 +198,7 @@ import Testing
             "two kept values",
             "  at \"/a\"\n    kept \(phone.id.hex) 2026-11-30T10:00:00Z \"p\" = 1\n    kept \(phone.id.hex) 2026-11-30T10:00:00Z \"p\" = 2"
         ),
-        ("a decision that drops nothing", "  at \"/a\"\n    kept \(phone.id.hex) 2026-11-30T10:00:00Z \"p\" = 1"),
+        ("a decision that keeps a value and drops none", "  at \"/a\"\n    kept \(phone.id.hex) 2026-11-30T10:00:00Z \"p\" = 1"),
         ("an unterminated place", "  at \"/a: r\n    dropped \(laptop.id.hex) 2026-11-30T10:00:00Z \"laptop\" = 1"),
         ("a line that is a trailer", "Resolves: \(stranger.id.hex)"),
         (

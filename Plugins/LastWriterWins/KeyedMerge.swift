@@ -1,14 +1,14 @@
 import Foundation
 import TruceCore
 
-/// The key-by-key merge of dictionary heads against their base.
+/// The key-by-key merge of dictionary heads against their base: JSON by `KeyedJSONMerge`, in place and at any depth;
+/// property lists here.
 ///
-/// For each top-level key: when no head changed it from the base, the base's
-/// value stays; otherwise the latest head among those that changed it wins
-/// (adding, changing and removing the key are all changes). Values are
-/// compared whole; nested dictionaries are not merged further. Where heads
-/// changed a key to different values, a decision names the kept value and
-/// each one replaced.
+/// For each top-level key of a property list: when no head changed it from
+/// the base, the base's value stays; otherwise the latest head among those
+/// that changed it wins (adding, changing and removing the key are all
+/// changes). Values are compared whole. Where heads changed a key to
+/// different values, a decision names the kept value and each one replaced.
 struct KeyedMerge {
     let conflict: ConflictSet
 
@@ -20,6 +20,11 @@ struct KeyedMerge {
         let current = conflict.current
         let kind = KeyedDocument.kind(of: key, sample: current.content ?? Data())
         let heads = try conflict.heads.map { (side: $0, document: try KeyedDocument($0, kind: kind, key: key)) }
+        // JSON: every head is a valid object (read above), so it merges in place, keeping every byte it does not change.
+        if kind == .json {
+            var merge = KeyedJSONMerge(conflict)
+            return merge.merged()
+        }
         // With no base (unrelated histories, or a base that is a deletion) every key is an addition.
         var base: [String: Any] = [:]
         if let side = conflict.base, side.content != nil { base = try KeyedDocument(side, kind: kind, key: key).entries }

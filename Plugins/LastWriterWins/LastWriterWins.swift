@@ -9,9 +9,10 @@ import TruceCore
 /// `restoring(_:from:into:context:)` can put back one at a time.
 ///
 /// Options (`resolver.last-writer-wins.<option>`): `granularity` is
-/// `document` (default: the latest head wins whole) or `key` (JSON objects and
-/// property-list dictionaries merged top-level key by key against the base,
-/// the iCloud key-value store's rule). "Latest" is the store's current-version
+/// `document` (default: the latest head wins whole) or `key` (merged key by
+/// key against the base, the iCloud key-value store's rule: JSON objects at
+/// every depth, written as the current version's bytes with only the changed
+/// values replaced; property-list dictionaries by their top-level keys). "Latest" is the store's current-version
 /// rule (the later author date, on a tie the larger version id), so the head
 /// kept whole is always the current version.
 public struct LastWriterWins: RestoringResolver {
@@ -48,19 +49,29 @@ public struct LastWriterWins: RestoringResolver {
         }
     }
 
-    /// Puts back the value the dropped head held at a top-level key (`/theme`), or removes the key when it had none.
+    /// Puts back the value the dropped head held at a key (`/theme`, `/editor/font` in JSON), or removes the key when it
+    /// had none; every other byte of the current version stays.
     public func restoring(_ point: String, from dropped: ConflictSet.Side, into current: ConflictSet.Side, context: ResolutionContext)
         async throws -> Data?
     {
         let key = current.version.key
         let tokens = KeyedMerge.tokens(of: point)
-        guard tokens.count == 1, let member = tokens.first else {
-            throw TruceError.resolverFailed(name, reason: "\(point) is not a top-level key, the only places it decides")
-        }
         guard current.content != nil else {
             throw TruceError.resolverFailed(name, reason: "the current version of \(key) is a deletion, which has no keys")
         }
         let kind = KeyedDocument.kind(of: key, sample: current.content ?? Data())
+        if kind == .json, !tokens.isEmpty {
+            // Both read as JSON objects first, so that the in-place edit reads valid JSON.
+            _ = try KeyedDocument(current, kind: kind, key: key)
+            _ = try KeyedDocument(dropped, kind: kind, key: key)
+            guard let content = KeyedJSONMerge.restoring(tokens, from: dropped.content ?? Data(), into: current.content ?? Data()) else {
+                throw TruceError.resolverFailed(name, reason: "the current version of \(key) has no object to hold \(point)")
+            }
+            return content
+        }
+        guard tokens.count == 1, let member = tokens.first else {
+            throw TruceError.resolverFailed(name, reason: "\(point) is not a top-level key, the only places it decides")
+        }
         let document = try KeyedDocument(current, kind: kind, key: key)
         var entries = document.entries
         entries[member] = try KeyedDocument(dropped, kind: kind, key: key).entries[member]

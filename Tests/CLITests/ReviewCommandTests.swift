@@ -57,7 +57,7 @@ import Testing
         let restored = try store.run("review", "settings.json", "--restore", "/theme", "--device", "me")
         #expect(restored.status == 0, "\(restored.errorOutput)")
         let id = restored.output.trimmingCharacters(in: .newlines)
-        #expect(try store.run("cat", "settings.json").output == #"{"size":2,"theme":"dark"}"#)
+        #expect(try store.run("cat", "settings.json").output == #"{"theme":"dark","size":2}"#)
         let message = try store.gitInStore("show", "-s", "--format=%B", id).output
         #expect(message.hasPrefix("Save settings.json\n\nDocument: settings.json\nDevice: me\nRestores-Dropped: "), "\(message)")
         #expect(message.contains(" \(conflict.heads[0]) \"/theme\"\n"))

@@ -2,9 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 import Truce
+import TruceTesting
 
-/// Under every field rule, a merge writes back every byte no side changed: the corpus of JSON written every way JSON
-/// allows (JSONTestSuite's shapes among it), one field changed on one side and another on the other.
+/// Under every field rule, and under `last-writer-wins` key by key, a merge writes back every byte no side changed: the
+/// corpus of JSON written every way JSON allows (JSONTestSuite's shapes among it), one field changed on one side and
+/// another on the other.
 @Suite(.timeLimit(.minutes(10))) struct FieldRuleBytesTests {
     /// The JSON Pointer of each scalar reached through objects only, by where its bytes start.
     static func pointers(in data: Data) -> [Int: String] {
@@ -106,5 +108,37 @@ import Truce
             }
         }
         #expect(checked >= 100, "\(rule.name): \(checked) merges checked")
+    }
+    @Test func lastWriterWinsKeyByKeyChangesOnlyTheTwoEditedFields() async throws {
+        let corpus = JSONCorpus.generate(count: 400, seed: 29)
+        var random = SeededRandom(seed: 4647)
+        var checked = 0
+        for (index, document) in corpus.enumerated() {
+            // Key by key needs an object at the top.
+            guard document.bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { continue }
+            let pointers = Self.pointers(in: document.bytes)
+            let candidates = document.scalars.indices.filter { document.scalars[$0].throughObjectsOnly }
+            guard candidates.count >= 2 else { continue }
+            let first = random.pick(candidates)
+            let second = random.pick(candidates.filter { $0 != first })
+            guard let firstPointer = pointers[document.scalars[first].range.lowerBound],
+                let secondPointer = pointers[document.scalars[second].range.lowerBound], firstPointer != secondPointer
+            else { continue }
+            let (oursText, theirsText) = ("\"ours \(index)\"", "\"theirs \(index)\"")
+            let ours = document.replacing(first, with: oursText), theirs = document.replacing(second, with: theirsText)
+            let both = document.replacing(first, with: oursText, second, with: theirsText)
+            let fixture = ConflictFixture(
+                key: "corpus.json", base: FixtureVersion(data: document.bytes, device: "base", date: ConflictFixture.date(minute: 0)),
+                current: FixtureVersion(data: ours, device: "phone", date: ConflictFixture.date(minute: 2)),
+                conflicts: [FixtureVersion(data: theirs, device: "laptop", date: ConflictFixture.date(minute: 1))])
+            let outcome = try await fixture.resolve(with: LastWriterWins(), options: ["granularity": "key"])
+            guard case .resolved(let content?) = outcome else {
+                Issue.record("document \(index): \(outcome)")
+                continue
+            }
+            #expect(content == both, "document \(index):\nwanted:  \(both.escaped)\nwritten: \(content.escaped)")
+            checked += 1
+        }
+        #expect(checked >= 50, "\(checked) merges checked")
     }
 }

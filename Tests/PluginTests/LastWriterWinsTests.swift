@@ -66,10 +66,20 @@ import TruceTesting
         #expect(kept.parents.first == current.id, "a resolution has the current version first")
     }
 
-    @Test func keyGranularityKeepsChangesToDifferentKeysAndTheLatestChangeOfEachKey() async throws {
+    /// settings.json resolved key by key: `phone` the current version, `laptop` an earlier one; nil when not resolved.
+    func keyByKey(base: String, laptop: String, phone: String) async throws -> Data? {
         let test = try TestStore()
         try test.setAttributes("*.json merge=last-writer-wins\n")
         try test.setConfig("resolver.last-writer-wins.granularity", "key")
+        try ConflictFixture(
+            key: "settings.json", base: Self.base(.text(base)), current: FixtureVersion(phone, device: "phone", date: Self.at(2)),
+            conflicts: [FixtureVersion(laptop, device: "laptop", date: Self.at(1))]
+        ).write(into: test.store)
+        guard let version = try await resolved(test, "settings.json") else { return nil }
+        return try test.store.contents(of: version)
+    }
+
+    @Test func keyGranularityKeepsChangesToDifferentKeysAndTheLatestChangeOfEachKey() async throws {
         let base = #"{"theme": "light", "volume": 3, "zoom": 1, "obsolete": true, "both": 0}"#
         // laptop (earlier): theme, removes obsolete, both=1; phone (later): volume, adds font, both=2.
         let laptop = #"{"theme": "dark", "volume": 3, "zoom": 1, "both": 1}"#
@@ -79,25 +89,26 @@ import TruceTesting
             }
 
             """
-        try ConflictFixture(
-            key: "settings.json", base: Self.base(.text(base)), current: FixtureVersion(phone, device: "phone", date: Self.at(2)),
-            conflicts: [FixtureVersion(laptop, device: "laptop", date: Self.at(1))]
-        ).write(into: test.store)
-        guard let version = try await resolved(test, "settings.json") else { return }
-        // Sorted keys; indented and ending in a newline as the current (phone's) version was.
+        // The current (phone's) bytes, with only laptop's theme put in and the key it removed taken out.
         #expect(
-            try test.store.contents(of: version)
+            try await keyByKey(base: base, laptop: laptop, phone: phone)
                 == .text(
                     """
                     {
-                      "both" : 2,
-                      "font" : "mono/serif",
-                      "theme" : "dark",
-                      "volume" : 7,
-                      "zoom" : 1
+                      "theme": "dark", "volume": 7, "zoom": 1, "both": 2, "font": "mono/serif"
                     }
 
                     """))
+    }
+
+    @Test func keyGranularityMergesNestedObjectsKeyByKeyAndKeepsEveryUntouchedByte() async throws {
+        let base = #"{"title":"Shopping","n":2,"editor":{"font":"serif","size":12,"tabs":[1]},"z":null}"#
+        // laptop (earlier) changes the editor's font and adds a member to it; phone (later) its size and the title.
+        let laptop = #"{"title":"Shopping","n":2,"editor":{"font":"mono","size":12,"tabs":[1],"wrap":true},"z":null}"#
+        let phone = #"{"title":"Groceries","n":2,"editor":{"font":"serif","size":14,"tabs":[1]},"z":null}"#
+        #expect(
+            try await keyByKey(base: base, laptop: laptop, phone: phone)
+                == .text(#"{"title":"Groceries","n":2,"editor":{"font":"mono","size":14,"tabs":[1],"wrap":true},"z":null}"#))
     }
 
     @Test func aRemovalAndAChangeOfOneKeyFollowTheLatestAuthorDate() async throws {

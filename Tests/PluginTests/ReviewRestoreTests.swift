@@ -119,6 +119,22 @@ import Truce
         #expect(try test.store.history(of: "settings.json").first?.id == restored.id)
     }
 
+    @Test func aNestedValueComesBackInPlaceWithEveryOtherByteKept() async throws {
+        let test = try Self.keyByKey()
+        try test.makeConflict(
+            "settings.json", base: .text(#"{"editor": {"font": "serif", "size": 12}, "n": 1}"#),
+            heads: [
+                ("laptop", .text(#"{"editor": {"font": "mono", "size": 12}, "n": 1}"#)),
+                ("phone", .text(#"{"editor": {"font": "sans", "size": 12}, "n": 1}"#)),
+            ])
+        try await test.store.resolve("settings.json", device: "desk")
+        try test.store.save(.text(#"{"n": 2,   "editor": {"size": 13, "font": "sans"}}"#), to: "settings.json", device: "phone")
+        let dropped = try #require(try test.store.review("settings.json").droppedValues.first)
+        #expect(dropped.point == "/editor/font" && dropped.value.content == .text(#""mono""#))
+        try await test.store.restore(dropped, device: "laptop")
+        #expect(try test.store.contents(of: "settings.json") == .text(#"{"n": 2,   "editor": {"size": 13, "font": "mono"}}"#))
+    }
+
     @Test func twoReplicasResolvingTheSameConflictWriteTheSameCommitDecisionsIncluded() async throws {
         let laptop = try Self.keyByKey()
         let phone = try Self.keyByKey()

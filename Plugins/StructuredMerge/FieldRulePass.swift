@@ -95,7 +95,8 @@ struct FieldRulePass {
 
     private mutating func walk(_ base: StructuredValue?, _ heads: [Head], tokens: [String], steps: [PathStep]) throws(TruceError) {
         // Where no head changed anything, every rule keeps the base: nothing to decide (most of a large document).
-        guard rulesReach(tokens), heads.contains(where: { $0.value != base || (!$0.stepBaseIsBase && $0.stepBase != base) }) else { return }
+        guard rulesReach(tokens), heads.contains(where: { !Self.same($0.value, base) || (!$0.stepBaseIsBase && !Self.same($0.stepBase, base)) })
+        else { return }
         let rule = rule(at: tokens)
         switch rule?.merge {
         case nil, .members?, .byID?:
@@ -110,6 +111,9 @@ struct FieldRulePass {
             }
             return
         }
+        // An object or array the base has and a head removed: whether it stays is the merge's to settle (removed where
+        // no other head changed it, else a conflict), not its fields' rules, which would count the removal as a change.
+        if base != nil, heads.contains(where: { $0.value == nil }) { return }
         let present = ([base] + heads.map(\.value)).compactMap { $0 }
         if let objects = Optional(present.compactMap(\.object)), objects.count == present.count, !objects.isEmpty {
             // Members in a fixed order: the current head's, then those only others have.
@@ -133,39 +137,55 @@ struct FieldRulePass {
                     steps: steps + [.member(occurrence.key, occurrence: occurrence.count)])
             }
         } else if case .byID(let member)? = rule?.merge, present.allSatisfy({ $0.array != nil }), !present.isEmpty {
-            // Elements by identity, each under its base position (else the first head's that has it), as the merge names them.
-            var identities: [StructuredValue] = []
-            var seen = Set<StructuredValue>()
-            for array in present.compactMap(\.array) {
-                for element in array.elements {
-                    guard let identity = element.object?[member], identity.object == nil, identity.array == nil else {
-                        throw Self.cannotApply(rule!, at: tokens, "an element has no scalar member '\(member)' to match it by")
-                    }
-                    if seen.insert(identity).inserted { identities.append(identity) }
-                }
+            func identity(_ element: StructuredValue) -> StructuredValue? {
+                guard let identity = element.object?[member], identity.object == nil, identity.array == nil else { return nil }
+                return identity
             }
-            // Each version's elements by identity, looked up once: a large array is not scanned once per element.
-            func index(_ value: StructuredValue?) -> [StructuredValue: (position: Int, element: StructuredValue)] {
-                var found: [StructuredValue: (position: Int, element: StructuredValue)] = [:]
-                for (position, element) in (value?.array?.elements ?? []).enumerated() {
-                    if let identity = element.object?[member], found[identity] == nil { found[identity] = (position, element) }
-                }
-                return found
+            for array in present.compactMap(\.array) where array.elements.contains(where: { identity($0) == nil }) {
+                throw Self.cannotApply(rule!, at: tokens, "an element has no scalar member '\(member)' to match it by")
             }
-            let baseIndex = index(base), headIndexes = heads.map { (index($0.value), $0.stepBaseIsBase ? [:] : index($0.stepBase)) }
-            // In the order met: decisions are looked up by path, so the order of the walk decides nothing.
-            for identity in identities {
-                let position = ([baseIndex] + headIndexes.map(\.0)).lazy.compactMap { $0[identity]?.position }.first ?? 0
+            // The heads' arrays, then the arrays of the bases their steps merge against (where those are not the base).
+            let baseElements = base?.array?.elements ?? []
+            var versions = heads.map { $0.value?.array?.elements ?? [] }
+            let stepVersions = heads.map { head -> Int? in
+                guard !head.stepBaseIsBase else { return nil }
+                versions.append(head.stepBase?.array?.elements ?? [])
+                return versions.count - 1
+            }
+            let matching = ElementMatching(base: baseElements, versions: versions, identity: identity)
+            func walkElement(_ baseElement: StructuredValue?, positions: [Int?], identity: StructuredValue, at position: Int) throws(TruceError) {
+                func element(_ version: Int?) -> StructuredValue? { version.flatMap { positions[$0].map { versions[version!][$0] } } }
                 try walk(
-                    baseIndex[identity]?.element,
-                    zip(heads, headIndexes).map { head, indexes in
-                        Head(
-                            value: indexes.0[identity]?.element, date: head.date, id: head.id, stepBase: indexes.1[identity]?.element,
+                    baseElement,
+                    heads.indices.map { index in
+                        let head = heads[index]
+                        return Head(
+                            value: element(index), date: head.date, id: head.id, stepBase: element(stepVersions[index]),
                             stepBaseIsBase: head.stepBaseIsBase)
                     },
                     tokens: tokens + [String(position)], steps: steps + [.element(identityMember: member, identity: identity)])
             }
+            // Each base element a version changed or does not have, under its base position; an element every version
+            // holds unchanged has nothing to decide, and no path is built for it.
+            for position in baseElements.indices {
+                let found = matching.matches.map { $0[position] }
+                if found.allSatisfy({ $0?.isUnchanged == true }) { continue }
+                try walkElement(
+                    baseElements[position], positions: found.map { $0?.position }, identity: identity(baseElements[position])!, at: position)
+            }
+            // Then each element the base does not have, under the first head's position of it.
+            for addition in matching.additions {
+                try walkElement(
+                    nil, positions: addition.positions, identity: addition.identity, at: addition.positions.lazy.compactMap { $0 }.first ?? 0)
+            }
         }
+    }
+
+    /// True when two values are equal: by their bytes where both were read from JSON (most of a large document,
+    /// and cheaper than comparing the trees), else by meaning.
+    static func same(_ a: StructuredValue?, _ b: StructuredValue?) -> Bool {
+        if let left = a?.readBytes, let right = b?.readBytes, left.elementsEqual(right) { return true }
+        return a == b
     }
 
     // MARK: - Rules

@@ -338,8 +338,13 @@ struct TreeMerge {
 
     /// The first candidate member that every element of every array carries, with a scalar value unique within its array.
     private func identityMember(of arrays: [ArrayValue], at tokens: [String]) -> String? {
-        // A field rule's `id=MEMBER` (the rules checked every element carries it).
-        if let member = fields?.identity(at: tokens) { return member }
+        // A field rule's `id=MEMBER`, where every element carries it (the rules checked the heads', but a step's result
+        // can hold an element a person must settle).
+        if let member = fields?.identity(at: tokens),
+            arrays.allSatisfy({ $0.elements.allSatisfy { $0.object?[member].map(Self.isScalar) ?? false } })
+        {
+            return member
+        }
         guard arrays.contains(where: { !$0.elements.isEmpty }) else { return nil }
         candidates: for member in rules.identityCandidates(at: tokens) {
             for array in arrays {

@@ -57,9 +57,9 @@ package final class Quarantine {
             try check(git_mempack_new(&backend), "start in-memory object store")
             try repository.attach(backend, priority: 1000, "in-memory object store")
         }
-        for reference in references {
-            try repository.updateReference(reference.name, to: reference.target, expecting: nil, message: "truce: offer in negotiation")
-        }
+        // One packed-refs file, not a loose ref (a file, a reflog, their directories and their fsyncs) per reference:
+        // a hub offers one manifest per replica, and a sync with hundreds of replicas wrote, synced and deleted as many.
+        if !references.isEmpty { try repository.updatePackedReferences(adding: references, removing: []) }
     }
 
     /// Writes `ids`, as `repository` reads them, into the store as one pack (fsynced), each once.

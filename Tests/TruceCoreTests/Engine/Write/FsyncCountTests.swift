@@ -216,4 +216,24 @@ struct FsyncCountTests {
         #expect(syncs >= 1, "no sync seen: the counter misses the log's calls")
         #expect(syncs <= threads * perThread, "more syncs than appends")
     }
+    /// A sync that brings nothing syncs as many files with 24 replicas on the hub as with 2: the replicas' manifests
+    /// it offers in negotiation go into its scratch repository as one file, not one synced ref each.
+    @Test func aSyncThatBringsNothingCostsTheSameFsyncsWhateverTheNumberOfReplicas() throws {
+        let hub = TemporaryDirectory("truce-hub")
+        #expect(try git(["init", "-q", "--bare", hub.path]).status == 0)
+        func join(_ index: Int) throws -> TestStore {
+            let replica = try TestStore()
+            try replica.store.save(.text("\(index)\n"), to: DocumentKey("r/\(index).md"), device: "device\(index)")
+            _ = try replica.store.sync(with: hub.path)
+            return replica
+        }
+        let reader = try join(0)
+        _ = try join(1)
+        _ = try reader.store.sync(with: hub.path)
+        let withTwo = try Self.fsyncs(under: reader.path) { _ = try reader.store.sync(with: hub.path) }
+        for index in 2..<24 { _ = try join(index) }
+        _ = try reader.store.sync(with: hub.path)
+        let withMany = try Self.fsyncs(under: reader.path) { _ = try reader.store.sync(with: hub.path) }
+        #expect(withMany == withTwo, "a sync that brings nothing: \(withTwo) fsyncs with 2 replicas, \(withMany) with 24")
+    }
 }

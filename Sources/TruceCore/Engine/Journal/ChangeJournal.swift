@@ -123,21 +123,31 @@ struct ChangeJournal {
         return reached ? entries.reversed() : nil
     }
 
-    /// Whether every change the journal records from `tip` back to its start came through one of `manifests`: a batch
-    /// entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
+    /// Whether every change the journal records from `tip` back to its start came through one of `manifests`.
     func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>) throws -> Bool {
+        try self.manifests(from: tip, among: manifests) != nil
+    }
+
+    /// The manifests among `manifests` that the changes the journal records from `tip` back to its start came through,
+    /// when every change came through one of them; nil when one did not (a save here, a version from elsewhere). A
+    /// batch entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
+    func manifests(from tip: ObjectID, among manifests: Set<ObjectID>) throws -> Set<ObjectID>? {
+        var through = Set<ObjectID>()
         var every = true
         _ = try walk(from: tip, after: nil) { commit in
             let trailers = MessageLines.trailers(of: commit.message)
-            if trailers["Change"] == "batch", let through = trailers["Via"] {
-                let listed = through.split(separator: " ").map { ObjectID(hex: String($0)) }
-                every = !listed.isEmpty && listed.allSatisfy { $0.map(manifests.contains) ?? false }
+            if trailers["Change"] == "batch", let listed = trailers["Via"] {
+                let ids = listed.split(separator: " ").map { ObjectID(hex: String($0)) }
+                every = !ids.isEmpty && ids.allSatisfy { $0.map(manifests.contains) ?? false }
+                if every { through.formUnion(ids.compactMap { $0 }) }
             } else {
-                every = try changes(recordedBy: commit).allSatisfy { $0.via.map(manifests.contains) ?? false }
+                let vias = try changes(recordedBy: commit).map(\.via)
+                every = vias.allSatisfy { $0.map(manifests.contains) ?? false }
+                if every { through.formUnion(vias.compactMap { $0 }) }
             }
             return every
         }
-        return every
+        return every ? through : nil
     }
 
     /// Visits the entries from `tip` back to `position` (not included), newest first, while `visit` says go on;

@@ -65,20 +65,24 @@ extension StoreEngine {
         let copies = try repository.references(under: ReplicaManifest.root).filter { $0.name != name }.map(\.target).sorted()
         let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
         let unlisted: [ObjectID]
+        var listed = copies
         if previous == nil, let journal, !copies.isEmpty,
-            try ChangeJournal(repository: repository).everyChange(from: journal, cameThrough: Set(copies))
+            let through = try ChangeJournal(repository: repository).manifests(from: journal, among: Set(copies))
         {
-            // A replica whose every version came through the manifests it holds (a first sync) has no head they do not list.
+            // A replica whose every version came through the manifests it holds (a first sync) has no head they do not
+            // list, and lists those manifests alone: listing every replica's made each newcomer's first manifest, and
+            // the hub, grow with the number of replicas before it, and every sync that hides them walk them all.
             unlisted = []
+            listed = through.sorted()
         } else {
             let covered = try ReplicaManifest.headsListed(byAll: copies, in: repository)
             unlisted = Array(Set(heads).subtracting(covered)).sorted()
         }
-        if previous == nil, unlisted.isEmpty, copies.isEmpty { return nil }
+        if previous == nil, unlisted.isEmpty, listed.isEmpty { return nil }
         let next = ReplicaManifest.Header(
             replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
             listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
-        return ManifestPlan(name: name, previous: previous, next: (unlisted + copies, next, Self.signature(of: replica)))
+        return ManifestPlan(name: name, previous: previous, next: (unlisted + listed, next, Self.signature(of: replica)))
     }
 
     private static func signature(of replica: String) -> Signature {

@@ -147,6 +147,28 @@ import Testing
         #expect(try newcomer.store.contents(of: DocumentKey("r/0.md")) == .text("0\n"))
     }
 
+    /// Replicas that only joined relay nothing of their own: a newcomer's first manifest lists the manifests its
+    /// versions came through, not every replica's, so that neither it nor the hub grows with the replicas before it.
+    @Test func aNewcomersFirstManifestListsTheManifestsItsVersionsCameThroughNotEveryReplicas() throws {
+        let hub = try daemon.makeHub()
+        let writer = try TestStore()
+        for index in 0..<5 { try writer.store.save(.text("\(index)\n"), to: DocumentKey("w/\(index).md"), device: "writer") }
+        _ = try writer.store.sync(with: hub)
+        let joined = try (0..<12).map { _ in try TestStore() }
+        for replica in joined { _ = try replica.store.sync(with: hub) }
+        #expect(try hubRefs(hub).count == 13)
+        let newcomer = try TestStore()
+        #expect(try newcomer.store.sync(with: hub).received.count == 5)
+        let own = ReplicaManifest.reference(of: try replicaID(of: newcomer))
+        let parents = try newcomer.git("rev-list", "--parents", "-n", "1", own).split(separator: " ").dropFirst()
+        #expect(!parents.isEmpty && parents.count <= 2, "its first manifest lists \(parents.count) manifests of 13 replicas")
+        // What it lists still reaches every version: a replica that reads its chain alone gets them all.
+        let other = try TestStore()
+        _ = try other.store.sync(with: newcomer.path)
+        for index in 0..<5 { #expect(try other.store.contents(of: DocumentKey("w/\(index).md")) == .text("\(index)\n")) }
+        try expectHubFsckClean(hub)
+    }
+
     private func replicaID(of store: TestStore) throws -> String {
         try store.git("config", "truce.replica").trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -16,7 +16,8 @@ struct Row: Encodable {
 }
 
 /// `swift run -c release truce-bench [--quick] [--json] [--only NAME]`: Truce and its git baselines on the same work, side by side;
-/// `--scale [--million]` runs the store-size rows instead (`ScaleRows`).
+/// `--scale [--million]` runs the store-size rows instead (`ScaleRows`), `--replicas 2,100,1000` the rows of a hub many
+/// replicas share (`ReplicaRows`).
 @main
 struct Bench {
     static func main() async throws {
@@ -29,6 +30,20 @@ struct Bench {
             CommandLine.arguments.indices.contains($0 + 1) ? CommandLine.arguments[$0 + 1] : nil
         }
         let scale = Scale(quick: quick)
+        if let index = CommandLine.arguments.firstIndex(of: "--replicas") {
+            let counts = CommandLine.arguments.dropFirst(index + 1).first.map { $0.split(separator: ",").compactMap { Int($0) } } ?? []
+            guard !counts.isEmpty else {
+                FileHandle.standardError.write(Data("truce-bench: --replicas needs counts, such as 2,100,1000\n".utf8))
+                exit(2)
+            }
+            do {
+                print(table(try ReplicaRows.rows(counts: counts)))
+                return
+            } catch {
+                FileHandle.standardError.write(Data("truce-bench: replicas failed: \(error)\n".utf8))
+                exit(1)
+            }
+        }
         if arguments.contains("--scale") {
             // The store-size rows alone: they take long, and the default run stays as it was.
             do {

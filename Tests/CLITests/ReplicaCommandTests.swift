@@ -126,4 +126,28 @@ import Testing
         #expect(refs.allSatisfy { $0.hasPrefix("refs/truce/replicas/") })
         #expect(try git("-C", hub, "fsck", "--strict", "--no-dangling").output.isEmpty)
     }
+    @Test func replicasListsEveryReplicaOfTheHubWithWhenItLastPublished() throws {
+        let laptop = try CLIStore(), phone = try CLIStore(), tablet = try CLIStore()
+        let directory = TemporaryDirectory()
+        let hub = directory.file("hub.git")
+        #expect(try git("init", "-q", "--bare", hub).status == 0)
+        // A store that never synced knows no replica, itself included: it has published nothing.
+        #expect(try laptop.run("replicas").output == "0 replicas\n")
+        try laptop.save("a.md", "a\n")
+        for store in [laptop, phone, tablet] { #expect(try store.run("sync", hub).status == 0) }
+        // Its second change publishes its second manifest; the others published one each, when they joined.
+        try laptop.save("b.md", "b\n")
+        #expect(try laptop.run("sync", hub).status == 0)
+        let ids = try [laptop, phone, tablet].map { try git("-C", $0.path, "config", "truce.replica").output.trimmingCharacters(in: .newlines) }
+        let lines = try laptop.run("replicas").output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4 && lines.last == "3 replicas", "\(lines)")
+        for (index, id) in ids.enumerated() {
+            let line = try #require(lines.first { $0.hasPrefix(id + "  ") }, "\(id) is not listed: \(lines)")
+            #expect(line.hasSuffix(index == 0 ? "  2 manifests  (this store)" : "  1 manifests"), "\(line)")
+        }
+        // The JSON says the same, with dates a reader can compare.
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try laptop.run("replicas", "--json").output.utf8)) as? [[String: Any]])
+        #expect(Set(json.compactMap { $0["id"] as? String }) == Set(ids))
+        #expect(json.filter { $0["isThisStore"] as? Bool == true }.compactMap { $0["id"] as? String } == [ids[0]])
+    }
 }

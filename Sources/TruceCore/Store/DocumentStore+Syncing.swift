@@ -43,4 +43,14 @@ extension DocumentStore {
     package func syncOnCallingThread(with remote: String) throws(TruceError) -> SyncReport {
         try Syncing(resolving: resolving(), environment: syncEnvironment).syncOnCallingThread(with: remote)
     }
+    /// Every replica this store knows of, the one that published most recently first: this store, and each other
+    /// replica whose manifest a sync brought from a hub, with how many manifests it published and when it published
+    /// its newest, by its own clock.
+    ///
+    /// It reads the store, not the hub: the list is as of this store's last
+    /// sync. A replica appears once it has synced with a hub this store syncs
+    /// with (through another hub too, when a replica passes it on).
+    public func replicas() throws(TruceError) -> [ReplicaSummary] {
+        try access.read { try $0.replicas() }
+    }
 }

@@ -150,4 +150,24 @@ import Testing
         #expect(Set(json.compactMap { $0["id"] as? String }) == Set(ids))
         #expect(json.filter { $0["isThisStore"] as? Bool == true }.compactMap { $0["id"] as? String } == [ids[0]])
     }
+    @Test func replicasForgetTakesARetiredReplicaOffTheHubAndRefusesBadInput() throws {
+        let laptop = try CLIStore(), tablet = try CLIStore()
+        let directory = TemporaryDirectory()
+        let hub = directory.file("hub.git")
+        #expect(try git("init", "-q", "--bare", hub).status == 0)
+        try tablet.save("t.md", "tablet\n")
+        for store in [laptop, tablet] { #expect(try store.run("sync", hub).status == 0) }
+        let tabletID = try git("-C", tablet.path, "config", "truce.replica").output.trimmingCharacters(in: .newlines)
+        let before = try git("-C", hub, "for-each-ref").output
+        for bad in [["replicas", "--forget", "not-an-id", hub], ["replicas", "--forget", tabletID]] {
+            let refused = try laptop.run(bad)
+            #expect(refused.status != 0 && refused.errorLines.count == 1, "\(bad): \(refused.errorOutput)")
+        }
+        #expect(try git("-C", hub, "for-each-ref").output == before)
+        let forgot = try laptop.run("replicas", "--forget", tabletID, hub)
+        #expect(forgot.status == 0 && forgot.output == "forgot replica \(tabletID) on \(hub)\n", "\(forgot.output) \(forgot.errorOutput)")
+        #expect(try !git("-C", hub, "for-each-ref").output.contains(tabletID))
+        #expect(try laptop.run("cat", "t.md").output == "tablet\n")
+        #expect(try git("-C", hub, "fsck", "--strict", "--no-dangling").output.isEmpty)
+    }
 }

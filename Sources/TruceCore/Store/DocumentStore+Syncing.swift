@@ -53,4 +53,21 @@ extension DocumentStore {
     public func replicas() throws(TruceError) -> [ReplicaSummary] {
         try access.read { try $0.replicas() }
     }
+    /// Takes a retired replica off the hub at `remote`: syncs with it, then removes the replica's manifest ref there, so
+    /// that no replica reads it again; returns the sync's report.
+    ///
+    /// Nothing is lost: it is refused, and the hub left as it was, unless
+    /// the manifests the hub keeps (this store's, just sent, among them) reach
+    /// every version the retired replica listed, which the sync before it
+    /// makes true for every version this store adopted. A replica that comes
+    /// back publishes its manifest again, as a new one would, and loses
+    /// nothing it holds. Other stores no longer read it from the hub, but
+    /// keep their copy (``replicas()`` lists it) until they forget it too,
+    /// which then drops only that copy. Over a
+    /// remote URL the removal is git's push of a deletion, which does not wait
+    /// for a replica pushing at that moment: a replica whose new manifest was
+    /// removed pushes it again at its next sync.
+    public func forgetReplica(_ id: String, on remote: String, environment: SyncEnvironment? = nil) async throws(TruceError) -> SyncReport {
+        try await Syncing(resolving: resolving(nil), environment: syncEnvironment, overriddenBy: environment).forget(id, on: remote)
+    }
 }

@@ -11,11 +11,16 @@ final class SyncSession: @unchecked Sendable {
     let remote: String
     /// What the transfers may use from the machine: the caller's, never the process's.
     private let environment: TransferEnvironment
+    var transferEnvironment: TransferEnvironment { environment }
     /// The other side, when it is a Truce store on a local path: it takes our versions the way we take its.
     private let remoteStore: StoreAccess?
-    private let engine: StoreEngine
+    let engine: StoreEngine
     let meter: TrafficMeter
     private var hub = HubState(advertised: [:], legacyReferences: [])
+    /// The refs the other side advertised, as this session last saw them (after its own push, its manifest's new value).
+    var hubAdvertised: [String: ObjectID] { hub.advertised }
+    /// True when the other side is a Truce store on a local path, not a hub.
+    var isRemoteStore: Bool { remoteStore != nil }
     private(set) var received: [Change] = []
     private(set) var refused: [SyncReport.RefusedHead] = []
     private(set) var sent = 0
@@ -103,12 +108,15 @@ final class SyncSession: @unchecked Sendable {
     /// killed push leaves the store as it was. A hub on a local path gets the
     /// objects it lacks as packs Truce writes there (`pushLocally`), the
     /// others through libgit2's push.
-    private func pushManifest(cancellation: Cancellation?) throws -> Int {
+    ///
+    /// `evenIfOnlyRelaying` pushes a manifest that lists only manifests the hub holds, which a sync leaves for later:
+    /// what forgetting a replica needs, so that the manifests the hub keeps reach what that replica's listed.
+    func pushManifest(cancellation: Cancellation?, evenIfOnlyRelaying: Bool = false) throws -> Int {
         let repository = engine.repository
         guard let plan = try engine.manifestPlan() else { return 0 }
         // What we received from this very hub needs no second trip there: the manifest waits for a change of our own,
         // or for another hub, and lists it then.
-        if hub.legacyReferences.isEmpty, try plan.isNeedless(at: hub.advertised, in: repository) { return 0 }
+        if !evenIfOnlyRelaying, hub.legacyReferences.isEmpty, try plan.isNeedless(at: hub.advertised, in: repository) { return 0 }
         let scratch = try Quarantine(of: repository, outgoing: true)
         let written = try plan.write(in: scratch.repository)
         let manifest = written.manifest

@@ -38,6 +38,19 @@ struct Syncing: Sendable {
         return try report(of: session, resolved: resolved, needsPerson: needsPerson)
     }
 
+    /// Syncs with `remote`, then takes `replica`'s manifest off it (`SyncSession.forget`); returns the sync's report.
+    func forget(_ replica: String, on remote: String) async throws(TruceError) -> SyncReport {
+        guard ReplicaManifest.isReplicaID(replica) else {
+            throw .invalidRemote(remote, reason: "'\(replica)' is not a replica id (32 lowercase hex digits, as 'truce replicas' prints them)")
+        }
+        let session = try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) -> SyncSession in
+            let session = try exchange(with: remote, progress: nil, cancellation: cancellation)
+            _ = try session.forget(replica, cancellation: cancellation)
+            return session
+        }
+        return try report(of: session, resolved: [], needsPerson: [])
+    }
+
     /// A sync on the calling thread, without resolving.
     func syncOnCallingThread(with remote: String) throws(TruceError) -> SyncReport {
         try report(of: exchange(with: remote, progress: nil, cancellation: nil), resolved: [], needsPerson: [])

@@ -169,6 +169,81 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
+    /// A retired replica forgotten on the hub: its ref goes, nothing it wrote is lost to a newcomer, and when it comes
+    /// back it publishes again and loses nothing.
+    @Test(arguments: HubAccess.allCases) func aRetiredReplicaIsForgottenAndNothingItWroteIsLost(_ access: HubAccess) async throws {
+        let hub = try makeHub(access)
+        let laptop = try TestStore(), phone = try TestStore(), tablet = try TestStore()
+        try laptop.store.save(.text("laptop\n"), to: "laptop.md", device: "laptop")
+        _ = try await laptop.store.sync(with: hub)
+        try tablet.store.save(.text("tablet\n"), to: "tablet.md", device: "tablet")
+        _ = try await tablet.store.sync(with: hub)
+        _ = try await phone.store.sync(with: hub)
+        let tabletID = try replicaID(of: tablet), tabletRef = ReplicaManifest.reference(of: tabletID)
+        // The laptop has not seen the tablet's version yet: forgetting syncs first, and its manifest then reaches it.
+        _ = try await laptop.store.forgetReplica(tabletID, on: hub)
+        #expect(try !hubRefs(hub).contains(tabletRef))
+        #expect(try laptop.store.replicas().map(\.id).contains(tabletID) == false)
+        try expectHubFsckClean(hub)
+        let newcomer = try TestStore()
+        #expect(Set(try await newcomer.store.sync(with: hub).received.map(\.key)) == ["laptop.md", "tablet.md"])
+        // Another store that still has a copy drops it when it forgets it too; the hub has nothing left to change.
+        #expect(try phone.store.replicas().map(\.id).contains(tabletID))
+        _ = try await phone.store.forgetReplica(tabletID, on: hub)
+        #expect(try phone.store.replicas().map(\.id).contains(tabletID) == false)
+        #expect(try phone.store.contents(of: "tablet.md") == .text("tablet\n"))
+        // Its own replica is never forgotten.
+        await #expect(throws: TruceError.self) { try await phone.store.forgetReplica(try replicaID(of: phone), on: hub) }
+        // The tablet comes back: it publishes again, as a new replica would, and its new version reaches the others.
+        try tablet.store.save(.text("tablet again\n"), to: "tablet.md", device: "tablet")
+        _ = try await tablet.store.sync(with: hub)
+        #expect(try hubRefs(hub).contains(tabletRef))
+        _ = try await newcomer.store.sync(with: hub)
+        #expect(try newcomer.store.contents(of: "tablet.md") == .text("tablet again\n"))
+        try expectHubFsckClean(hub)
+    }
+
+    /// A replica whose manifest lists a version this store refused cannot be shown to lose nothing: it is not forgotten.
+    @Test func aReplicaListingWhatNoOtherReachesIsNotForgotten() async throws {
+        let hub = try daemon.makeHub()
+        let hubDirectory = hubPath(hub)
+        let laptop = try TestStore(), phone = try TestStore()
+        try laptop.store.save(.text("good\n"), to: "good.md", device: "laptop")
+        _ = try await laptop.store.sync(with: hub)
+        _ = try await phone.store.sync(with: hub)
+        let reference = ReplicaManifest.reference(of: try replicaID(of: laptop))
+        let (next, _) = try listingAnUnparsableCommit(reference, in: hubDirectory)
+        await #expect {
+            try await phone.store.forgetReplica(try replicaID(of: laptop), on: hub)
+        } throws: { error in
+            "\(error)".contains("forgetting it would lose them")
+        }
+        #expect(try hubReference(reference, in: hub) == next)
+    }
+
+    /// Moves the manifest ref `reference` of the hub at `hubDirectory` to a next manifest, as Truce writes one, that also
+    /// lists a commit libgit2 cannot parse (an author without an email); returns that manifest and that commit.
+    private func listingAnUnparsableCommit(_ reference: String, in hubDirectory: String) throws -> (next: String, unparsable: String) {
+        let replica = String(reference.dropFirst(ReplicaManifest.root.count))
+        let manifest = try git("-C", hubDirectory, "rev-parse", reference).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let emptyTree = ObjectID.emptyTree.hex
+        let unparsable = try git(
+            ["-C", hubDirectory, "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
+            input: .text("tree \(emptyTree)\nauthor no email 1796000000 +0000\ncommitter no email 1796000000 +0000\n\nSave x.md\n")
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let header = ReplicaManifest.Header(
+            replica: replica, sequence: 1_000, journal: nil, isSnapshot: false, listedSinceSnapshot: 2, snapshotHeads: 1)
+        let next = try git(
+            [
+                "-c", "user.name=truce", "-c", "user.email=manifest@truce", "-C", hubDirectory, "commit-tree", emptyTree, "-p", manifest, "-p",
+                unparsable,
+            ],
+            input: .text(ReplicaManifest.message(header))
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try git("-C", hubDirectory, "update-ref", reference, next, manifest).status == 0)
+        return (next, unparsable)
+    }
+
     private func replicaID(of store: TestStore) throws -> String {
         try store.git("config", "truce.replica").trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -361,24 +436,7 @@ import Testing
         try laptop.store.save(.text("good\n"), to: "good.md", device: "laptop")
         _ = try laptop.store.sync(with: hub)
         let reference = try #require(try hubRefs(hub).first { $0.hasPrefix(ReplicaManifest.root) })
-        let replica = String(reference.dropFirst(ReplicaManifest.root.count))
-        let manifest = try hubReference(reference, in: hub)
-        let emptyTree = ObjectID.emptyTree.hex
-        let unparsable = try git(
-            ["-C", hubDirectory, "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
-            input: .text("tree \(emptyTree)\nauthor no email 1796000000 +0000\ncommitter no email 1796000000 +0000\n\nSave x.md\n")
-        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        // The laptop's next manifest, as Truce writes one, listing that commit.
-        let header = ReplicaManifest.Header(
-            replica: replica, sequence: 1_000, journal: nil, isSnapshot: false, listedSinceSnapshot: 2, snapshotHeads: 1)
-        let next = try git(
-            [
-                "-c", "user.name=truce", "-c", "user.email=manifest@truce", "-C", hubDirectory, "commit-tree", emptyTree, "-p", manifest, "-p",
-                unparsable,
-            ],
-            input: .text(ReplicaManifest.message(header))
-        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try git("-C", hubDirectory, "update-ref", reference, next, manifest).status == 0)
+        let (_, unparsable) = try listingAnUnparsableCommit(reference, in: hubDirectory)
         let report = try phone.store.sync(with: hub)
         #expect(report.received.map(\.key) == ["good.md"])
         #expect(report.refused.map(\.hex) == [unparsable], "\(report.refused)")

@@ -37,7 +37,7 @@ struct Bench {
                 exit(2)
             }
             do {
-                print(table(try ReplicaRows.rows(counts: counts)))
+                print(table(try ReplicaRows.rows(counts: counts) + (try await ReplicaRows.convergence())))
                 return
             } catch {
                 FileHandle.standardError.write(Data("truce-bench: replicas failed: \(error)\n".utf8))

@@ -26,7 +26,20 @@ enum ReplicaRows {
         defer { relay.stop() }
         let figures = try counts.sorted().map { try measure(replicas: max($0, 2), daemon: daemon, relay: relay) }
         guard let first = figures.first else { return [] }
-        return figures.flatMap { figure -> [Row] in
+        return rows(figures, first: first)
+    }
+
+    /// Convergence through one hub: 100 replicas save and sync at random, then sync with the hub in turn, a round at a
+    /// time, until every one holds one same head.
+    static func convergence() async throws -> [Row] {
+        let directory = scratchDirectory("replicas-convergence")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = runChild("git", ["init", "-q", "--bare", directory + "/hub.git"])
+        return try await ConvergenceRows.rows(count: 100, saves: 300, topology: .hub(directory + "/hub.git"))
+    }
+
+    private static func rows(_ figures: [Figures], first: Figures) -> [Row] {
+        figures.flatMap { figure -> [Row] in
             func row(_ what: String, _ measured: WireMeasurement, _ reference: WireMeasurement) -> Row {
                 let ratio = measured.seconds / reference.seconds
                 return Row(

@@ -18,7 +18,10 @@ extension StructuredMerge: RestoringResolver {
             // A field the merge did not reach (the other side removed what holds it) is not in the resolution.
             guard let pointer = Self.pointer(of: choice.steps, in: merged) else { return nil }
             func value(_ head: Int) -> ResolutionDecision.Value {
-                let text = HeadFold.value(at: choice.steps, in: fold.heads[head].root).map { Data(fold.current.text(of: $0).dropLast()) }
+                // The value as JSON text, without the line break `text(of:)` ends it with (CRLF in a CRLF document).
+                let text = HeadFold.value(at: choice.steps, in: fold.heads[head].root).map { value in
+                    Data(fold.current.text(of: value).reversed().drop { $0 == 0x0A || $0 == 0x0D }.reversed())
+                }
                 return ResolutionDecision.Value(fold.conflict.heads[head].version, content: text)
             }
             return ResolutionDecision(

@@ -165,6 +165,18 @@ import Truce
         #expect(try test.store.review("notes/n.json").droppedValues.first?.restoredBy == restored.id)
     }
 
+    @Test func aDroppedValueOfACRLFDocumentIsRecordedWithoutTheLineBreak() async throws {
+        let test = try TestStore()
+        try test.setAttributes("*.json merge=structured\n")
+        try test.store.setFieldRules(FieldRules([FieldRule("*.json", "/theme", .lww)]))
+        try test.makeConflict(
+            "s.json", base: .text("{\r\n  \"theme\": \"light\"\r\n}\r\n"),
+            heads: [("laptop", .text("{\r\n  \"theme\": \"dark\"\r\n}\r\n")), ("phone", .text("{\r\n  \"theme\": \"blue\"\r\n}\r\n"))])
+        try await test.store.resolve("s.json", device: "desk")
+        let dropped = try #require(try test.store.review("s.json").droppedValues.first)
+        #expect(dropped.value.content == .text(#""dark""#) && dropped.kept?.content == .text(#""blue""#))
+    }
+
     @Test func restoringAFieldTheDroppedHeadRemovedRemovesIt() async throws {
         let test = try TestStore()
         try test.setAttributes("*.json merge=structured\n")

@@ -169,6 +169,28 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
+    /// A sync that brings nothing reads no more commits with 22 replicas on the hub than with 2: the manifests it saw
+    /// last are not read again (counts, not timings).
+    @Test func aSyncThatBringsNothingReadsTheSameWhateverTheNumberOfReplicas() throws {
+        let hub = try daemon.makeHub()
+        let writer = try TestStore(), reader = try TestStore()
+        try writer.store.save(.text("w\n"), to: "w.md", device: "writer")
+        _ = try writer.store.sync(with: hub)
+        _ = try reader.store.sync(with: hub)
+        func commitsReadByANoOpSync() throws -> Int {
+            let before = reader.store.instrumentation.commitsRead
+            let report = try reader.store.sync(with: hub)
+            #expect(report.received.isEmpty && report.sent == 0)
+            return reader.store.instrumentation.commitsRead - before
+        }
+        let withTwo = try commitsReadByANoOpSync()
+        let joined = try (0..<20).map { _ in try TestStore() }
+        for replica in joined { _ = try replica.store.sync(with: hub) }
+        _ = try reader.store.sync(with: hub)
+        let withMany = try commitsReadByANoOpSync()
+        #expect(withMany == withTwo, "a no-op sync read \(withTwo) commits with 2 replicas, \(withMany) with 22")
+    }
+
     /// A retired replica forgotten on the hub: its ref goes, nothing it wrote is lost to a newcomer, and when it comes
     /// back it publishes again and loses nothing.
     @Test(arguments: HubAccess.allCases) func aRetiredReplicaIsForgottenAndNothingItWroteIsLost(_ access: HubAccess) async throws {

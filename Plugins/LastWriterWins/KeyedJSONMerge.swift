@@ -16,6 +16,25 @@ struct KeyedJSONMerge {
         var canonical: Data { spans.canonical(span) }
         var bytes: ArraySlice<UInt8> { spans.bytes[span] }
         var members: [JSONSpans.Member]? { spans.members(of: span) }
+        /// True for an object, seen from its first byte: no scan of its members.
+        var isObject: Bool { spans.bytes[span.lowerBound] == UInt8(ascii: "{") }
+
+        /// Every member by its key and occurrence, with its index: read once for a whole object's merge, where looking
+        /// each key up again would scan the object once per key.
+        func memberTable() -> MemberTable {
+            let members = members ?? []
+            var byKey: [KeyOccurrence: Int] = [:]
+            var order: [(key: String, occurrence: Int)] = []
+            var counts: [[UInt8]: Int] = [:]
+            for (index, member) in members.enumerated() {
+                let bytes = Array(member.key.utf8)
+                let occurrence = counts[bytes, default: 0]
+                counts[bytes] = occurrence + 1
+                byKey[KeyOccurrence(key: bytes, occurrence: occurrence)] = index
+                order.append((member.key, occurrence))
+            }
+            return (order, byKey, members)
+        }
 
         /// The `occurrence`-th member called `key` (a key JSON allows more than once is matched n-th to n-th).
         func member(_ key: String, occurrence: Int = 0) -> (member: JSONSpans.Member, node: Node)? {
@@ -32,20 +51,13 @@ struct KeyedJSONMerge {
             }
             return nil
         }
-
-        /// Each member's key and how many members before it have that key.
-        var occurrences: [(key: String, occurrence: Int)] {
-            var counts: [[UInt8]: Int] = [:]
-            return (members ?? []).map { member in
-                let bytes = Array(member.key.utf8)
-                defer { counts[bytes, default: 0] += 1 }
-                return (member.key, counts[bytes] ?? 0)
-            }
-        }
     }
 
+    /// An object's members in order, each key's occurrence, and each member's index by its key and occurrence.
+    typealias MemberTable = (order: [(key: String, occurrence: Int)], byKey: [KeyOccurrence: Int], members: [JSONSpans.Member])
+
     /// A member's key, by its bytes, and how many members before it have that key.
-    private struct KeyOccurrence: Hashable {
+    struct KeyOccurrence: Hashable {
         let key: [UInt8]
         let occurrence: Int
     }
@@ -91,7 +103,7 @@ struct KeyedJSONMerge {
     }
 
     private mutating func merge(base: Node?, heads: [Node?], path: [String]) -> Merged {
-        if let base, base.members != nil, heads.allSatisfy({ $0?.members != nil }) {
+        if let base, base.isObject, heads.allSatisfy({ $0?.isObject == true }) {
             let written = mergeObject(base: base, heads: heads.map { $0! }, path: path)
             return written[...] == heads[0]!.bytes ? .current : .written(written)
         }
@@ -116,22 +128,25 @@ struct KeyedJSONMerge {
     /// The current head's object with each member merged: its bytes where the merge kept its value.
     private mutating func mergeObject(base: Node, heads: [Node], path: [String]) -> [UInt8] {
         let current = heads[0]
-        let currentMembers = current.members ?? []
+        let tables = heads.map { $0.memberTable() }, baseTable = base.memberTable()
         // The current head's keys in its order, then those only the others have, in head order, then the base's.
         var keys: [(key: String, occurrence: Int)] = []
         var seen = Set<KeyOccurrence>()
-        for node in heads + [base] {
-            for key in node.occurrences where seen.insert(KeyOccurrence(key: Array(key.key.utf8), occurrence: key.occurrence)).inserted {
+        for table in tables + [baseTable] {
+            for key in table.order where seen.insert(KeyOccurrence(key: Array(key.key.utf8), occurrence: key.occurrence)).inserted {
                 keys.append(key)
             }
+        }
+        func member(of node: Node, in table: MemberTable, _ key: KeyOccurrence) -> (member: JSONSpans.Member, node: Node)? {
+            table.byKey[key].map { (table.members[$0], Node(spans: node.spans, span: table.members[$0].valueSpan)) }
         }
         var edits: [Int: JSONSpans.Edit] = [:]
         var additions: [(key: ArraySlice<UInt8>, value: [UInt8])] = []
         for (key, occurrence) in keys {
-            let found = heads.map { $0.member(key, occurrence: occurrence) }
-            let merged = merge(
-                base: base.member(key, occurrence: occurrence)?.node, heads: found.map { $0?.node }, path: path + [key])
-            let index = Node.index(of: key, occurrence: occurrence, in: currentMembers)
+            let occurrenceKey = KeyOccurrence(key: Array(key.utf8), occurrence: occurrence)
+            let found = heads.indices.map { member(of: heads[$0], in: tables[$0], occurrenceKey) }
+            let merged = merge(base: member(of: base, in: baseTable, occurrenceKey)?.node, heads: found.map { $0?.node }, path: path + [key])
+            let index = tables[0].byKey[occurrenceKey]
             switch (merged, index) {
             case (.current, _), (.absent, nil): break
             case (.absent, let index?): edits[index] = .remove

@@ -29,10 +29,11 @@ extension SyncSession {
         }
         // What this store received through that manifest, its own manifest lists once pushed: a sync leaves that for
         // its next change, forgetting cannot wait.
-        if try !unreached(from: manifest, name: name).isEmpty {
+        var unreached = try unreached(from: manifest, name: name)
+        if !unreached.isEmpty {
             _ = try StoreAccess.asTruceErrors { try pushManifest(cancellation: cancellation, evenIfOnlyRelaying: true) }
+            unreached = try self.unreached(from: manifest, name: name)
         }
-        let unreached = try unreached(from: manifest, name: name)
         if !unreached.isEmpty {
             throw refuse(
                 "replica \(replica) lists \(unreached.count) version(s) no other replica's manifest on it reaches; "

@@ -68,9 +68,6 @@ extension Repository {
             entries.releaseResidentPages()
         }
         if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
-        // Each replica's pushes leave small packs on the hub, and every sync's reads open every pack's index: folded into
-        // one past git's `gc.autoPackLimit`, as receive-pack's `gc --auto` folds them after a push to a git server.
-        if !commits.isEmpty { try PackConsolidation.consolidateIfNeeded(in: destination) }
         var deletions: [(name: String, target: ObjectID)] = []
         for reference in references {
             let current = try destination.reference(reference.name)

@@ -129,24 +129,6 @@ import Testing
         #expect(fsck.isEmpty, "\(fsck)")
     }
 
-    /// Replicas joining a hub on a local path one after another: the small packs their pushes leave there are folded
-    /// past git's `gc.autoPackLimit`, so a sync does not open one index per replica that ever pushed.
-    @Test func aHubOnALocalPathKeepsItsSmallPacksFewAsReplicasJoin() throws {
-        let url = try daemon.makeHub()
-        let replicas = PackConsolidation.smallPackLimit + 5
-        for index in 0..<replicas {
-            let device = try TestStore()
-            try device.store.save(.text("\(index)\n"), to: DocumentKey("r/\(index).md"), device: "device\(index)")
-            _ = try device.store.sync(with: hubPath(url))
-        }
-        let packs = try FileManager.default.contentsOfDirectory(atPath: hubPath(url) + "/objects/pack").filter { $0.hasSuffix(".pack") }
-        #expect(packs.count <= PackConsolidation.smallPackLimit, "\(packs.count) packs for \(replicas) replicas")
-        try expectHubFsckClean(url)
-        let newcomer = try TestStore()
-        #expect(try newcomer.store.sync(with: url).received.count == replicas)
-        #expect(try newcomer.store.contents(of: DocumentKey("r/0.md")) == .text("0\n"))
-    }
-
     /// Replicas that only joined relay nothing of their own: a newcomer's first manifest lists the manifests its
     /// versions came through, not every replica's, so that neither it nor the hub grows with the replicas before it.
     @Test func aNewcomersFirstManifestListsTheManifestsItsVersionsCameThroughNotEveryReplicas() throws {

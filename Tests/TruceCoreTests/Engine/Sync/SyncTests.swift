@@ -218,6 +218,43 @@ import Testing
         #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
     }
 
+    /// A sync killed after it brought a head in, before it adopted it, then a prune killed while it deleted those
+    /// unreachable objects, can leave a copy of the head without its parents. Holding the commit is no proof of its
+    /// history: the next sync checks and brings that history, from another store or through a hub.
+    @Test(arguments: [false, true], [false, true])
+    func aStoreHoldingAnIncompleteCopyOfAHeadStillAdoptsIt(throughHub: Bool, withLocalHead: Bool) async throws {
+        let source = try TestStore(), target = try TestStore()
+        let first = try source.store.save(.text("one\n"), to: "notes/a.md", device: "source")
+        if withLocalHead { _ = try await target.store.sync(with: source.path) }
+        let second = try source.store.save(.text("two\n"), to: "notes/a.md", device: "source")
+        let third = try source.store.save(.text("three\n"), to: "notes/a.md", device: "source")
+        // The head, its tree and its file, loose and unreachable, without the version before it.
+        for object in try source.git("ls-tree", "-r", "-t", "--format=%(objectname)", third.id.hex).split(separator: "\n").map(String.init)
+            + [third.id.hex, try source.git("rev-parse", third.id.hex + "^{tree}").trimmingCharacters(in: .whitespacesAndNewlines)]
+        {
+            let type = try source.git("cat-file", "-t", object).trimmingCharacters(in: .whitespacesAndNewlines)
+            let bytes = try git(["-C", source.path, "cat-file", type, object]).stdout
+            let written = try git(["-C", target.path, "hash-object", "-w", "--literally", "-t", type, "--stdin"], input: bytes)
+            #expect(written.output.hasPrefix(object))
+        }
+        #expect(try git(["-C", target.path, "cat-file", "-e", second.id.hex]).status != 0)
+        let daemon = throughHub ? try GitDaemon() : nil
+        let remote =
+            try daemon.map { daemon in
+                let hub = try daemon.makeHub()
+                _ = try source.store.sync(with: hub)
+                return hub
+            } ?? source.path
+
+        let report = try await target.store.sync(with: remote)
+        #expect(report.refused.isEmpty, "\(report.refused)")
+        #expect(try target.store.versions(of: "notes/a.md").heads.map(\.id) == [third.id])
+        #expect(try target.store.contents(of: "notes/a.md") == .text("three\n"))
+        let history = try target.git("log", "--format=%H", third.id.hex).split(separator: "\n").map(String.init)
+        #expect(history == [third.id.hex, second.id.hex, first.id.hex])
+        #expect(try target.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
     /// What a sync's progress closure heard, in order.
     final class Reports: Sendable {
         private let heard = Mutex<[SyncReport.Traffic]>([])

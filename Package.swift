@@ -74,7 +74,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Truce", "Testbed", "TruceTesting"], path: "Tests/TestSupport"),
         // Interposes fsync and fdatasync to count them (libgit2's calls too): linked into the tests only, never the library.
         .target(name: "CFsyncCounter", path: "Tests/CFsyncCounter"),
-        .testTarget(name: "TruceGitTests", dependencies: ["TruceGit", "TestSupport"], path: "Tests/TruceGitTests"),
+        // Interposes access to count libgit2's looks for loose object files: linked into the tests only.
+        .target(name: "CAccessCounter", path: "Tests/CAccessCounter"),
+        .testTarget(name: "TruceGitTests", dependencies: ["TruceGit", "TestSupport", "CAccessCounter"], path: "Tests/TruceGitTests"),
         // Rules about the package as a whole, read from its sources: which module may import which.
         .testTarget(name: "PackageTests", path: "Tests/PackageTests"),
         .testTarget(name: "TruceSaveLogTests", dependencies: ["TruceSaveLog", "TestSupport"], path: "Tests/TruceSaveLogTests"),

@@ -1,3 +1,4 @@
+import CAccessCounter
 import Foundation
 import TestSupport
 import Testing
@@ -89,6 +90,57 @@ import Testing
         #expect(result.commits == [history.second, history.first] && result.objects == 8)
         #expect(try hub.fsckFindings().isEmpty)
         #expect(try hub.git("rev-list", "--objects", "refs/heads/main").output.split(separator: "\n").count == 8)
+    }
+
+    /// What the repository holds is asked of its packs and of one listing of its loose objects, not with a look for a
+    /// loose file per object: a first push lacks every object, and those looks were a tenth of its time.
+    @Test func aPushLooksForNoLooseFilePerObject() throws {
+        let source = try Fixture()
+        let repository = try Repository.openBare(at: source.path)
+        var tip: ObjectID?
+        for index in 0..<50 {
+            let blob = try repository.writeBlob(.text("version \(index)\n"))
+            let tree = try repository.writeTree([TreeEntry(name: "a.txt", id: blob, isTree: false)])
+            let signature = PackWriterTests.signature
+            tip = try repository.writeCommit(
+                tree: tree, parents: tip.map { [$0] } ?? [], author: signature, committer: signature, message: "\(index)")
+        }
+        let hub = try Fixture()
+        // A look for objects/info/alternates and for each pack's .keep is the same for any number of objects.
+        truce_access_watch(hub.path + "/objects/")
+        let result = try repository.pushLocally(
+            reachableFrom: [try #require(tip)], to: hub.path, setting: [("refs/heads/main", try #require(tip))],
+            copyingFrom: source.path + "/objects")
+        let looks = truce_access_watched_count()
+        #expect(result.objects == 150)
+        if truce_access_interposed() == 1 { #expect(looks <= 2, "\(looks) looks for a file under the hub's objects for 150 objects") }
+        #expect(try hub.fsckFindings().isEmpty)
+    }
+
+    /// Objects the repository holds as loose files (as git's receive-pack leaves a small push) are not sent again.
+    @Test func objectsTheRepositoryHoldsLooseAreNotSentAgain() throws {
+        let history = try History()
+        let hub = try Fixture()
+        try history.repository.pushLocally(
+            reachableFrom: [history.first], to: hub.path, setting: [("refs/heads/main", history.first)], copyingFrom: history.source.path + "/objects"
+        )
+        // The first push's pack, unpacked into loose files.
+        let pack = try #require(try hub.packs().first)
+        let moved = hub.path + "/" + pack
+        try FileManager.default.moveItem(atPath: hub.path + "/objects/pack/" + pack, toPath: moved)
+        try FileManager.default.removeItem(atPath: hub.path + "/objects/pack/" + pack.replacingOccurrences(of: ".pack", with: ".idx"))
+        let unpacked = try git(["-C", hub.path, "unpack-objects", "-q"], input: Data(contentsOf: URL(fileURLWithPath: moved)))
+        try #require(unpacked.status == 0, "\(unpacked.errorOutput)")
+        try FileManager.default.removeItem(atPath: moved)
+        #expect(try hub.packs().isEmpty)
+
+        let second = try history.repository.pushLocally(
+            reachableFrom: [history.second], to: hub.path, setting: [("refs/heads/main", history.second)],
+            copyingFrom: history.source.path + "/objects")
+        #expect(second.commits == [history.second] && second.objects == 3, "\(second)")
+        #expect(try Self.packedIDs(hub) == [history.secondBrings])
+        #expect(try hub.git("rev-list", "--objects", "refs/heads/main").output.split(separator: "\n").count == 8)
+        #expect(try hub.fsckFindings().isEmpty)
     }
 
     @Test func aCancelledPushLeavesTheRepositoryAsItWas() throws {

@@ -54,4 +54,24 @@ import Testing
         #expect(Set(ids).count == Set(samples).count)
         #expect(Set(ids + ids.map { ObjectID(bytes: $0.bytes[...]) }).count == Set(samples).count)
     }
+
+    /// Sets and dictionaries hash an id by its leading words: ids that share them (and so every bucket) are still told
+    /// apart by their other bytes, and an id's hash follows its bytes, not how it was made.
+    @Test func idsThatShareTheirLeadingBytesStayDistinctInSetsAndDictionaries() {
+        let prefix = [UInt8](repeating: 0xAB, count: 16)
+        let sharing = (0..<1_000).map { index in ObjectID(bytes: (prefix + withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) })[...]) }
+        #expect(Set(sharing).count == 1_000)
+        let named = Dictionary(uniqueKeysWithValues: sharing.enumerated().map { ($1, $0) })
+        for (index, id) in sharing.enumerated() {
+            #expect(named[ObjectID(hex: id.hex)!] == index)
+        }
+        let random = Self.samples().map { ObjectID(bytes: $0[...]) }
+        for id in random {
+            #expect(id.hashValue == ObjectID(hex: id.hex)!.hashValue)
+            var hasher = Hasher(), again = Hasher()
+            hasher.combine(id)
+            again.combine(ObjectID(bytes: id.bytes[...]))
+            #expect(hasher.finalize() == again.finalize())
+        }
+    }
 }

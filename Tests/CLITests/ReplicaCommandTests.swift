@@ -126,6 +126,7 @@ import Testing
         #expect(refs.allSatisfy { $0.hasPrefix("refs/truce/replicas/") })
         #expect(try git("-C", hub, "fsck", "--strict", "--no-dangling").output.isEmpty)
     }
+
     @Test func replicasListsEveryReplicaOfTheHubWithWhenItLastPublished() throws {
         let laptop = try CLIStore(), phone = try CLIStore(), tablet = try CLIStore()
         let directory = TemporaryDirectory()
@@ -150,6 +151,7 @@ import Testing
         #expect(Set(json.compactMap { $0["id"] as? String }) == Set(ids))
         #expect(json.filter { $0["isThisStore"] as? Bool == true }.compactMap { $0["id"] as? String } == [ids[0]])
     }
+
     @Test func replicasForgetTakesARetiredReplicaOffTheHubAndRefusesBadInput() throws {
         let laptop = try CLIStore(), tablet = try CLIStore()
         let directory = TemporaryDirectory()
@@ -161,7 +163,7 @@ import Testing
         let before = try git("-C", hub, "for-each-ref").output
         for bad in [["replicas", "--forget", "not-an-id", hub], ["replicas", "--forget", tabletID]] {
             let refused = try laptop.run(bad)
-            #expect(refused.status != 0 && refused.errorLines.count == 1, "\(bad): \(refused.errorOutput)")
+            #expect(refused.status == 2 && refused.errorLines.count == 1, "\(bad): \(refused.status) \(refused.errorOutput)")
         }
         #expect(try git("-C", hub, "for-each-ref").output == before)
         let forgot = try laptop.run("replicas", "--forget", tabletID, hub)

@@ -43,6 +43,7 @@ extension DocumentStore {
     package func syncOnCallingThread(with remote: String) throws(TruceError) -> SyncReport {
         try Syncing(resolving: resolving(), environment: syncEnvironment).syncOnCallingThread(with: remote)
     }
+
     /// Every replica this store knows of, the one that published most recently first: this store, and each other
     /// replica whose manifest a sync brought from a hub, with how many manifests it published and when it published
     /// its newest, by its own clock.
@@ -53,6 +54,7 @@ extension DocumentStore {
     public func replicas() throws(TruceError) -> [ReplicaSummary] {
         try access.read { try $0.replicas() }
     }
+
     /// Takes a retired replica off the hub at `remote`: syncs with it, then removes the replica's manifest ref there, so
     /// that no replica reads it again; returns the sync's report.
     ///

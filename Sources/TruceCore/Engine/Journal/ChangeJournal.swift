@@ -123,11 +123,6 @@ struct ChangeJournal {
         return reached ? entries.reversed() : nil
     }
 
-    /// Whether every change the journal records from `tip` back to its start came through one of `manifests`.
-    func everyChange(from tip: ObjectID, cameThrough manifests: Set<ObjectID>) throws -> Bool {
-        try self.manifests(from: tip, among: manifests) != nil
-    }
-
     /// The manifests among `manifests` that the changes the journal records from `tip` back to its start came through,
     /// when every change came through one of them; nil when one did not (a save here, a version from elsewhere). A
     /// batch entry's `Via:` answers for all its changes, and only an entry without one is read line by line.

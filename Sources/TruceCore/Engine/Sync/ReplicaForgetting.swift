@@ -21,10 +21,7 @@ extension SyncSession {
         }
         guard let manifest = hubAdvertised[name] else {
             // Forgotten there already (by another store): this store stops reading its copy too.
-            guard let copy = try StoreAccess.asTruceErrors({ try repository.reference(name) }) else {
-                throw refuse("it holds no manifest of replica \(replica)")
-            }
-            try StoreAccess.asTruceErrors { try repository.deleteReferences([(name, copy)]) }
+            guard let copy = try dropCopy(name) else { throw refuse("it holds no manifest of replica \(replica)") }
             return copy
         }
         // What this store received through that manifest, its own manifest lists once pushed: a sync leaves that for
@@ -44,13 +41,23 @@ extension SyncSession {
             if let path = Self.localPath(of: remote) {
                 try Repository.openBare(at: path).deleteReferences([(name, manifest)])
             } else {
-                let scratch = try Quarantine(of: engine.repository, outgoing: true)
-                try scratch.repository.push(refspecs: [":" + name], to: remote, environment: transferEnvironment, cancellation: cancellation)
+                // A deletion sends no object: pushed from the store itself, which it leaves as it was.
+                try repository.push(refspecs: [":" + name], to: remote, environment: environment, cancellation: cancellation)
             }
-            // This store stops reading it too; other stores keep their copies, and no longer find it on the hub.
-            if let copy = try engine.repository.reference(name) { try engine.repository.deleteReferences([(name, copy)]) }
         }
+        // This store stops reading it too; other stores keep their copies, and no longer find it on the hub.
+        _ = try dropCopy(name)
         return manifest
+    }
+
+    /// Deletes this store's copy of the manifest ref `name`; returns what it pointed at, nil when there was none.
+    private func dropCopy(_ name: String) throws(TruceError) -> ObjectID? {
+        let repository = engine.repository
+        return try StoreAccess.asTruceErrors {
+            guard let copy = try repository.reference(name) else { return nil }
+            try repository.deleteReferences([(name, copy)])
+            return copy
+        }
     }
 
     /// The versions `manifest` (the hub's `name`) reaches that no other manifest the hub holds does.

@@ -9,9 +9,8 @@ extension ReadSession {
         let own = try engine.existingReplicaID()
         var found: [ReplicaSummary] = []
         for reference in try repository.references(under: ReplicaManifest.root) {
-            guard try repository.containsCommit(reference.target) else { continue }
-            let commit = try repository.readCommit(reference.target)
-            guard let header = ReplicaManifest.header(parsing: commit.message) else { continue }
+            guard let commit = try? repository.readCommit(reference.target), let header = ReplicaManifest.header(parsing: commit.message)
+            else { continue }
             found.append(
                 ReplicaSummary(
                     id: header.replica, isThisStore: header.replica == own, manifests: header.sequence,

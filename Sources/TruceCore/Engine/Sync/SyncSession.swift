@@ -10,8 +10,7 @@ internal import TruceGit
 final class SyncSession: @unchecked Sendable {
     let remote: String
     /// What the transfers may use from the machine: the caller's, never the process's.
-    private let environment: TransferEnvironment
-    var transferEnvironment: TransferEnvironment { environment }
+    let environment: TransferEnvironment
     /// The other side, when it is a Truce store on a local path: it takes our versions the way we take its.
     private let remoteStore: StoreAccess?
     let engine: StoreEngine

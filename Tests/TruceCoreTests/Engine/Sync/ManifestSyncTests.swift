@@ -197,7 +197,12 @@ import Testing
         #expect(try phone.store.replicas().map(\.id).contains(tabletID) == false)
         #expect(try phone.store.contents(of: "tablet.md") == .text("tablet\n"))
         // Its own replica is never forgotten.
-        await #expect(throws: TruceError.self) { try await phone.store.forgetReplica(try replicaID(of: phone), on: hub) }
+        await #expect {
+            try await phone.store.forgetReplica(try replicaID(of: phone), on: hub)
+        } throws: { error in
+            "\(error)".contains("is this store's own replica")
+        }
+        #expect(try hubRefs(hub).contains(ReplicaManifest.reference(of: try replicaID(of: phone))))
         // The tablet comes back: it publishes again, as a new replica would, and its new version reaches the others.
         try tablet.store.save(.text("tablet again\n"), to: "tablet.md", device: "tablet")
         _ = try await tablet.store.sync(with: hub)

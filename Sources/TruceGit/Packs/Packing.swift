@@ -80,26 +80,37 @@ extension Repository {
 
     /// The loose objects, packs, and temporary files libgit2 or git left in the object database.
     package func objectFiles() -> (loose: [ObjectFile], packs: [ObjectFile], temporary: [ObjectFile]) {
-        let manager = FileManager.default
         let objects = gitDirectory + "objects/"
         var loose: [ObjectFile] = [], temporary: [ObjectFile] = []
-        func file(_ path: String, id: ObjectID? = nil) -> ObjectFile? { ObjectFile(path: path, id: id) }
-        for directory in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where directory.count == 2 {
-            for name in (try? manager.contentsOfDirectory(atPath: objects + directory)) ?? [] {
-                let path = objects + directory + "/" + name
-                if let id = ObjectID(hex: directory + name) {
-                    file(path, id: id).map { loose.append($0) }
-                } else {
-                    file(path).map { temporary.append($0) }
-                }
+        Self.forEachFileInLooseDirectories(of: objects) { path, id in
+            if let file = ObjectFile(path: path, id: id) {
+                if id == nil { temporary.append(file) } else { loose.append(file) }
             }
         }
         // libgit2 writes a loose object to objects/tmp_object_git2_* first; a writer killed then leaves it there.
-        for name in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where name.hasPrefix("tmp_") {
-            file(objects + name).map { temporary.append($0) }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? [] where name.hasPrefix("tmp_") {
+            ObjectFile(path: objects + name).map { temporary.append($0) }
         }
         let (packs, leftovers) = packFiles()
         return (loose, packs, temporary + leftovers)
+    }
+
+    /// The ids of the loose objects in `objects` (an object directory, ending in `/`): one listing, no file read.
+    package static func looseObjectIDs(in objects: String) -> Set<ObjectID> {
+        var ids = Set<ObjectID>()
+        forEachFileInLooseDirectories(of: objects) { _, id in if let id { ids.insert(id) } }
+        return ids
+    }
+
+    /// Calls `body` with each file in the two-digit folders of `objects` (ending in `/`) and the object id its name
+    /// makes, nil for a file that is no loose object (a temporary one).
+    private static func forEachFileInLooseDirectories(of objects: String, _ body: (_ path: String, _ id: ObjectID?) -> Void) {
+        let manager = FileManager.default
+        for directory in (try? manager.contentsOfDirectory(atPath: objects)) ?? [] where directory.utf8.count == 2 {
+            for name in (try? manager.contentsOfDirectory(atPath: objects + directory)) ?? [] {
+                body(objects + directory + "/" + name, ObjectID(hex: directory + name))
+            }
+        }
     }
 
     /// The packs in `objects/pack`, and the files there that are no pack's (a killed indexer's): one directory read.

@@ -127,14 +127,7 @@ private final class HeldObjects {
             git_odb_free(packs)
             throw GitError.last("open the packs of \(objectsDirectory)", code: added)
         }
-        var loose = Set<ObjectID>()
-        let manager = FileManager.default
-        for directory in (try? manager.contentsOfDirectory(atPath: objectsDirectory)) ?? [] where directory.utf8.count == 2 {
-            for name in (try? manager.contentsOfDirectory(atPath: objectsDirectory + "/" + directory)) ?? [] {
-                if let id = ObjectID(hex: directory + name) { loose.insert(id) }
-            }
-        }
-        self.loose = loose
+        loose = Repository.looseObjectIDs(in: objectsDirectory + "/")
     }
 
     deinit { git_odb_free(packs) }

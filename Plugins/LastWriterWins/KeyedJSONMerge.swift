@@ -24,14 +24,14 @@ struct KeyedJSONMerge {
         func memberTable() -> MemberTable {
             let members = members ?? []
             var byKey: [KeyOccurrence: Int] = [:]
-            var order: [(key: String, occurrence: Int)] = []
+            var order: [(name: String, key: KeyOccurrence)] = []
             var counts: [[UInt8]: Int] = [:]
             for (index, member) in members.enumerated() {
                 let bytes = Array(member.key.utf8)
-                let occurrence = counts[bytes, default: 0]
-                counts[bytes] = occurrence + 1
-                byKey[KeyOccurrence(key: bytes, occurrence: occurrence)] = index
-                order.append((member.key, occurrence))
+                let key = KeyOccurrence(key: bytes, occurrence: counts[bytes, default: 0])
+                counts[bytes] = key.occurrence + 1
+                byKey[key] = index
+                order.append((member.key, key))
             }
             return (order, byKey, members)
         }
@@ -54,7 +54,7 @@ struct KeyedJSONMerge {
     }
 
     /// An object's members in order, each key's occurrence, and each member's index by its key and occurrence.
-    typealias MemberTable = (order: [(key: String, occurrence: Int)], byKey: [KeyOccurrence: Int], members: [JSONSpans.Member])
+    typealias MemberTable = (order: [(name: String, key: KeyOccurrence)], byKey: [KeyOccurrence: Int], members: [JSONSpans.Member])
 
     /// A member's key, by its bytes, and how many members before it have that key.
     struct KeyOccurrence: Hashable {
@@ -130,23 +130,20 @@ struct KeyedJSONMerge {
         let current = heads[0]
         let tables = heads.map { $0.memberTable() }, baseTable = base.memberTable()
         // The current head's keys in its order, then those only the others have, in head order, then the base's.
-        var keys: [(key: String, occurrence: Int)] = []
+        var keys: [(name: String, key: KeyOccurrence)] = []
         var seen = Set<KeyOccurrence>()
         for table in tables + [baseTable] {
-            for key in table.order where seen.insert(KeyOccurrence(key: Array(key.key.utf8), occurrence: key.occurrence)).inserted {
-                keys.append(key)
-            }
+            for entry in table.order where seen.insert(entry.key).inserted { keys.append(entry) }
         }
         func member(of node: Node, in table: MemberTable, _ key: KeyOccurrence) -> (member: JSONSpans.Member, node: Node)? {
             table.byKey[key].map { (table.members[$0], Node(spans: node.spans, span: table.members[$0].valueSpan)) }
         }
         var edits: [Int: JSONSpans.Edit] = [:]
         var additions: [(key: ArraySlice<UInt8>, value: [UInt8])] = []
-        for (key, occurrence) in keys {
-            let occurrenceKey = KeyOccurrence(key: Array(key.utf8), occurrence: occurrence)
-            let found = heads.indices.map { member(of: heads[$0], in: tables[$0], occurrenceKey) }
-            let merged = merge(base: member(of: base, in: baseTable, occurrenceKey)?.node, heads: found.map { $0?.node }, path: path + [key])
-            let index = tables[0].byKey[occurrenceKey]
+        for (name, key) in keys {
+            let found = heads.indices.map { member(of: heads[$0], in: tables[$0], key) }
+            let merged = merge(base: member(of: base, in: baseTable, key)?.node, heads: found.map { $0?.node }, path: path + [name])
+            let index = tables[0].byKey[key]
             switch (merged, index) {
             case (.current, _), (.absent, nil): break
             case (.absent, let index?): edits[index] = .remove

@@ -1,4 +1,5 @@
-# The README's commands. Each installs libgit2-dev (and the benchmark's libsqlite3-dev) first when the machine lacks it;
+# The README's commands. Each installs libgit2-dev, libsodium-dev (the encrypted hub's cryptography) and the benchmark's
+# libsqlite3-dev first when the machine lacks them;
 # `make test` also installs the servers and tools its tests run against (test-deps).
 SWIFT ?= swift
 TRUCE = .build/debug/truce
@@ -13,6 +14,10 @@ deps:
 	@if ! (command -v pkg-config >/dev/null && pkg-config --exists libgit2); then \
 		echo "installing libgit2-dev and pkg-config"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgit2-dev pkg-config git; \
+	fi
+	@if ! pkg-config --exists libsodium; then \
+		echo "installing libsodium-dev"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsodium-dev; \
 	fi
 	@# truce-bench links SQLite, its durable saves' peer, and `swift build` builds every target.
 	@if ! pkg-config --exists sqlite3; then \

@@ -27,10 +27,19 @@ let package = Package(
         // The git layer: the only Swift module that calls libgit2, all of it `package` access, so apps never see it. Its
         // README.md lists the files that re-implement a git format.
         .target(name: "TruceGit", dependencies: ["CLibgit2", "CGitShim"], path: "Sources/TruceGit", exclude: ["README.md"]),
+        // libsodium as Debian ships it (libsodium-dev 1.0.18): the encrypted hub's cryptography, never written here.
+        .systemLibrary(
+            name: "CSodium",
+            path: "Sources/CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        // libsodium's primitives as Swift values, all of it `package` access: the only module that calls libsodium.
+        .target(name: "TruceCrypto", dependencies: ["CSodium"], path: "Sources/TruceCrypto"),
         // The save log: a durable append-only log of opaque records with group commit. Nothing of git in it.
         .target(name: "TruceSaveLog", path: "Sources/TruceSaveLog"),
         // The store an app uses, over the git layer and the save log it imports internally: no libgit2-level type is public.
-        .target(name: "TruceCore", dependencies: ["TruceGit", "TruceSaveLog"], path: "Sources/TruceCore"),
+        .target(name: "TruceCore", dependencies: ["TruceGit", "TruceSaveLog", "TruceCrypto"], path: "Sources/TruceCore"),
         // Built-in resolvers: each a module on TruceCore's public API only, as a third-party one would be.
         .target(name: "OverwriteWithCurrent", dependencies: ["TruceCore"], path: "Plugins/OverwriteWithCurrent"),
         .target(name: "ThreeWayMerge", dependencies: ["TruceCore"], path: "Plugins/ThreeWayMerge"),
@@ -79,6 +88,7 @@ let package = Package(
         .testTarget(name: "TruceGitTests", dependencies: ["TruceGit", "TestSupport", "CAccessCounter"], path: "Tests/TruceGitTests"),
         // Rules about the package as a whole, read from its sources: which module may import which.
         .testTarget(name: "PackageTests", path: "Tests/PackageTests"),
+        .testTarget(name: "TruceCryptoTests", dependencies: ["TruceCrypto"], path: "Tests/TruceCryptoTests"),
         .testTarget(name: "TruceSaveLogTests", dependencies: ["TruceSaveLog", "TestSupport"], path: "Tests/TruceSaveLogTests"),
         .testTarget(
             name: "TruceCoreTests", dependencies: ["TruceCore", "TruceGit", "TruceSaveLog", "TestSupport", "CFsyncCounter"],

@@ -16,9 +16,9 @@ struct ReplicasCommand: Command {
             guard let remote = invocation.arguments.positionals.first else { throw UsageError("--forget needs REMOTE, the hub to forget it on") }
             let report = try await invocation.openStore().forgetReplica(id, on: remote)
             if invocation.wantsJSON {
-                try invocation.output.json(["forgotten": id, "remote": report.remote ?? ""])
+                try invocation.output.json(["forgotten": id, "remote": report.remote])
             } else {
-                invocation.output.out("forgot replica \(id) on \(report.remote ?? "the hub")")
+                invocation.output.out("forgot replica \(id) on \(report.remote)")
             }
             return .success
         }

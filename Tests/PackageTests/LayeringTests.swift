@@ -34,6 +34,14 @@ import Testing
         #expect(libgit2.filter { $0.path.hasPrefix("Sources/TruceGit/") }.count >= 10)
     }
 
+    @Test func onlyTheCryptoLayerImportsLibsodium() throws {
+        let all = try ["Sources", "Plugins", "Tests"].flatMap { try Self.imports(under: $0) }
+        let sodium = all.filter { $0.module == "CSodium" }
+        let outside = sodium.filter { !$0.path.hasPrefix("Sources/TruceCrypto/") }
+        #expect(outside.map(\.path).isEmpty, "libsodium imported outside the crypto layer: \(outside.map(\.path))")
+        #expect(sodium.count >= 5)
+    }
+
     @Test func builtInResolversImportTruceCoreAndTheSystemOnly() throws {
         let imports = try Self.imports(under: "Plugins")
         #expect(imports.contains { $0.module == "TruceCore" })

@@ -61,6 +61,21 @@ extension Repository {
         return Data(bytes: content, count: size)
     }
 
+    /// The entries of tree `id`, in the tree's order (blobs and trees; a submodule's commit is left out).
+    package func readTree(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
+        var oid = id.raw
+        var tree: OpaquePointer?
+        try check(git_tree_lookup(&tree, handle, &oid), "read tree \(id)")
+        defer { git_tree_free(tree) }
+        return (0..<git_tree_entrycount(tree)).compactMap { index in
+            guard let entry = git_tree_entry_byindex(tree, index) else { return nil }
+            let type = git_tree_entry_type(entry)
+            guard type == GIT_OBJECT_TREE || type == GIT_OBJECT_BLOB else { return nil }
+            return TreeEntry(
+                name: String(cString: git_tree_entry_name(entry)), id: ObjectID(git_tree_entry_id(entry).pointee), isTree: type == GIT_OBJECT_TREE)
+        }
+    }
+
     /// Writes one tree holding `entries` and returns its id.
     package func writeTree(_ entries: [TreeEntry]) throws(GitError) -> ObjectID {
         var builder: OpaquePointer?

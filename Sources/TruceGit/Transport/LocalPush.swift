@@ -17,6 +17,8 @@ extension Repository {
         package var commits: [ObjectID] = []
         package var objects = 0
         package var bytes = 0
+        /// The packs written (`pack-<hash>`), in the pack directory the push wrote to.
+        package var packs: [String] = []
     }
 
     /// Sends the commits `tips` reach that the repository at `path` lacks, with the trees and blobs they need that it
@@ -31,10 +33,14 @@ extension Repository {
     ///
     /// The objects go in one pack per `commitsPerPack` commits, so that the push's memory follows that batch and not
     /// the store: each batch's pack is in place before the next batch looks at what the repository lacks.
+    ///
+    /// With `packDirectory`, the packs go there instead (with a trailing slash), out of the repository's sight: what an
+    /// encrypted hub's cache does, which takes objects only from sealed entries. A later batch may then repeat an
+    /// object an earlier one wrote.
     @discardableResult
     package func pushLocally(
         reachableFrom tips: [ObjectID], to path: String, setting references: [(name: String, target: ObjectID?)],
-        copyingFrom objectsDirectory: String, commitsPerPack: Int = Repository.localPushCommitsPerPack,
+        copyingFrom objectsDirectory: String, packDirectory: String? = nil, commitsPerPack: Int = Repository.localPushCommitsPerPack,
         progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws(GitError) -> LocalPushResult {
         let destination = try Repository.openBare(at: path, instrumentation: instrumentation)
@@ -55,12 +61,13 @@ extension Repository {
             let objects = try objectsLacking(in: held, broughtBy: batch)
             guard !objects.isEmpty else { continue }
             let before = result
-            try PackWriter(repository: self, into: destination.gitDirectory + "objects/pack/").write(
+            let pack = try PackWriter(repository: self, into: packDirectory ?? destination.gitDirectory + "objects/pack/").write(
                 objects, copyingFrom: entries, distinct: true, cancellation: cancellation,
                 progress: { done, _, bytes in
                     (result.objects, result.bytes) = (before.objects + done, before.bytes + bytes)
                     progress?(TransferCounts(objects: result.objects, bytes: result.bytes))
                 })
+            result.packs += pack.map { [$0] } ?? []
             // The next batch finds this pack's objects there, and sends none of them again.
             try held.readPacksAgain()
             entries.releaseResidentPages()

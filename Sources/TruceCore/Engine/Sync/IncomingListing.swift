@@ -80,6 +80,11 @@ extension StoreEngine {
         } catch {
             throw TruceError.invalidRemote(remote, reason: error.message)
         }
+        if advertised.contains(where: { $0.name.hasPrefix(EncryptedHubCache.hubRoot) }) {
+            // Never a plain sync with an encrypted hub: it would read nothing and send every version in the clear.
+            throw TruceError.invalidRemote(
+                remote, reason: "it is an encrypted hub, and this store has not joined it (truce hub join, then approve this device)")
+        }
         let advertisedByName = Dictionary(advertised.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
         var candidates: [IncomingCandidate] = []
         var newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)] = [:]

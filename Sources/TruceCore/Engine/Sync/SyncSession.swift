@@ -24,6 +24,10 @@ final class SyncSession: @unchecked Sendable {
     private(set) var refused: [SyncReport.RefusedHead] = []
     private(set) var sent = 0
     private(set) var refusedThere: [SyncReport.RefusedHead] = []
+    /// Set when the other side is an encrypted hub's cache: what this session sends is sealed and pushed to the hub.
+    var sealing: SealedSend?
+    /// The remote the report names, when it is not `remote` (an encrypted hub's, not its cache's).
+    var shownRemote: String?
 
     /// A session with `remote` (a path, `file://`, git://, ssh or http(s) URL) on `engine`, a handle of the sync's own;
     /// its fetch and push take keys, known hosts, CAs and passwords from `environment` alone.
@@ -84,7 +88,7 @@ final class SyncSession: @unchecked Sendable {
                 // The transfer callback stopped the push: the hub did not take our manifest, and this store keeps its old one.
                 if cancellation?.isCancelled == true { throw .cancelled }
                 // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
-                throw .invalidRemote(remote, reason: "it refused our push: " + error.message)
+                throw .invalidRemote(shownRemote ?? remote, reason: "it refused our push: " + error.message)
             }
         }
         do {
@@ -127,7 +131,14 @@ final class SyncSession: @unchecked Sendable {
             try commits.count { id in VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil }
         }
         let lacking: Int
-        if let path = Self.localPath(of: remote) {
+        if let sealing, let path = Self.localPath(of: remote) {
+            try cancellation?.check()
+            let pushed = try scratch.repository.pushLocally(
+                reachableFrom: [manifest], to: path, setting: [], copyingFrom: repository.gitDirectory + "objects",
+                packDirectory: try sealing.stagingDirectory(), progress: meter.sending, cancellation: cancellation)
+            try sealing.seal(packs: pushed.packs, manifest: manifest, cancellation: cancellation)
+            lacking = try versions(among: pushed.commits)
+        } else if let path = Self.localPath(of: remote) {
             try cancellation?.check()
             let pushed = try scratch.repository.pushLocally(
                 reachableFrom: [manifest], to: path, setting: updates, copyingFrom: repository.gitDirectory + "objects",
@@ -152,7 +163,7 @@ final class SyncSession: @unchecked Sendable {
         var report = SyncReport(
             received: received, sent: sent, inConflict: inConflict, refused: refused, refusedByRemote: refusedThere)
         (report.resolved, report.needsPerson, report.traffic) = (resolved, needsPerson, meter.traffic)
-        report.remote = RemoteURL.redactingPasswords(in: remote)
+        report.remote = RemoteURL.redactingPasswords(in: shownRemote ?? remote)
         return report
     }
 

@@ -61,7 +61,10 @@ struct Syncing: Sendable {
         with remote: String, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
     ) throws(TruceError) -> SyncSession {
         let session = try access.withOwnEngine { engine throws -> SyncSession in
-            let session = try SyncSession(remote: remote, engine: engine, environment: environment.transfer, progress: progress)
+            let session =
+                EncryptedHubCache.isEncrypted(remote, in: engine.repository)
+                ? try engine.encryptedSyncSession(remote, environment: environment.transfer, progress: progress, cancellation: cancellation)
+                : try SyncSession(remote: remote, engine: engine, environment: environment.transfer, progress: progress)
             try session.exchange(cancellation: cancellation)
             return session
         }

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceCore
+
+/// Stores that sync through an encrypted hub: the hub holds nothing readable, and the stores converge as through a
+/// plain one.
+@Suite(.timeLimit(.minutes(10))) struct EncryptedHubTests {
+    static let secretKey = "private/diary-of-alice.md"
+    static let secretContent = "the combination is 4-8-15-16-23-42\n"
+
+    /// Every object of the bare repository at `hub`, inflated (as `git cat-file --batch` prints them).
+    static func everyObject(in hub: String) throws -> Data {
+        let ids = try git(["-C", hub, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"]).stdout
+        #expect(!ids.isEmpty)
+        return try git(["-C", hub, "cat-file", "--batch"], input: ids).stdout
+    }
+
+    /// A store that founded an encrypted hub, and one that joined it and was approved.
+    static func foundedAndJoined(hub: String) async throws -> (founder: TestStore, joiner: TestStore, founding: EncryptedHubDevices) {
+        let founder = try TestStore(), joiner = try TestStore()
+        let founding = try await founder.store.encryptHub(hub)
+        let asking = try await joiner.store.joinEncryptedHub(hub)
+        #expect(asking.store == founding.store)
+        let seen = try await founder.store.encryptedHubDevices(on: hub)
+        #expect(seen.asking == [asking.thisDevice])
+        try await founder.store.approveDevice(asking.thisDevice, on: hub)
+        return (founder, joiner, founding)
+    }
+
+    @Test(arguments: [false, true])
+    func storesConvergeThroughAHubThatHoldsOnlyCiphertext(throughDaemon: Bool) async throws {
+        let daemon = throughDaemon ? try GitDaemon() : nil
+        let hub: String
+        if let daemon {
+            hub = try daemon.makeHub()
+        } else {
+            hub = TemporaryDirectory("truce-encrypted-hub").file("hub.git")
+            #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        }
+        let (founder, joiner, founding) = try await Self.foundedAndJoined(hub: hub)
+        #expect(founding.recoveryCode != nil && founding.members.count == 2)
+        try founder.store.save(.text(Self.secretContent), to: DocumentKey(stringLiteral: Self.secretKey), device: "alice-laptop")
+        _ = try await founder.store.sync(with: hub)
+        let received = try await joiner.store.sync(with: hub)
+        #expect(received.received.map(\.key.rawValue) == [Self.secretKey])
+        #expect(try joiner.store.contents(of: DocumentKey(stringLiteral: Self.secretKey)) == .text(Self.secretContent))
+
+        // Both edit; both sync twice; both see the same conflict.
+        try founder.store.save(.text("edit one\n"), to: DocumentKey(stringLiteral: Self.secretKey), device: "alice-laptop")
+        try joiner.store.save(.text("edit two\n"), to: DocumentKey(stringLiteral: Self.secretKey), device: "alice-phone")
+        for store in [founder, joiner, founder] { _ = try await store.store.sync(with: hub) }
+        let views = try [founder, joiner].map { try $0.store.versions(of: DocumentKey(stringLiteral: Self.secretKey)) }
+        #expect(views.allSatisfy { $0.state == .inConflict && $0.heads.count == 2 })
+        #expect(views[0].current?.id == views[1].current?.id)
+
+        let path = daemon.map { $0.root + "/hub.git" } ?? hub
+        let everything = try Self.everyObject(in: path)
+        for secret in [Self.secretKey, "diary", "combination", "edit one", "alice-laptop", "alice-phone", "Replica:", "Truce-"] {
+            #expect(everything.range(of: Data(secret.utf8)) == nil, "the hub shows \(secret)")
+        }
+        // A pack stored as a blob would hide its objects from the search above behind zlib: no blob is one.
+        #expect(everything.range(of: Data("\nPACK\0\0\0\u{2}".utf8)) == nil, "the hub holds a pack in the clear")
+        let references = try git(["-C", path, "for-each-ref", "--format=%(refname)"]).output.split(separator: "\n")
+        #expect(references.count == 3 && references.allSatisfy { $0.hasPrefix("refs/truce/sealed/") }, "\(references)")
+        #expect(
+            try git(["-C", path, "log", "--all", "--format=%an %ae %at %cn %ce %ct"]).output.split(separator: "\n").allSatisfy {
+                $0 == "truce sealed@truce 0 truce sealed@truce 0"
+            })
+        #expect(try git(["-C", path, "fsck", "--strict"]).status == 0)
+        for store in [founder, joiner] { #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty) }
+    }
+}

@@ -49,11 +49,11 @@ extension EncryptedHubCache {
             guard Self.isSlot(slot) else { throw failure("it holds \(name), which Truce does not write") }
             slots.insert(String(slot))
             guard slot != ownSlot else { continue }
-            try openChain(String(slot), to: tip, ring: ring, keys: keys, seen: &seen)
+            try openChain(String(slot), to: tip, ring: ring, keys: keys, seen: &seen, advertised: advertised)
         }
         try checkOwnChain(hubTip: advertised[Self.replicasRoot + ownSlot], slot: ownSlot)
         if let local = try repository.reference(Self.ownChainRoot + ownSlot) {
-            try openChain(ownSlot, to: local, ring: ring, keys: keys, seen: &seen)
+            try openChain(ownSlot, to: local, ring: ring, keys: keys, seen: &seen, advertised: advertised)
         }
         for opened in try repository.references(under: Self.openedRoot) {
             let slot = String(opened.name.dropFirst(Self.openedRoot.count))
@@ -96,8 +96,12 @@ extension EncryptedHubCache {
     }
 
     /// Opens the entries of `slot` from the one after the last opened here to `tip`, oldest first, each once checked.
+    ///
+    /// An entry may carry objects that need those of entries of other replicas it had read (`SealedEntry.seen`): those
+    /// chains are opened first, from `advertised`, and a hub that does not give them is withholding them.
     func openChain(
-        _ slot: String, to tip: ObjectID, ring: HubKeyRing, keys: [UInt32: SymmetricKey], seen: inout [String: (sequence: UInt64, by: String)]
+        _ slot: String, to tip: ObjectID, ring: HubKeyRing, keys: [UInt32: SymmetricKey], seen: inout [String: (sequence: UInt64, by: String)],
+        advertised: [String: ObjectID], opening: Set<String> = [], through: UInt64? = nil
     ) throws {
         var last = try state(ofSlot: slot)
         guard last?.commit != tip else { return }
@@ -113,12 +117,18 @@ extension EncryptedHubCache {
                 guard record.parents == (last.map { [$0.commit] } ?? []) else { throw HubFormatError("its entries are not one chain") }
                 let bytes = try indexBytes(of: commit)
                 let header = try SealedEntry.header(ofIndex: bytes)
-                guard header.slot == slot else { throw HubFormatError("an entry of slot \(header.slot) stands in its chain") }
+                guard header.slot == slot else {
+                    throw failure(
+                        "replica \(try replicaName(ofSlot: header.slot, keys: keys)): its entry \(header.sequence) stands in slot \(slot), not its own; nothing of it was adopted"
+                    )
+                }
                 guard header.sequence == (last?.sequence ?? 0) + 1 else {
                     throw HubFormatError("entry \(header.sequence) stands where entry \((last?.sequence ?? 0) + 1) belongs (replayed or reordered)")
                 }
                 // A revoked device's replica ends where the revocation froze it: what it wrote after is not read.
                 if let frozen = ring.frozen[slot], header.sequence > frozen { return }
+                // Opened as far as an entry of another replica needs: the rest comes in its own turn.
+                if let through, header.sequence > through { return }
                 guard ring.mayWrite(header.signer, epoch: header.epoch) else {
                     throw HubFormatError("entry \(header.sequence) is signed by \(DeviceKeys.fingerprint(of: header.signer)), which may not write it")
                 }
@@ -134,6 +144,21 @@ extension EncryptedHubCache {
                 }
                 guard Self.slot(of: entry.replica, keys: keys) == slot, ReplicaManifest.isReplicaID(entry.replica) else {
                     throw HubFormatError("entry \(header.sequence) belongs to another replica's chain (swapped)")
+                }
+                for (other, sequence) in entry.seen.sorted(by: { $0.key < $1.key }) where other != slot {
+                    if try (state(ofSlot: other)?.sequence ?? 0) < sequence, !opening.contains(other),
+                        let otherTip = advertised[Self.replicasRoot + other]
+                    {
+                        try openChain(
+                            other, to: otherTip, ring: ring, keys: keys, seen: &seen, advertised: advertised, opening: opening.union([slot]),
+                            through: sequence)
+                    }
+                    let here = try state(ofSlot: other)?.sequence ?? 0
+                    if here < sequence, ring.frozen[other].map({ here < $0 }) ?? true {
+                        throw failure(
+                            "it withholds entries of replica \(try replicaName(ofSlot: other, keys: keys)): replica \(entry.replica) read up to \(sequence), the hub gives \(here)"
+                        )
+                    }
                 }
                 let tree = try repository.readTree(record.tree)
                 guard Set(tree.map(\.name)) == Set([SealedEntry.indexName] + entry.parts.indices.map(SealedEntry.partName)) else {

@@ -64,7 +64,7 @@ final class SealedSend {
         try cache.move(EncryptedHubCache.ownChainRoot + slot, to: commit)
         try? FileManager.default.removeItem(atPath: staging)
         var seenNow: [String: (sequence: UInt64, by: String)] = [:]
-        try cache.openChain(slot, to: commit, ring: ring, keys: keys, seen: &seenNow)
+        try cache.openChain(slot, to: commit, ring: ring, keys: keys, seen: &seenNow, advertised: [:])
         try pushOwnChain(cancellation: cancellation)
     }
 

@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TruceCore
+
+/// Who reads an encrypted hub: joining, revoking, and the recovery code.
+@Suite(.timeLimit(.minutes(10))) struct HubKeyRingTests {
+    static func bareHub() throws -> String {
+        let path = TemporaryDirectory("truce-keyring-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", path]).status == 0)
+        return path
+    }
+
+    @Test func aDeviceNotYetApprovedReadsNothingAndIsToldHowToBeApproved() async throws {
+        let hub = try Self.bareHub()
+        let founder = try TestStore(), newcomer = try TestStore()
+        _ = try await founder.store.encryptHub(hub)
+        try founder.store.save(.text("secret\n"), to: "a.md", device: "founder")
+        _ = try await founder.store.sync(with: hub)
+        let asking = try await newcomer.store.joinEncryptedHub(hub)
+        await #expect {
+            _ = try await newcomer.store.sync(with: hub)
+        } throws: { error in
+            guard case .invalidRemote(_, let reason) = error as? TruceError else { return false }
+            return reason.contains("truce hub approve \(asking.thisDevice)")
+        }
+        #expect(try newcomer.store.documents().isEmpty)
+        try await founder.store.approveDevice(asking.thisDevice, on: hub)
+        #expect(try await founder.store.encryptedHubDevices(on: hub).asking.isEmpty)
+        _ = try await newcomer.store.sync(with: hub)
+        #expect(try newcomer.store.contents(of: "a.md") == .text("secret\n"))
+    }
+
+    @Test func aRevokedDeviceReadsNothingWrittenAfterAndTheOthersReadEverything() async throws {
+        let hub = try Self.bareHub()
+        let (founder, kept, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
+        let revoked = try TestStore()
+        let asking = try await revoked.store.joinEncryptedHub(hub)
+        try await founder.store.approveDevice(asking.thisDevice, on: hub)
+        try founder.store.save(.text("before\n"), to: "old.md", device: "founder")
+        for store in [founder, kept, revoked] { _ = try await store.store.sync(with: hub) }
+        #expect(try revoked.store.contents(of: "old.md") == .text("before\n"))
+        try revoked.store.save(.text("from the revoked device, before\n"), to: "theirs.md", device: "revoked")
+        _ = try await revoked.store.sync(with: hub)
+
+        try await founder.store.revokeDevice(asking.thisDevice, on: hub)
+        #expect(try await founder.store.encryptedHubDevices(on: hub).members.contains(asking.thisDevice) == false)
+        try founder.store.save(.text("after\n"), to: "new.md", device: "founder")
+        _ = try await founder.store.sync(with: hub)
+        // What the revoked device writes now is not read by anyone.
+        try revoked.store.save(.text("from the revoked device, after\n"), to: "late.md", device: "revoked")
+        await #expect(throws: TruceError.self) { _ = try await revoked.store.sync(with: hub) }
+        #expect(try revoked.store.documents().contains("new.md") == false)
+
+        let newcomer = try TestStore()
+        let joining = try await newcomer.store.joinEncryptedHub(hub)
+        try await founder.store.approveDevice(joining.thisDevice, on: hub)
+        for store in [kept, newcomer] {
+            _ = try await store.store.sync(with: hub)
+            #expect(try store.store.contents(of: "old.md") == .text("before\n"))
+            #expect(try store.store.contents(of: "new.md") == .text("after\n"))
+            #expect(try store.store.contents(of: "theirs.md") == .text("from the revoked device, before\n"))
+            #expect(try store.store.documents().contains("late.md") == false)
+        }
+    }
+
+    @Test func theRecoveryCodeRestoresTheStoreOnANewMachine() async throws {
+        let hub = try Self.bareHub()
+        let founder = try TestStore()
+        let founding = try await founder.store.encryptHub(hub)
+        try founder.store.save(.text("kept safe\n"), to: "a.md", device: "founder")
+        _ = try await founder.store.sync(with: hub)
+        let code = try #require(founding.recoveryCode)
+
+        let restored = try TestStore()
+        await #expect(throws: TruceError.self) {
+            _ = try await restored.store.recoverEncryptedHub(hub, recoveryCode: String(code.dropLast()) + (code.last == "0" ? "1" : "0"))
+        }
+        let devices = try await restored.store.recoverEncryptedHub(hub, recoveryCode: code.lowercased())
+        #expect(devices.store == founding.store && devices.members.contains(devices.thisDevice))
+        _ = try await restored.store.sync(with: hub)
+        #expect(try restored.store.contents(of: "a.md") == .text("kept safe\n"))
+    }
+
+    @Test func aPlainSyncRefusesAnEncryptedHubAndAnEncryptedHubRefusesAPlainOne() async throws {
+        let hub = try Self.bareHub()
+        let founder = try TestStore(), plain = try TestStore()
+        _ = try await founder.store.encryptHub(hub)
+        try plain.store.save(.text("plain\n"), to: "a.md", device: "plain")
+        let before = try git(["-C", hub, "for-each-ref"]).output
+        await #expect {
+            _ = try await plain.store.sync(with: hub)
+        } throws: { error in
+            guard case .invalidRemote(_, let reason) = error as? TruceError else { return false }
+            return reason.contains("encrypted hub")
+        }
+        #expect(try git(["-C", hub, "for-each-ref"]).output == before)
+
+        let plainHub = try Self.bareHub()
+        _ = try await plain.store.sync(with: plainHub)
+        await #expect(throws: TruceError.self) { _ = try await founder.store.encryptHub(plainHub) }
+        let other = try TestStore()
+        await #expect(throws: TruceError.self) { _ = try await other.store.joinEncryptedHub(plainHub) }
+    }
+}

@@ -101,7 +101,7 @@ public enum CommandLineTool {
             StatusCommand.self, LogCommand.self, ExplainCommand.self, ResolveCommand.self, ConflictsCommand.self,
             ReopenCommand.self, SyncCommand.self, ChangesCommand.self, ReviewCommand.self, WatchCommand.self, PruneCommand.self,
             MergeFileCommand.self, MergeDriverCommand.self, RerereCommand.self, HelpCommand.self,
-            ImportCommand.self, ExportCommand.self, FieldsCommand.self, ReplicasCommand.self,
+            ImportCommand.self, ExportCommand.self, FieldsCommand.self, ReplicasCommand.self, HubCommand.self,
         ]
     }
 

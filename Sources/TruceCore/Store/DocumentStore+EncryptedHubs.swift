@@ -29,7 +29,7 @@ extension DocumentStore {
             let listed = try engine.encryptedHubDevices(remote, environment: transfer)
             return EncryptedHubDevices(
                 store: listed.store, thisDevice: try DeviceKeys.ofStore(engine.repository).fingerprint, members: listed.members.map(\.fingerprint),
-                asking: listed.asking.map(\.fingerprint))
+                asking: listed.asking.map(\.fingerprint), recovery: listed.recovery?.fingerprint)
         }
     }
 

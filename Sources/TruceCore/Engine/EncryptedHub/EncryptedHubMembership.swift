@@ -54,12 +54,13 @@ extension StoreEngine {
     }
 
     /// The devices of the encrypted hub `remote`, and those asking to join.
-    func encryptedHubDevices(_ remote: String, environment: TransferEnvironment) throws -> (members: [HubMember], asking: [HubMember], store: String)
-    {
+    func encryptedHubDevices(
+        _ remote: String, environment: TransferEnvironment
+    ) throws -> (members: [HubMember], asking: [HubMember], recovery: HubMember?, store: String) {
         let cache = try EncryptedHubCache.open(remote, in: repository, environment: environment)
         let advertised = try cache.fetch()
         let ring = try cache.readKeyRing(at: advertised[EncryptedHubCache.keyRingReference])
-        return (ring.members, try joinRequests(in: cache, advertised: advertised).map(\.member), try cache.storeFingerprint())
+        return (ring.members, try joinRequests(in: cache, advertised: advertised).map(\.member), ring.recovery, try cache.storeFingerprint())
     }
 
     private func joinRequests(in cache: EncryptedHubCache, advertised: [String: ObjectID]) throws -> [JoinRequest] {

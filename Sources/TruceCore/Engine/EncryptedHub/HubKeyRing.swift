@@ -125,6 +125,8 @@ struct HubKeyRing: Sendable {
     private(set) var digest = [UInt8](repeating: 0, count: Digest.count)
     /// The digest of the first entry: what a device pins the first time it reads this ring.
     private(set) var foundingDigest: [UInt8]?
+    /// The recovery code's keys: the founding entry's second member.
+    private(set) var recovery: HubMember?
 
     /// Applies the entry in `bytes`, once it is signed by a member, follows the last entry and keeps the rules;
     /// nothing changes when it fails.
@@ -140,6 +142,7 @@ struct HubKeyRing: Sendable {
                 throw HubFormatError("its key ring starts with an entry that does not found it")
             }
             next.foundingDigest = Digest.blake2b(bytes)
+            next.recovery = entry.added.dropFirst().first
         case .approval, .revocation:
             guard sequence > 0 else { throw HubFormatError("its key ring does not start with a founding entry") }
             guard members.contains(where: { $0.signing == signer }) else {

@@ -58,7 +58,8 @@ import Testing
         let everything = try git(["-C", hubDirectory, "cat-file", "--batch"], input: ids).stdout
         #expect(everything.count > 1000)
         let timestamp = String(Int(ISO8601DateFormatter().date(from: Self.date)!.timeIntervalSince1970))
-        let found = ([Self.secrets.key, "blood", Self.secrets.content, "note 1", "notes/", timestamp, "2026-11-30", "Replica:"]
+        let found =
+            ([Self.secrets.key, "blood", Self.secrets.content, "note 1", "notes/", timestamp, "2026-11-30", "Replica:"]
             + Self.secrets.devices).filter { everything.range(of: Data($0.utf8)) != nil }
         #expect(found.isEmpty, "the hub shows \(found)")
         #expect(everything.range(of: Data("\nPACK\0\0\0\u{2}".utf8)) == nil, "the hub holds a pack in the clear")
@@ -104,7 +105,11 @@ import Testing
         let unknown = try founder.run("hub", "frobnicate", hub)
         #expect(unknown.status == 2 && unknown.errorLines.count == 1, "\(unknown.errorOutput)")
         let noDevice = try founder.run("hub", "approve", "0000-0000-0000-0000", hub)
-        #expect(noDevice.status != 0 && noDevice.errorLines == ["truce: cannot sync with '\(hub)': no device 0000-0000-0000-0000 asks to join it ('truce hub devices' lists those that do)"])
+        #expect(
+            noDevice.status != 0
+                && noDevice.errorLines == [
+                    "truce: cannot sync with '\(hub)': no device 0000-0000-0000-0000 asks to join it ('truce hub devices' lists those that do)"
+                ])
         let plain = try CLIStore()
         let refused = try plain.run("sync", hub)
         #expect(refused.status != 0 && refused.errorLines.count == 1 && refused.errorOutput.contains("encrypted hub"))

@@ -72,3 +72,28 @@ import Testing
         for store in [founder, joiner] { #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty) }
     }
 }
+
+/// A sync whose push the hub refuses after the entry was sealed here: nothing is lost, and the next sync sends it.
+@Suite(.timeLimit(.minutes(10))) struct RefusedSealedPushTests {
+    @Test func anEntrySealedButRefusedIsSentByTheNextSyncAndLaterChangesFollowIt() async throws {
+        let daemon = try GitDaemon()
+        let hub = try daemon.makeHub()
+        let (writer, reader, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
+        let marker = daemon.root + "/refuse", hook = daemon.root + "/hub.git/hooks/pre-receive"
+        try "#!/bin/sh\n[ -e \"\(marker)\" ] && { echo refused >&2; exit 1; }\nexit 0\n".write(toFile: hook, atomically: true, encoding: .utf8)
+        #expect(chmod(hook, 0o755) == 0)
+        try writer.store.save(.text("first\n"), to: "a.md", device: "writer")
+        FileManager.default.createFile(atPath: marker, contents: Data())
+        await #expect(throws: TruceError.self) { _ = try await writer.store.sync(with: hub) }
+        try FileManager.default.removeItem(atPath: marker)
+        _ = try await writer.store.sync(with: hub)
+        try writer.store.save(.text("second\n"), to: "b.md", device: "writer")
+        try writer.store.save(.text("first, edited\n"), to: "a.md", device: "writer")
+        _ = try await writer.store.sync(with: hub)
+        _ = try await reader.store.sync(with: hub)
+        #expect(try reader.store.contents(of: "a.md") == .text("first, edited\n"))
+        #expect(try reader.store.contents(of: "b.md") == .text("second\n"))
+        #expect(try reader.store.history(of: "a.md").count == 2 && reader.store.versions(of: "a.md").heads.count == 1)
+        for store in [writer, reader] { #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty) }
+    }
+}

@@ -104,3 +104,42 @@ import Testing
         await #expect(throws: TruceError.self) { _ = try await other.store.joinEncryptedHub(plainHub) }
     }
 }
+
+/// A revoked device's replica ends where the revocation froze it.
+@Suite(.timeLimit(.minutes(10))) struct FrozenReplicaTests {
+    /// An entry the revoked device sealed before its revocation but got onto the hub only after it (its push was
+    /// refused until then) is not read: the revoking device froze that replica at what it had read.
+    @Test func anEntryARevokedDevicePushesAfterItsRevocationIsNotRead() async throws {
+        let daemon = try GitDaemon()
+        let hub = try daemon.makeHub()
+        let (founder, kept, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
+        let revoked = try TestStore()
+        let asking = try await revoked.store.joinEncryptedHub(hub)
+        try await founder.store.approveDevice(asking.thisDevice, on: hub)
+        try revoked.store.save(.text("before\n"), to: "theirs.md", device: "revoked")
+        _ = try await revoked.store.sync(with: hub)
+
+        // The hub takes no replica entries for a while: the revoked device's next entry stays on it, sealed.
+        let marker = daemon.root + "/hold-replicas"
+        let hook = daemon.root + "/hub.git/hooks/pre-receive"
+        try """
+        #!/bin/sh
+        while read old new ref; do
+            case "$ref" in refs/truce/sealed/replicas/*) [ -e "\(marker)" ] && { echo "held" >&2; exit 1; } ;; esac
+        done
+        exit 0
+        """.write(toFile: hook, atomically: true, encoding: .utf8)
+        #expect(chmod(hook, 0o755) == 0)
+        FileManager.default.createFile(atPath: marker, contents: Data())
+        try revoked.store.save(.text("written before the revocation, sent after\n"), to: "late.md", device: "revoked")
+        await #expect(throws: TruceError.self) { _ = try await revoked.store.sync(with: hub) }
+
+        try await founder.store.revokeDevice(asking.thisDevice, on: hub)
+        try FileManager.default.removeItem(atPath: marker)
+        // Its entry reaches the hub now: sealed with the old key, signed by a device that held it then.
+        _ = try await revoked.store.sync(with: hub)
+        _ = try await kept.store.sync(with: hub)
+        #expect(try kept.store.contents(of: "theirs.md") == .text("before\n"))
+        #expect(try kept.store.documents().contains("late.md") == false)
+    }
+}

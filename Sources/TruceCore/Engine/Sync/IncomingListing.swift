@@ -114,7 +114,10 @@ extension StoreEngine {
                 continue
             }
             let sequence = try IncomingCheck.sequence(of: item.target, in: incoming)
-            if let seen, try IncomingCheck.sequence(of: seen, in: incoming) >= sequence { continue }  // we hold a later one, from elsewhere
+            // We hold a later one, from elsewhere. One of the same sequence is not the same manifest: a sync killed
+            // after its push and before it kept what it pushed writes the next one on the one before, with that
+            // sequence again, and lists all the other listed and more.
+            if let seen, try IncomingCheck.sequence(of: seen, in: incoming) > sequence { continue }
             switch try ReplicaManifest.listing(from: item.target, after: seen, replica: item.replica, in: incoming) {
             case .failure(let problem):
                 refused.append(

@@ -295,3 +295,31 @@ import Testing
         #expect(try JSONDecoder().decode(SyncReport.Traffic.self, from: JSONEncoder().encode(counted)) == counted)
     }
 }
+
+/// A sync killed after its push and before it kept the manifest it pushed.
+@Suite(.timeLimit(.minutes(10))) struct UnkeptManifestTests {
+    /// The writer's next manifest builds on the one it kept, with the pushed one's sequence again; a reader that read
+    /// the pushed one still reads the next (it lists all the pushed one did, and more).
+    @Test func aManifestPushedButNotKeptDoesNotHideTheNextOne() async throws {
+        let hub = TemporaryDirectory("truce-unkept-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        let writer = try TestStore(), reader = try TestStore()
+        try writer.store.save(.text("one\n"), to: "a.md", device: "writer")
+        _ = try await writer.store.sync(with: hub)
+        _ = try await reader.store.sync(with: hub)
+        let replica = try writer.git("config", "truce.replica").trimmingCharacters(in: .whitespacesAndNewlines)
+        let reference = "refs/truce/replicas/" + replica
+        let kept = try writer.git("rev-parse", reference).trimmingCharacters(in: .whitespacesAndNewlines)
+        try writer.store.save(.text("two\n"), to: "a.md", device: "writer")
+        _ = try await writer.store.sync(with: hub)
+        _ = try await reader.store.sync(with: hub)
+        #expect(try reader.store.contents(of: "a.md") == .text("two\n"))
+        // As if the sync had been killed before it kept what it pushed.
+        _ = try writer.git("update-ref", reference, kept)
+        try writer.store.save(.text("three\n"), to: "b.md", device: "writer")
+        _ = try await writer.store.sync(with: hub)
+        _ = try await reader.store.sync(with: hub)
+        #expect(try reader.store.contents(of: "b.md") == .text("three\n"))
+        #expect(try reader.store.contents(of: "a.md") == .text("two\n"))
+    }
+}

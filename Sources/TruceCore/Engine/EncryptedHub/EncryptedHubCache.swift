@@ -44,13 +44,23 @@ final class EncryptedHubCache {
         FileManager.default.fileExists(atPath: directory(of: remote, in: store) + "/config")
     }
 
-    private init(remote: String, repository: Repository, environment: TransferEnvironment) {
+    /// Held from opening to release: one process at a time reads and writes the cache.
+    private let lock: SyncLock
+
+    /// The cache at `repository`, locked; every lock file in it then is one a killed sync left, and goes.
+    private init(remote: String, repository: Repository, environment: TransferEnvironment) throws {
         (self.remote, self.repository, self.environment) = (remote, repository, environment)
+        lock = try SyncLock.acquire(file: repository.gitDirectory + "truce-lock", holder: "another sync is using this encrypted hub's cache")
+        for relative in DirectoryWalk.files(under: repository.gitDirectory) where relative.hasSuffix(".lock") {
+            unlink(repository.gitDirectory + relative)
+        }
     }
+
+    deinit { lock.release() }
 
     /// The cache of `remote`, which this store founded or joined.
     static func open(_ remote: String, in store: Repository, environment: TransferEnvironment) throws -> EncryptedHubCache {
-        EncryptedHubCache(
+        try EncryptedHubCache(
             remote: remote, repository: try Repository.openBare(at: directory(of: remote, in: store)), environment: environment)
     }
 
@@ -61,7 +71,7 @@ final class EncryptedHubCache {
         }
         let path = directory(of: remote, in: store)
         try? FileManager.default.removeItem(atPath: path)
-        return EncryptedHubCache(remote: remote, repository: try Repository.createBare(at: path), environment: environment)
+        return try EncryptedHubCache(remote: remote, repository: try Repository.createBare(at: path), environment: environment)
     }
 
     /// Removes a cache that never became usable (a founding or joining that failed).
@@ -98,12 +108,19 @@ final class EncryptedHubCache {
 
     /// Pushes `updates` (`local:remote` pairs) to the hub, never forced: a hub whose reference moved meanwhile refuses.
     func push(_ updates: [(local: String, remote: String)], deleting: [String] = [], cancellation: Cancellation? = nil) throws {
+        // A push into a hub on a local path that was killed left its ref locks there: taken over once stale.
+        if let path = SyncSession.localPath(of: remote), let hub = try? Repository.openBare(at: path) {
+            for name in updates.map(\.remote) + deleting { StaleLocks.removeIfStale(hub.gitDirectory + name + ".lock") }
+        }
         do {
             try repository.push(
                 refspecs: updates.map { "\($0.local):\($0.remote)" } + deleting.map { ":" + $0 }, to: remote, environment: environment,
                 cancellation: cancellation)
         } catch  where cancellation?.isCancelled == true {
             throw TruceError.cancelled
+        } catch  where error.message.contains("failed to lock file") {
+            // Another push holds the ref, or one killed moments ago left its lock: either way, a retry goes through.
+            throw TruceError.busy(error.message)
         } catch {
             throw failure("it refused our push: \(error.message)")
         }

@@ -154,10 +154,12 @@ extension StoreEngine {
         }
         for manifest in moving {
             do {
-                try repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")
-            } catch {
+                // A sync killed while moving this copy left its lock: taken over once stale, as for every ref.
+                try repository.withLockRetries(on: manifest.name) {
+                    try repository.updateReference(manifest.name, to: manifest.target, expecting: manifest.seen, message: "truce: sync manifest")
+                }
+            } catch let error as GitError where error.isConcurrentModification {
                 // Another sync moved this copy meanwhile; whichever is older is read again next time, which loses nothing.
-                guard error.isConcurrentModification else { throw error }
             }
         }
     }

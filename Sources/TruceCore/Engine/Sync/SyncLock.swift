@@ -31,16 +31,21 @@ struct SyncLock {
     /// Waits for the lock, then holds it until `release`; throws `TruceError.busy` after `patience`.
     static func acquire(in repository: Repository) throws -> SyncLock {
         try prepare(in: repository)
-        let path = directory(in: repository) + "lock"
+        return try acquire(file: directory(in: repository) + "lock", holder: "another sync is adopting versions into this store")
+    }
+
+    /// Waits for an exclusive `flock` on `path` (created if missing), then holds it until `release`; throws
+    /// `TruceError.busy`, naming `holder`, after `patience`.
+    static func acquire(file path: String, holder: String) throws -> SyncLock {
         // Close-on-exec: a credential helper or merge driver started meanwhile must not keep the lock alive.
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw DurableFiles.failure("open \(path)") }
         let deadline = Date().addingTimeInterval(patience)
         var delay: UInt32 = 1_000
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
                 close(descriptor)
-                throw TruceError.busy("another sync is adopting versions into this store (\(path))")
+                throw TruceError.busy("\(holder) (\(path))")
             }
             usleep(delay)
             delay = min(delay * 2, 100_000)

@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `truce sync` with an encrypted hub killed with SIGKILL at random moments: nothing acknowledged is lost, the hub and
+/// every store stay whole, and the next sync completes.
+@Suite(.timeLimit(.minutes(10)), .serialized) struct EncryptedHubCrashTests {
+    @Test func syncsKilledAtRandomMomentsLoseNothingAndTheNextOneCompletes() throws {
+        var random = SeededRandom(seed: Reliability.seed(47, for: "encrypted-hub-crash"))
+        let hub = TemporaryDirectory("truce-crash-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        let writer = try CLIStore(), reader = try CLIStore()
+        #expect(try writer.run("hub", "encrypt", hub).status == 0)
+        let asking = try truce(["hub", "join", hub, "--json"], store: reader.path)
+        let device = try #require((JSONSerialization.jsonObject(with: asking.stdout) as? [String: Any])?["thisDevice"] as? String)
+        #expect(try writer.run("hub", "approve", device, hub).status == 0)
+
+        var typical = 0.3, killedMidway = 0
+        var saved: [String: String] = [:]
+        for round in 0..<Reliability.size(ci: 12, heavy: 60) {
+            let key = "notes/\(round % 5).md", text = "round \(round)\n"
+            try writer.save(key, text)
+            saved[key] = text
+            let store = round % 3 == 2 ? reader : writer
+            let sync = try BackgroundProcess(["sync", hub], store: store.path)
+            usleep(UInt32((0.05 + Double(random.next() % 1000) / 1000) * typical * 1_000_000))
+            if sync.kill() { killedMidway += 1 }
+            let ending = sync.wait()
+            // A sync right after a kill may find the killed one's ref lock, younger than a stale one: busy, to retry.
+            let busy = Reliability.isBusy(status: ending.status, errorLines: ending.errorOutput.split(separator: "\n").map(String.init))
+            if !ending.killed && !busy {
+                #expect(ending.status == 0, "\(ending.errorOutput)")
+                typical = max(0.05, ending.seconds)
+            }
+            for path in [writer.path, reader.path] {
+                let problems = try Reliability.fsckProblems(path)
+                #expect(problems.isEmpty, "\(problems)")
+            }
+            #expect(try git(["-C", hub, "fsck", "--strict"]).status == 0)
+        }
+        print("encrypted-hub-crash: \(killedMidway) kills landed while a sync ran")
+        #expect(killedMidway > 0, "no kill landed while a sync ran")
+        for store in [writer, reader, writer, reader] {
+            var synced = try store.run("sync", hub)
+            for _ in 0..<4 where Reliability.isBusy(status: synced.status, errorLines: synced.errorLines) {
+                sleep(2)
+                synced = try store.run("sync", hub)
+            }
+            #expect(synced.status == 0, "\(synced.errorOutput)")
+        }
+        for (key, text) in saved {
+            #expect(try reader.run("cat", key).output == text, "\(key)")
+            #expect(try writer.run("versions", key).output == reader.run("versions", key).output)
+        }
+    }
+}

@@ -17,7 +17,7 @@ struct Row: Encodable {
 
 /// `swift run -c release truce-bench [--quick] [--json] [--only NAME]`: Truce and its git baselines on the same work, side by side;
 /// `--scale [--million]` runs the store-size rows instead (`ScaleRows`), `--replicas 2,100,1000` the rows of a hub many
-/// replicas share (`ReplicaRows`).
+/// replicas share (`ReplicaRows`), `--encrypted [--quick]` an encrypted hub beside a plain one (`EncryptedHubRows`).
 @main
 struct Bench {
     static func main() async throws {
@@ -41,6 +41,15 @@ struct Bench {
                 return
             } catch {
                 FileHandle.standardError.write(Data("truce-bench: replicas failed: \(error)\n".utf8))
+                exit(1)
+            }
+        }
+        if arguments.contains("--encrypted") {
+            do {
+                print(table(try await EncryptedHubRows.rows(quick: quick)))
+                return
+            } catch {
+                FileHandle.standardError.write(Data("truce-bench: encrypted failed: \(error)\n".utf8))
                 exit(1)
             }
         }

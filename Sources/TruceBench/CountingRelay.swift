@@ -65,6 +65,18 @@ final class CountingRelay: @unchecked Sendable {
         return WireMeasurement(bytes: lock.withLock { bytes }, seconds: elapsed)
     }
 
+    /// `measure` for work that awaits.
+    func measureAwaiting(_ body: () async throws -> Void) async throws -> WireMeasurement {
+        lock.withLock { bytes = 0 }
+        let elapsed = try await secondsAwaiting(body)
+        let deadline = Date().addingTimeInterval(10)
+        while lock.withLock({ openConnections }) > 0 {
+            guard Date() < deadline else { throw RelayError("a connection through the relay stayed open 10 s after the client finished") }
+            usleep(5_000)
+        }
+        return WireMeasurement(bytes: lock.withLock { bytes }, seconds: elapsed)
+    }
+
     private func acceptConnections() {
         while true {
             let client = accept(listener, nil, nil)

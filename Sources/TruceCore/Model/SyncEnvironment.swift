@@ -57,6 +57,13 @@ public struct SyncEnvironment: Sendable, Equatable, CustomStringConvertible, Cus
     /// Its `HOME` says whose `~/.gitconfig` names the helpers; git never
     /// prompts (`GIT_TERMINAL_PROMPT=0` is added).
     public var credentialHelperEnvironment: [String: String]?
+    /// The passphrase that protects this store's device key for encrypted hubs (Argon2id, then XChaCha20-Poly1305);
+    /// nil: the key file is protected by its mode alone (0600).
+    ///
+    /// Given when the key is made (the store's first `encryptHub`,
+    /// `joinEncryptedHub` or `recoverEncryptedHub`), the key is written
+    /// sealed with it, and every later use of the key needs it again.
+    public var deviceKeyPassphrase: String?
     /// True for a value `fromProcess` made: errors then name the variables to set rather than these properties.
     var readFromProcess = false
 
@@ -85,6 +92,7 @@ public struct SyncEnvironment: Sendable, Equatable, CustomStringConvertible, Cus
     /// - `SSH_AUTH_SOCK`: the ssh-agent;
     /// - `GIT_SSL_CAINFO`: the CA file https trusts;
     /// - `TRUCE_USERNAME` and `TRUCE_PASSWORD`: the http(s) user and password;
+    /// - `TRUCE_KEY_PASSPHRASE`: the passphrase of the device key for encrypted hubs;
     /// - all of `environment`: git's credential helpers run in it.
     ///
     /// Errors then name these variables (`set GIT_SSL_CAINFO to its PEM
@@ -96,18 +104,20 @@ public struct SyncEnvironment: Sendable, Equatable, CustomStringConvertible, Cus
             loginName: account.flatMap { $0.pw_name.map { String(cString: $0) } } ?? environment["USER"],
             sshAgentSocket: nonEmpty(environment["SSH_AUTH_SOCK"]), certificateAuthorityFile: nonEmpty(environment["GIT_SSL_CAINFO"]),
             httpUser: environment["TRUCE_USERNAME"], httpPassword: environment["TRUCE_PASSWORD"], credentialHelperEnvironment: environment)
+        value.deviceKeyPassphrase = environment["TRUCE_KEY_PASSPHRASE"]
         value.readFromProcess = true
         return value
     }
 
     private static func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
 
-    /// The fields given, without the password or the credential helper's environment (which may hold secrets).
+    /// The fields given, without the password, the passphrase or the credential helper's environment (which may hold secrets).
     public var description: String {
         let fields: [(String, String?)] = [
             ("homeDirectory", homeDirectory), ("knownHostsFile", knownHostsFile), ("loginName", loginName), ("sshAgentSocket", sshAgentSocket),
             ("certificateAuthorityFile", certificateAuthorityFile), ("httpUser", httpUser), ("httpPassword", httpPassword.map { _ in "<hidden>" }),
             ("credentialHelperEnvironment", credentialHelperEnvironment.map { "<\($0.count) variables>" }),
+            ("deviceKeyPassphrase", deviceKeyPassphrase.map { _ in "<hidden>" }),
         ]
         let given = fields.compactMap { name, value in value.map { "\(name): \($0)" } }
         return "SyncEnvironment(" + (readFromProcess ? ["fromProcess"] + given : given).joined(separator: ", ") + ")"

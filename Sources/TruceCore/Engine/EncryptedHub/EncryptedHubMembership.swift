@@ -6,14 +6,14 @@ internal import TruceGit
 extension StoreEngine {
     /// Makes the empty hub `remote` an encrypted hub of this store: its key ring's founding entry, with the first
     /// epoch's key sealed to this device and to the recovery code's keys; returns the store's fingerprint.
-    func foundEncryptedHub(_ remote: String, recovery: RecoveryCode, environment: TransferEnvironment) throws -> String {
-        let cache = try EncryptedHubCache.create(remote, in: repository, environment: environment)
+    func foundEncryptedHub(_ remote: String, recovery: RecoveryCode, environment: SyncEnvironment) throws -> String {
+        let cache = try EncryptedHubCache.create(remote, in: repository, environment: environment.transfer)
         do {
             let advertised = try cache.fetch()
             guard advertised.isEmpty else {
                 throw cache.failure("it already holds a Truce store's references; an encrypted hub starts from an empty repository")
             }
-            let device = try DeviceKeys.ofStore(repository)
+            let device = try DeviceKeys.ofStore(repository, passphrase: environment.deviceKeyPassphrase)
             let members = [HubMember(signing: device.signing.publicKey, box: device.box.publicKey), recovery.member]
             let keys: [UInt32: SymmetricKey] = [1: SymmetricKey()]
             let entry = KeyRingEntry(
@@ -30,12 +30,12 @@ extension StoreEngine {
 
     /// Asks to join the encrypted hub `remote`: pins its key ring and posts this device's public keys for a member to
     /// approve; returns this device's fingerprint and the store's, which the approving device shows too.
-    func joinEncryptedHub(_ remote: String, environment: TransferEnvironment) throws -> (device: String, store: String) {
-        let cache = try EncryptedHubCache.create(remote, in: repository, environment: environment)
+    func joinEncryptedHub(_ remote: String, environment: SyncEnvironment) throws -> (device: String, store: String) {
+        let cache = try EncryptedHubCache.create(remote, in: repository, environment: environment.transfer)
         do {
             let advertised = try cache.fetch()
             let ring = try cache.readKeyRing(at: advertised[EncryptedHubCache.keyRingReference])
-            let device = try DeviceKeys.ofStore(repository)
+            let device = try DeviceKeys.ofStore(repository, passphrase: environment.deviceKeyPassphrase)
             if !ring.members.contains(where: { $0.signing == device.signing.publicKey }) {
                 let request = JoinRequest(member: HubMember(signing: device.signing.publicKey, box: device.box.publicKey))
                 let blob = try cache.repository.writeBlob(Data(request.encoded(signedBy: device.signing)))
@@ -55,12 +55,13 @@ extension StoreEngine {
 
     /// The devices of the encrypted hub `remote`, and those asking to join.
     func encryptedHubDevices(
-        _ remote: String, environment: TransferEnvironment
-    ) throws -> (members: [HubMember], asking: [HubMember], recovery: HubMember?, store: String) {
-        let cache = try EncryptedHubCache.open(remote, in: repository, environment: environment)
+        _ remote: String, environment: SyncEnvironment
+    ) throws -> (members: [HubMember], asking: [HubMember], recovery: HubMember?, store: String, device: String) {
+        let cache = try EncryptedHubCache.open(remote, in: repository, environment: environment.transfer)
         let advertised = try cache.fetch()
         let ring = try cache.readKeyRing(at: advertised[EncryptedHubCache.keyRingReference])
-        return (ring.members, try joinRequests(in: cache, advertised: advertised).map(\.member), ring.recovery, try cache.storeFingerprint())
+        let device = try DeviceKeys.ofStore(repository, passphrase: environment.deviceKeyPassphrase).fingerprint
+        return (ring.members, try joinRequests(in: cache, advertised: advertised).map(\.member), ring.recovery, try cache.storeFingerprint(), device)
     }
 
     private func joinRequests(in cache: EncryptedHubCache, advertised: [String: ObjectID]) throws -> [JoinRequest] {
@@ -75,7 +76,7 @@ extension StoreEngine {
     }
 
     /// Approves the device whose fingerprint is `fingerprint`, asking to join `remote`: every epoch's key sealed to it.
-    func approveDevice(_ fingerprint: String, on remote: String, environment: TransferEnvironment) throws {
+    func approveDevice(_ fingerprint: String, on remote: String, environment: SyncEnvironment) throws {
         let view = try encryptedHubView(remote, environment: environment)
         guard let request = try joinRequests(in: view.cache, advertised: view.advertised).first(where: { $0.member.fingerprint == fingerprint })
         else { throw view.cache.failure("no device \(fingerprint) asks to join it ('truce hub devices' lists those that do)") }
@@ -90,7 +91,7 @@ extension StoreEngine {
 
     /// Revokes the device `fingerprint` from `remote`: a new epoch whose key goes to every other member, and that
     /// device's replicas frozen at what was read of them here.
-    func revokeDevice(_ fingerprint: String, on remote: String, environment: TransferEnvironment) throws {
+    func revokeDevice(_ fingerprint: String, on remote: String, environment: SyncEnvironment) throws {
         let view = try encryptedHubView(remote, environment: environment)
         try view.cache.openNewEntries(advertised: view.advertised, ring: view.ring, keys: view.keys, ownSlot: view.slot)
         guard let revoked = view.ring.members.first(where: { $0.fingerprint == fingerprint }) else {
@@ -141,15 +142,15 @@ struct JoinRequest {
 extension StoreEngine {
     /// Restores access to the encrypted hub `remote` with its recovery code: the code's keys, a member since the
     /// founding, approve this device. Returns this device's fingerprint.
-    func recoverEncryptedHub(_ remote: String, code: RecoveryCode, environment: TransferEnvironment) throws -> String {
-        let cache = try EncryptedHubCache.create(remote, in: repository, environment: environment)
+    func recoverEncryptedHub(_ remote: String, code: RecoveryCode, environment: SyncEnvironment) throws -> String {
+        let cache = try EncryptedHubCache.create(remote, in: repository, environment: environment.transfer)
         do {
             let advertised = try cache.fetch()
             let ring = try cache.readKeyRing(at: advertised[EncryptedHubCache.keyRingReference])
             let recovery = DeviceKeys(signing: code.signing, box: code.box)
             let keys = ring.keys(openedBy: recovery)
             guard ring.members.contains(code.member), !keys.isEmpty else { throw cache.failure("the recovery code is not this hub's") }
-            let device = try DeviceKeys.ofStore(repository)
+            let device = try DeviceKeys.ofStore(repository, passphrase: environment.deviceKeyPassphrase)
             let member = HubMember(signing: device.signing.publicKey, box: device.box.publicKey)
             if !ring.members.contains(member) {
                 let entry = KeyRingEntry(

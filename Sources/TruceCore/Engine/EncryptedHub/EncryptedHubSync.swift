@@ -18,10 +18,10 @@ extension StoreEngine {
 
     /// Fetches `remote`'s sealed references and reads its key ring; fails when this device holds none of its keys.
     func encryptedHubView(
-        _ remote: String, environment: TransferEnvironment, progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+        _ remote: String, environment: SyncEnvironment, progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws -> EncryptedHubView {
-        let cache = try EncryptedHubCache.open(remote, in: repository, environment: environment)
-        let device = try DeviceKeys.ofStore(repository)
+        let cache = try EncryptedHubCache.open(remote, in: repository, environment: environment.transfer)
+        let device = try DeviceKeys.ofStore(repository, passphrase: environment.deviceKeyPassphrase)
         let advertised = try cache.fetch(progress: progress, cancellation: cancellation)
         let ring = try cache.readKeyRing(at: advertised[EncryptedHubCache.keyRingReference])
         let keys = ring.keys(openedBy: device)
@@ -37,7 +37,7 @@ extension StoreEngine {
     /// Opens what is new on the encrypted hub `remote` and returns a session with its cache whose sends are sealed;
     /// the caller runs its exchange.
     func encryptedSyncSession(
-        _ remote: String, environment: TransferEnvironment, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
+        _ remote: String, environment: SyncEnvironment, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
     ) throws -> SyncSession {
         let view = try encryptedHubView(remote, environment: environment, cancellation: cancellation)
         try view.cache.openNewEntries(advertised: view.advertised, ring: view.ring, keys: view.keys, ownSlot: view.slot)

@@ -63,7 +63,7 @@ struct Syncing: Sendable {
         let session = try access.withOwnEngine { engine throws -> SyncSession in
             let session =
                 EncryptedHubCache.isEncrypted(remote, in: engine.repository)
-                ? try engine.encryptedSyncSession(remote, environment: environment.transfer, progress: progress, cancellation: cancellation)
+                ? try engine.encryptedSyncSession(remote, environment: environment, progress: progress, cancellation: cancellation)
                 : try SyncSession(remote: remote, engine: engine, environment: environment.transfer, progress: progress)
             try session.exchange(cancellation: cancellation)
             return session

@@ -107,7 +107,10 @@ final class EncryptedHubCache {
     }
 
     /// Pushes `updates` (`local:remote` pairs) to the hub, never forced: a hub whose reference moved meanwhile refuses.
-    func push(_ updates: [(local: String, remote: String)], deleting: [String] = [], cancellation: Cancellation? = nil) throws {
+    func push(
+        _ updates: [(local: String, remote: String)], deleting: [String] = [], progress: ((TransferCounts) -> Void)? = nil,
+        cancellation: Cancellation? = nil
+    ) throws {
         // A push into a hub on a local path that was killed left its ref locks there: taken over once stale.
         if let path = SyncSession.localPath(of: remote), let hub = try? Repository.openBare(at: path) {
             for name in updates.map(\.remote) + deleting { StaleLocks.removeIfStale(hub.gitDirectory + name + ".lock") }
@@ -115,7 +118,7 @@ final class EncryptedHubCache {
         do {
             try repository.push(
                 refspecs: updates.map { "\($0.local):\($0.remote)" } + deleting.map { ":" + $0 }, to: remote, environment: environment,
-                cancellation: cancellation)
+                progress: progress, cancellation: cancellation)
         } catch  where cancellation?.isCancelled == true {
             throw TruceError.cancelled
         } catch  where error.message.contains("failed to lock file") {

@@ -39,16 +39,20 @@ extension StoreEngine {
     func encryptedSyncSession(
         _ remote: String, environment: SyncEnvironment, progress: (@Sendable (SyncReport.Traffic) -> Void)?, cancellation: Cancellation?
     ) throws -> SyncSession {
-        let view = try encryptedHubView(remote, environment: environment, cancellation: cancellation)
+        // The report counts what crossed the network to the hub: the download here, the pushes of sealed entries.
+        let meter = TrafficMeter(progress: progress, instrumentation: instrumentation)
+        let view = try encryptedHubView(remote, environment: environment, progress: meter.received, cancellation: cancellation)
         try view.cache.openNewEntries(advertised: view.advertised, ring: view.ring, keys: view.keys, ownSlot: view.slot)
-        let send = SealedSend(cache: view.cache, device: view.device, ring: view.ring, keys: view.keys, replica: view.replica, slot: view.slot)
+        let send = SealedSend(
+            cache: view.cache, device: view.device, ring: view.ring, keys: view.keys, replica: view.replica, slot: view.slot, meter: meter)
         // An entry a killed sync wrote but did not push goes first.
         if view.advertised[EncryptedHubCache.replicasRoot + view.slot]
             != (try view.cache.repository.reference(EncryptedHubCache.ownChainRoot + view.slot))
         {
             try send.pushOwnChain(cancellation: cancellation)
+            meter.sendFinished()
         }
-        let session = try SyncSession(remote: view.cache.repository.path, engine: self, environment: .empty, progress: progress)
+        let session = try SyncSession(remote: view.cache.repository.path, engine: self, environment: .empty, progress: progress, meter: meter)
         session.sealing = send
         session.shownRemote = remote
         return session

@@ -19,8 +19,15 @@ final class SealedSend {
     let replica: String
     let slot: String
 
-    init(cache: EncryptedHubCache, device: DeviceKeys, ring: HubKeyRing, keys: [UInt32: SymmetricKey], replica: String, slot: String) {
+    /// Hears what the pushes to the hub send: a sync's traffic is the hub's, not the cache's.
+    let meter: TrafficMeter?
+
+    init(
+        cache: EncryptedHubCache, device: DeviceKeys, ring: HubKeyRing, keys: [UInt32: SymmetricKey], replica: String, slot: String,
+        meter: TrafficMeter? = nil
+    ) {
         (self.cache, self.device, self.ring, self.keys, self.replica, self.slot) = (cache, device, ring, keys, replica, slot)
+        self.meter = meter
     }
 
     /// Where the sync's push writes its packs (with a trailing slash), emptied of what a killed sync left there.
@@ -71,7 +78,9 @@ final class SealedSend {
     /// Pushes this replica's chain as written here to the hub, and remembers that the hub took it.
     func pushOwnChain(cancellation: Cancellation?) throws {
         guard let local = try cache.repository.reference(EncryptedHubCache.ownChainRoot + slot) else { return }
-        try cache.push([(EncryptedHubCache.ownChainRoot + slot, EncryptedHubCache.replicasRoot + slot)], cancellation: cancellation)
+        try cache.push(
+            [(EncryptedHubCache.ownChainRoot + slot, EncryptedHubCache.replicasRoot + slot)], progress: meter.map { $0.sending },
+            cancellation: cancellation)
         try cache.move(EncryptedHubCache.acknowledgedRoot + slot, to: local)
     }
 }

@@ -30,14 +30,16 @@ final class SyncSession: @unchecked Sendable {
     var shownRemote: String?
 
     /// A session with `remote` (a path, `file://`, git://, ssh or http(s) URL) on `engine`, a handle of the sync's own;
-    /// its fetch and push take keys, known hosts, CAs and passwords from `environment` alone.
+    /// its fetch and push take keys, known hosts, CAs and passwords from `environment` alone. `meter`, when given, is
+    /// one that counted transfers before this session (an encrypted hub's).
     init(
-        remote: String, engine: StoreEngine, environment: TransferEnvironment, progress: (@Sendable (SyncReport.Traffic) -> Void)?
+        remote: String, engine: StoreEngine, environment: TransferEnvironment, progress: (@Sendable (SyncReport.Traffic) -> Void)?,
+        meter given: TrafficMeter? = nil
     ) throws(TruceError) {
         self.remote = remote
         self.engine = engine
         self.environment = environment
-        meter = TrafficMeter(progress: progress, instrumentation: engine.instrumentation)
+        meter = given ?? TrafficMeter(progress: progress, instrumentation: engine.instrumentation)
         guard let localPath = Self.localPath(of: remote) else {
             remoteStore = nil
             return
@@ -135,7 +137,7 @@ final class SyncSession: @unchecked Sendable {
             try cancellation?.check()
             let pushed = try scratch.repository.pushLocally(
                 reachableFrom: [manifest], to: path, setting: [], copyingFrom: repository.gitDirectory + "objects",
-                packDirectory: try sealing.stagingDirectory(), progress: meter.sending, cancellation: cancellation)
+                packDirectory: try sealing.stagingDirectory(), cancellation: cancellation)
             try sealing.seal(packs: pushed.packs, manifest: manifest, cancellation: cancellation)
             lacking = try versions(among: pushed.commits)
         } else if let path = Self.localPath(of: remote) {

@@ -42,9 +42,13 @@ import Testing
         let (founder, joiner, founding) = try await Self.foundedAndJoined(hub: hub)
         #expect(founding.recoveryCode != nil && founding.members.count == 2)
         try founder.store.save(.text(Self.secretContent), to: DocumentKey(stringLiteral: Self.secretKey), device: "alice-laptop")
-        _ = try await founder.store.sync(with: hub)
+        let sent = try await founder.store.sync(with: hub)
         let received = try await joiner.store.sync(with: hub)
         #expect(received.received.map(\.key.rawValue) == [Self.secretKey])
+        // The traffic reported is the hub's: sealed bytes, each way.
+        #expect(sent.traffic.sentBytes > 0 && received.traffic.receivedBytes > 0, "\(sent.traffic) \(received.traffic)")
+        let nothing = try await joiner.store.sync(with: hub)
+        #expect(nothing.traffic.sentBytes == 0 && nothing.traffic.receivedBytes == 0, "\(nothing.traffic)")
         #expect(try joiner.store.contents(of: DocumentKey(stringLiteral: Self.secretKey)) == .text(Self.secretContent))
 
         // Both edit; both sync twice; both see the same conflict.
@@ -70,6 +74,13 @@ import Testing
             })
         #expect(try git(["-C", path, "fsck", "--strict"]).status == 0)
         for store in [founder, joiner] { #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty) }
+
+        // The hub's own maintenance keeps working, and syncs after it too.
+        #expect(try git(["-C", path, "gc", "--quiet", "--aggressive", "--prune=now"]).status == 0)
+        try joiner.store.save(.text("after gc\n"), to: "after.md", device: "alice-phone")
+        for store in [joiner, founder] { _ = try await store.store.sync(with: hub) }
+        #expect(try founder.store.contents(of: "after.md") == .text("after gc\n"))
+        #expect(try git(["-C", path, "fsck", "--strict"]).status == 0)
     }
 }
 

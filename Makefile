@@ -143,8 +143,9 @@ docs: build
 	set -- -target "$$triple" -I "$$bin/Modules" -module-cache-path "$$graphs/modules/cache" \
 		-Xcc -fmodule-map-file="$(CURDIR)/Sources/CLibgit2/module.modulemap" \
 		-Xcc -fmodule-map-file="$(CURDIR)/$$graphs/modules/CGitShim.modulemap" \
+		-Xcc -fmodule-map-file="$(CURDIR)/Sources/CSodium/module.modulemap" \
 		-minimum-access-level public -output-dir "$$graphs"; \
-	for flag in $$(pkg-config --cflags libgit2); do set -- "$$@" -Xcc "$$flag"; done; \
+	for flag in $$(pkg-config --cflags libgit2 libsodium); do set -- "$$@" -Xcc "$$flag"; done; \
 	if [ "$$(uname)" = Darwin ]; then set -- "$$@" -sdk "$$(xcrun --show-sdk-path)"; fi; \
 	for m in $(DOC_MODULES); do "$$extract" -module-name "$$m" "$$@"; done; \
 	"$$docc" convert Sources/TruceCore/TruceCore.docc --additional-symbol-graph-dir "$$graphs" \

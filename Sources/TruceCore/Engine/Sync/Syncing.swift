@@ -44,6 +44,12 @@ struct Syncing: Sendable {
             throw .invalidRemote(remote, reason: "'\(replica)' is not a replica id (32 lowercase hex digits, as 'truce replicas' prints them)")
         }
         let session = try await BlockingExecutor.run { [self] (cancellation) throws(TruceError) -> SyncSession in
+            if try access.read({ EncryptedHubCache.isEncrypted(remote, in: $0.repository) }) {
+                // Its replicas' chains are sealed entries that every device checks against what it read before: one
+                // that vanished reads as a hub withholding it.
+                throw .invalidRemote(
+                    remote, reason: "it is an encrypted hub, which keeps every replica's entries: forgetting one is not supported there")
+            }
             let session = try exchange(with: remote, progress: nil, cancellation: cancellation)
             _ = try session.forget(replica, cancellation: cancellation)
             return session

@@ -6,14 +6,8 @@ import Testing
 
 /// A store's device key on disk: mode 0600, and sealed when a passphrase is given.
 @Suite(.timeLimit(.minutes(10))) struct DeviceKeysTests {
-    static func hub() throws -> String {
-        let path = TemporaryDirectory("truce-device-key-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", path]).status == 0)
-        return path
-    }
-
     @Test func theKeyFileIsReadableByItsOwnerAloneAndHoldsNoPublicKeyInTheClearWhenSealed() async throws {
-        let hub = try Self.hub()
+        let hub = try EncryptedHubTests.bareHub()
         var environment = SyncEnvironment.empty
         environment.deviceKeyPassphrase = "correct horse battery staple"
         let founder = try TestStore(syncEnvironment: environment)
@@ -46,7 +40,7 @@ import Testing
 
     @Test func withoutAPassphraseTheKeyFileIsPlainButStillTheOwnersAlone() async throws {
         let founder = try TestStore()
-        _ = try await founder.store.encryptHub(try Self.hub())
+        _ = try await founder.store.encryptHub(try EncryptedHubTests.bareHub())
         let file = founder.path + "/truce-device.key"
         #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)).starts(with: Data("truce device key 1\n".utf8)))

@@ -17,6 +17,13 @@ import Testing
         return try git(["-C", hub, "cat-file", "--batch"], input: ids).stdout
     }
 
+    /// A new empty bare repository (`git init --bare`) on a local path.
+    static func bareHub() throws -> String {
+        let path = TemporaryDirectory("truce-encrypted-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", path]).status == 0)
+        return path
+    }
+
     /// A store that founded an encrypted hub, and one that joined it and was approved.
     static func foundedAndJoined(hub: String) async throws -> (founder: TestStore, joiner: TestStore, founding: EncryptedHubDevices) {
         let founder = try TestStore(), joiner = try TestStore()
@@ -36,8 +43,7 @@ import Testing
         if let daemon {
             hub = try daemon.makeHub()
         } else {
-            hub = TemporaryDirectory("truce-encrypted-hub").file("hub.git")
-            #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+            hub = try Self.bareHub()
         }
         let (founder, joiner, founding) = try await Self.foundedAndJoined(hub: hub)
         #expect(founding.recoveryCode != nil && founding.members.count == 2)
@@ -106,5 +112,45 @@ import Testing
         #expect(try reader.store.contents(of: "b.md") == .text("second\n"))
         #expect(try reader.store.history(of: "a.md").count == 2 && reader.store.versions(of: "a.md").heads.count == 1)
         for store in [writer, reader] { #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty) }
+    }
+}
+
+/// What works through a plain hub works through an encrypted one.
+@Suite(.timeLimit(.minutes(10))) struct EncryptedHubParityTests {
+    /// Both replicas resolve what they see after each sync and converge on one resolution commit; a recorded answer
+    /// travels and is replayed as the same commit; prune on either side loses nothing the next sync needs.
+    @Test func resolutionRecordedAnswersAndPruneWorkAsThroughAPlainHub() async throws {
+        let hub = try EncryptedHubTests.bareHub()
+        let (a, b, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
+        let heads: [(String, Data?)] = [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))]
+        try a.makeConflict("x.md", base: .text("one\ntwo\nthree\n"), heads: heads)
+        _ = try await a.store.resolve("x.md", answering: ["H1": .both], device: "person")
+        try a.makeConflict("y.md", base: .text("one\ntwo\nthree\n"), heads: heads)
+        _ = try await a.store.sync(with: hub)
+        _ = try await b.store.sync(with: hub)
+        let onA = try await a.store.resolve("y.md")
+        let onB = try await b.store.resolve("y.md")
+        #expect(onA.version != nil && onA.version?.id == onB.version?.id, "\(onA) \(onB)")
+
+        // Concurrent edits, each side resolving after each sync with its resolvers: one head, everywhere.
+        try a.store.save(.text("a\nb\nc\n"), to: "n.md", device: "a")
+        for store in [a, b] { _ = try await store.store.sync(with: hub) }
+        try a.store.save(.text("A\nb\nc\n"), to: "n.md", device: "a")
+        try b.store.save(.text("a\nb\nC\n"), to: "n.md", device: "b")
+        for store in [a, b, a, b] { _ = try await store.store.sync(with: hub, resolving: true, device: "resolver") }
+        let views = try [a, b].map { try $0.store.versions(of: "n.md") }
+        #expect(views.allSatisfy { $0.heads.count == 1 } && views[0].current?.id == views[1].current?.id, "\(views)")
+        #expect(try a.store.contents(of: "n.md") == .text("A\nb\nC\n"))
+
+        _ = try await a.store.prune(expire: 0)
+        _ = try await b.store.prune(expire: 0)
+        try b.store.save(.text("after prune\n"), to: "p.md", device: "b")
+        for store in [b, a] { _ = try await store.store.sync(with: hub) }
+        #expect(try a.store.contents(of: "p.md") == .text("after prune\n"))
+        for store in [a, b] { #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty) }
+
+        // Forgetting a replica is a plain hub's: refused here, nothing changed.
+        let replica = try b.git("config", "truce.replica").trimmingCharacters(in: .whitespacesAndNewlines)
+        await #expect(throws: TruceError.self) { _ = try await a.store.forgetReplica(replica, on: hub) }
     }
 }

@@ -6,14 +6,8 @@ import Testing
 
 /// Who reads an encrypted hub: joining, revoking, and the recovery code.
 @Suite(.timeLimit(.minutes(10))) struct HubKeyRingTests {
-    static func bareHub() throws -> String {
-        let path = TemporaryDirectory("truce-keyring-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", path]).status == 0)
-        return path
-    }
-
     @Test func aDeviceNotYetApprovedReadsNothingAndIsToldHowToBeApproved() async throws {
-        let hub = try Self.bareHub()
+        let hub = try EncryptedHubTests.bareHub()
         let founder = try TestStore(), newcomer = try TestStore()
         _ = try await founder.store.encryptHub(hub)
         try founder.store.save(.text("secret\n"), to: "a.md", device: "founder")
@@ -33,7 +27,7 @@ import Testing
     }
 
     @Test func aRevokedDeviceReadsNothingWrittenAfterAndTheOthersReadEverything() async throws {
-        let hub = try Self.bareHub()
+        let hub = try EncryptedHubTests.bareHub()
         let (founder, kept, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
         let revoked = try TestStore()
         let asking = try await revoked.store.joinEncryptedHub(hub)
@@ -66,7 +60,7 @@ import Testing
     }
 
     @Test func theRecoveryCodeRestoresTheStoreOnANewMachine() async throws {
-        let hub = try Self.bareHub()
+        let hub = try EncryptedHubTests.bareHub()
         let founder = try TestStore()
         let founding = try await founder.store.encryptHub(hub)
         try founder.store.save(.text("kept safe\n"), to: "a.md", device: "founder")
@@ -84,7 +78,7 @@ import Testing
     }
 
     @Test func aPlainSyncRefusesAnEncryptedHubAndAnEncryptedHubRefusesAPlainOne() async throws {
-        let hub = try Self.bareHub()
+        let hub = try EncryptedHubTests.bareHub()
         let founder = try TestStore(), plain = try TestStore()
         _ = try await founder.store.encryptHub(hub)
         try plain.store.save(.text("plain\n"), to: "a.md", device: "plain")
@@ -97,7 +91,7 @@ import Testing
         }
         #expect(try git(["-C", hub, "for-each-ref"]).output == before)
 
-        let plainHub = try Self.bareHub()
+        let plainHub = try EncryptedHubTests.bareHub()
         _ = try await plain.store.sync(with: plainHub)
         await #expect(throws: TruceError.self) { _ = try await founder.store.encryptHub(plainHub) }
         let other = try TestStore()

@@ -111,7 +111,21 @@ demo: build
 	echo "\$$ git -C phone log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md"; \
 	git -C $$phone log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md 2>/dev/null; echo; \
 	echo "\$$ git -C laptop log --format='%h %an %s' refs/truce/journal   # the laptop's change journal: who did what here"; \
-	git -C $$laptop log --format='%h %an %s' refs/truce/journal 2>/dev/null; \
+	git -C $$laptop log --format='%h %an %s' refs/truce/journal 2>/dev/null; echo; \
+	echo "(a second hub that its server cannot read: sealed entries only, readable by the devices holding the store's keys)"; \
+	git init -q --bare $$top/sealed; \
+	echo "\$$ truce --store laptop hub encrypt sealed"; $$T --store $$laptop hub encrypt $$top/sealed; \
+	echo "\$$ truce --store phone hub join sealed"; $$T --store $$phone hub join $$top/sealed; \
+	device=$$($$T --store $$phone hub devices $$top/sealed --json | sed -n 's/.*"thisDevice" : "\(.*\)".*/\1/p'); \
+	echo "\$$ truce --store laptop hub approve $$device sealed"; $$T --store $$laptop hub approve $$device $$top/sealed >/dev/null; \
+	echo "\$$ truce --store laptop sync sealed; truce --store phone sync sealed"; \
+	$$T --store $$laptop sync $$top/sealed; $$T --store $$phone sync $$top/sealed; \
+	echo "\$$ echo '- buy milk for the party' | truce --store phone save notes/party.md -; truce --store phone sync sealed; truce --store laptop sync sealed"; \
+	echo '- buy milk for the party' | $$T --store $$phone save notes/party.md - --device phone >/dev/null; \
+	$$T --store $$phone sync $$top/sealed; $$T --store $$laptop sync $$top/sealed; echo; \
+	echo "\$$ git -C sealed for-each-ref --format='%(refname)'; every object, inflated, searched for the list"; \
+	git -C $$top/sealed for-each-ref --format='%(refname)'; \
+	git -C $$top/sealed cat-file --batch-all-objects --batch | grep -ac 'milk' | sed 's/^/lines with "milk" on the sealed hub: /'; \
 	echo; echo "stores kept in $$top"
 
 # Truce against its git baselines; BENCH_FLAGS=--quick for a short run, --json for machines. The memory row runs

@@ -8,7 +8,7 @@ import Testing
 /// nothing of it is adopted, and the reader's store stays as it was.
 @Suite(.timeLimit(.minutes(10))) struct HostileHubTests {
     enum Attack: String, CaseIterable {
-        case partModified, partTruncated, indexModified, entryReplayed, entryDropped, chainRolledBack, slotRenamed
+        case partModified, partTruncated, indexModified, entryReplayed, entryDropped, chainRolledBack, slotRenamed, slotsSwapped
         case entriesWithheld, keyRingRolledBack, ownEntriesRolledBack
     }
 
@@ -69,6 +69,7 @@ import Testing
         #expect(try hub.slots().count == 1)
         let first = try #require(hub.slots()[writerSlot])
         _ = try await reader.store.sync(with: path)
+        let readerSlot = try hub.slots().keys.first { $0 != writerSlot }
         try writer.store.save(.text("two\n"), to: key, device: "writer")
         _ = try await writer.store.sync(with: path)
         let second = try #require(hub.slots()[writerSlot])
@@ -110,6 +111,21 @@ import Testing
         case .slotRenamed:
             try hub.run("update-ref", "refs/truce/sealed/replicas/" + String(repeating: "ab", count: 16), second)
             try hub.run("update-ref", "-d", writerSlot)
+        case .slotsSwapped:
+            // Two replicas' chains, each under the other's slot.
+            let third = try TestStore()
+            let asking = try await third.store.joinEncryptedHub(path)
+            try await writer.store.approveDevice(asking.thisDevice, on: path)
+            try third.store.save(.text("third\n"), to: "notes/c.md", device: "third")
+            _ = try await third.store.sync(with: path)
+            _ = try await reader.store.sync(with: path)
+            let slots = try hub.slots()
+            let thirdSlot = try #require(slots.keys.first { $0 != writerSlot && $0 != readerSlot })
+            let (writerTip, thirdTip) = (try #require(slots[writerSlot]), try #require(slots[thirdSlot]))
+            try writer.store.save(.text("three\n"), to: key, device: "writer")
+            _ = try await writer.store.sync(with: path)
+            try hub.run("update-ref", writerSlot, thirdTip)
+            try hub.run("update-ref", thirdSlot, writerTip)
         case .entriesWithheld:
             // A third device reads the second entry and writes; the hub then hides that second entry from the reader.
             let third = try TestStore()

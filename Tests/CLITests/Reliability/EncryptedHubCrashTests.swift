@@ -53,4 +53,32 @@ import Testing
             #expect(try writer.run("versions", key).output == reader.run("versions", key).output)
         }
     }
+
+    /// Syncs of one store with one encrypted hub, and of two stores, all at once: each waits for the cache it needs,
+    /// none fails for another, and nothing is lost.
+    @Test func concurrentSyncsWithOneEncryptedHubAllComplete() throws {
+        let hub = TemporaryDirectory("truce-concurrent-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        let writer = try CLIStore(), reader = try CLIStore()
+        #expect(try writer.run("hub", "encrypt", hub).status == 0)
+        let asking = try truce(["hub", "join", hub, "--json"], store: reader.path)
+        let device = try #require((JSONSerialization.jsonObject(with: asking.stdout) as? [String: Any])?["thisDevice"] as? String)
+        #expect(try writer.run("hub", "approve", device, hub).status == 0)
+        for round in 0..<4 {
+            try writer.save("w/\(round).md", "writer \(round)\n")
+            try reader.save("r/\(round).md", "reader \(round)\n")
+            let syncs = try [writer, writer, reader, reader].map { try BackgroundProcess(["sync", hub], store: $0.path) }
+            for sync in syncs {
+                let ending = sync.wait()
+                #expect(ending.status == 0, "\(ending.errorOutput)")
+            }
+        }
+        for store in [writer, reader, writer] { #expect(try store.run("sync", hub).status == 0) }
+        for round in 0..<4 {
+            #expect(try writer.run("cat", "r/\(round).md").output == "reader \(round)\n")
+            #expect(try reader.run("cat", "w/\(round).md").output == "writer \(round)\n")
+        }
+        for path in [writer.path, reader.path] { #expect(try Reliability.fsckProblems(path).isEmpty) }
+        #expect(try git(["-C", hub, "fsck", "--strict"]).status == 0)
+    }
 }

@@ -176,3 +176,24 @@ struct RecordedAnswerTests {
         #expect(try test.git("fsck", "--strict").isEmpty)
     }
 }
+
+/// What looking up recorded answers costs a call that settles many conflicts.
+@Suite(.timeLimit(.minutes(10))) struct RecordedAnswerLookupTests {
+    /// The same disagreement in twenty documents shares its ids: `resolveAll` reads each id once, not once per
+    /// conflict (counted as listings of document heads, against the same call with replay switched off).
+    @Test func resolveAllLooksUpEachRecordedAnswerIDOncePerCall() async throws {
+        func listings(replaying: Bool) async throws -> Int {
+            let test = try TestStore()
+            let heads: [(String, Data?)] = [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))]
+            for index in 0..<20 { try test.makeConflict(DocumentKey("doc\(index).md"), base: .text("one\ntwo\nthree\n"), heads: heads) }
+            if !replaying { try test.store.save(.text("[rerere]\n\tenabled = false\n"), to: ".truce/config", device: "laptop") }
+            let before = test.store.instrumentation.documentHeadListings
+            let results = try await test.store.resolveAll(device: "resolver")
+            #expect(results.count == 20)
+            return test.store.instrumentation.documentHeadListings - before
+        }
+        let replaying = try await listings(replaying: true), switchedOff = try await listings(replaying: false)
+        // Two ids (the whole image's and the one point's), each looked up once; the config document is one more listing.
+        #expect(replaying - switchedOff <= 3, "\(replaying) listings replaying, \(switchedOff) without")
+    }
+}

@@ -76,10 +76,15 @@ struct RecordedAnswerBook: Sendable {
 
     // MARK: - Replay
 
-    /// The records that answer `conflict` (the contested set) exactly, as `chain` sees its points.
-    func matching(_ conflict: ConflictSet, chain: ResolverChain) async throws(TruceError) -> AnswerReplay {
+    /// The records that answer `conflict` (the contested set) exactly, as `chain` sees its points; with `lookup`, ids
+    /// that call looked up before are not read again.
+    func matching(_ conflict: ConflictSet, chain: ResolverChain, lookup: RecordedAnswerLookup? = nil) async throws(TruceError) -> AnswerReplay {
         try await AnswerReplay.matching(conflict, chain: chain) { [access] (ids: [String]) throws(TruceError) in
-            try access.read { try $0.recordedAnswers(withIDs: ids) }
+            func read(_ ids: [String]) throws(TruceError) -> [String: RecordedAnswer] {
+                try access.read { try $0.recordedAnswers(withIDs: ids) }
+            }
+            guard let lookup else { return try read(ids) }
+            return try lookup.records(withIDs: ids, reading: read)
         }
     }
 

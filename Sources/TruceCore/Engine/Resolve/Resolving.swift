@@ -166,6 +166,8 @@ struct Resolving: Sendable {
                 if let identical = try identicalContentSettlement(versions) { settled.append(identical) }
             }
         }
+        // Recorded answers are looked up once per id for the whole call, however many conflicts share it.
+        let lookup = RecordedAnswerLookup()
         // One hop onto the executor for the whole loop: the chain's own hops then stay on it.
         let (results, decided) = try await BlockingExecutor.preferring { () async throws(TruceError) in
             var results: [DocumentKey: ResolveResult] = [:]
@@ -176,7 +178,7 @@ struct Resolving: Sendable {
                 let read = try read(key)
                 let conflict = read.conflict
                 let chain = chain(try resolverChoice(for: key, routing: read.routing, explicit: resolverName))
-                switch try await decide(conflict, chain: chain, replaying: resolverName == nil, config: read.routing.routedConfig) {
+                switch try await decide(conflict, chain: chain, replaying: resolverName == nil, config: read.routing.routedConfig, lookup: lookup) {
                 case .needsPerson(let points, let resolver, let reasons):
                     results[key] = .needsPerson(points, resolver: resolver, reasons: reasons)
                 case .settle(let settlement, _, let resolver):
@@ -194,13 +196,13 @@ struct Resolving: Sendable {
 
     /// What settles `conflict`: the answers recorded for it, when they answer all of it and `config` replays them
     /// (unless `replaying` is false: a resolver named by the call), else `chain`.
-    private func decide(_ conflict: ConflictSet, chain: ResolverChain, replaying: Bool, config: [String: String]) async throws(TruceError)
-        -> ResolverChain.Decision
-    {
+    private func decide(
+        _ conflict: ConflictSet, chain: ResolverChain, replaying: Bool, config: [String: String], lookup: RecordedAnswerLookup? = nil
+    ) async throws(TruceError) -> ResolverChain.Decision {
         let book = RecordedAnswerBook(access: access, resolving: self)
         let contested = try contested(conflict, config: config)
         if replaying, try RecordedAnswerBook.isReplaying(config),
-            let replayed = try await book.matching(contested, chain: chain).replayed(on: contested, chain: chain)
+            let replayed = try await book.matching(contested, chain: chain, lookup: lookup).replayed(on: contested, chain: chain)
         {
             if let content = replayed.content, let problem = OutputValidation.problem(with: content, for: conflict.key) {
                 let reason = "\(ResolverNames.recordedAnswer): the recorded answer makes \(problem); not replayed"

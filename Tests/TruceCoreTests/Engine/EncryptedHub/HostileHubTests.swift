@@ -8,7 +8,7 @@ import Testing
 /// nothing of it is adopted, and the reader's store stays as it was.
 @Suite(.timeLimit(.minutes(10))) struct HostileHubTests {
     enum Attack: String, CaseIterable {
-        case partModified, partTruncated, indexModified, entryReplayed, entryDropped, chainRolledBack, slotRenamed, slotsSwapped
+        case partModified, partTruncated, indexModified, entryReplayed, entryDropped, entriesReordered, chainRolledBack, slotRenamed, slotsSwapped
         case entriesWithheld, keyRingRolledBack, ownEntriesRolledBack
     }
 
@@ -107,6 +107,13 @@ import Testing
             _ = try await writer.store.sync(with: path)
             let tip = try #require(hub.slots()[writerSlot])
             try hub.run("update-ref", writerSlot, try hub.commitTree(try hub.run("rev-parse", "\(tip)^{tree}"), parents: [first]))
+        case .entriesReordered:
+            // The third entry first, then the second: the same entries, in the wrong order.
+            try writer.store.save(.text("three\n"), to: key, device: "writer")
+            _ = try await writer.store.sync(with: path)
+            let tip = try #require(hub.slots()[writerSlot])
+            let third = try hub.commitTree(try hub.run("rev-parse", "\(tip)^{tree}"), parents: [first])
+            try hub.run("update-ref", writerSlot, try hub.commitTree(try hub.run("rev-parse", "\(second)^{tree}"), parents: [third]))
         case .chainRolledBack:
             _ = try await reader.store.sync(with: path)
             try hub.run("update-ref", writerSlot, first)

@@ -93,7 +93,8 @@ extension StoreEngine {
     /// device's replicas frozen at what was read of them here.
     func revokeDevice(_ fingerprint: String, on remote: String, environment: SyncEnvironment) throws {
         let view = try encryptedHubView(remote, environment: environment)
-        try view.cache.openNewEntries(advertised: view.advertised, ring: view.ring, keys: view.keys, ownSlot: view.slot)
+        try view.cache.openNewEntries(
+            advertised: view.advertised, ring: view.ring, keys: view.keys, ownSlot: view.slot, device: view.device.signing.publicKey)
         guard let revoked = view.ring.members.first(where: { $0.fingerprint == fingerprint }) else {
             throw view.cache.failure("device \(fingerprint) is not one of its devices ('truce hub devices' lists them)")
         }

@@ -42,7 +42,8 @@ extension StoreEngine {
         // The report counts what crossed the network to the hub: the download here, the pushes of sealed entries.
         let meter = TrafficMeter(progress: progress, instrumentation: instrumentation)
         let view = try encryptedHubView(remote, environment: environment, progress: meter.received, cancellation: cancellation)
-        try view.cache.openNewEntries(advertised: view.advertised, ring: view.ring, keys: view.keys, ownSlot: view.slot)
+        try view.cache.openNewEntries(
+            advertised: view.advertised, ring: view.ring, keys: view.keys, ownSlot: view.slot, device: view.device.signing.publicKey)
         let send = SealedSend(
             cache: view.cache, device: view.device, ring: view.ring, keys: view.keys, replica: view.replica, slot: view.slot, meter: meter)
         // An entry a killed sync wrote but did not push goes first.

@@ -41,7 +41,10 @@ extension EncryptedHubCache {
     /// Checks and opens every new entry the hub's `advertised` references reach, this replica's own included (those a
     /// sync killed after sealing left here); refuses, naming the replica, a chain the hub cut, rolled back, reordered,
     /// altered or moved, and a hub that withholds entries another replica had read.
-    func openNewEntries(advertised: [String: ObjectID], ring: HubKeyRing, keys: [UInt32: SymmetricKey], ownSlot: String) throws {
+    ///
+    /// `device` is this store's signing key: a chain of this replica's on the hub that this cache does not know (the
+    /// cache was lost) is taken back when that key signed it.
+    func openNewEntries(advertised: [String: ObjectID], ring: HubKeyRing, keys: [UInt32: SymmetricKey], ownSlot: String, device: [UInt8]) throws {
         var seen: [String: (sequence: UInt64, by: String)] = [:]
         var slots = Set<String>()
         for (name, tip) in advertised.sorted(by: { $0.key < $1.key }) where name.hasPrefix(Self.replicasRoot) {
@@ -51,7 +54,7 @@ extension EncryptedHubCache {
             guard slot != ownSlot else { continue }
             try openChain(String(slot), to: tip, ring: ring, keys: keys, seen: &seen, advertised: advertised)
         }
-        try checkOwnChain(hubTip: advertised[Self.replicasRoot + ownSlot], slot: ownSlot)
+        try checkOwnChain(hubTip: advertised[Self.replicasRoot + ownSlot], slot: ownSlot, device: device)
         if let local = try repository.reference(Self.ownChainRoot + ownSlot) {
             try openChain(ownSlot, to: local, ring: ring, keys: keys, seen: &seen, advertised: advertised)
         }
@@ -80,9 +83,16 @@ extension EncryptedHubCache {
 
     /// This replica's chain on the hub against the one written here: behind it (a push to finish) or equal; never
     /// behind what the hub took before, nor another chain.
-    private func checkOwnChain(hubTip: ObjectID?, slot: String) throws {
-        let local = try repository.reference(Self.ownChainRoot + slot)
-        let acknowledged = try repository.reference(Self.acknowledgedRoot + slot)
+    private func checkOwnChain(hubTip: ObjectID?, slot: String, device: [UInt8]) throws {
+        var local = try repository.reference(Self.ownChainRoot + slot)
+        var acknowledged = try repository.reference(Self.acknowledgedRoot + slot)
+        if local == nil, let hubTip, (try? SealedEntry.header(ofIndex: indexBytes(of: hubTip)).signer) == device {
+            // This store wrote it, and its cache is new (the old one was lost): taken back as it stands, and opened below
+            // entry by entry like any chain. What the lost cache remembered of the hub is gone with it.
+            try move(Self.ownChainRoot + slot, to: hubTip)
+            try move(Self.acknowledgedRoot + slot, to: hubTip)
+            (local, acknowledged) = (hubTip, hubTip)
+        }
         guard let hubTip else {
             if acknowledged != nil { throw failure("it withholds this replica's own entries, which it took before") }
             return

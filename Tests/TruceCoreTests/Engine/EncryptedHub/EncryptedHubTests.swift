@@ -154,3 +154,25 @@ import Testing
         await #expect(throws: TruceError.self) { _ = try await a.store.forgetReplica(replica, on: hub) }
     }
 }
+
+/// A store whose cache of an encrypted hub is lost joins it again and goes on: its own chain is taken back.
+@Suite(.timeLimit(.minutes(10))) struct LostCacheTests {
+    @Test func aStoreThatLostItsCacheJoinsAgainAndItsChainGoesOn() async throws {
+        let hub = try EncryptedHubTests.bareHub()
+        let (a, b, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
+        try b.store.save(.text("one\n"), to: "b.md", device: "b")
+        _ = try await b.store.sync(with: hub)
+        try FileManager.default.removeItem(atPath: b.path + "/truce-hubs")
+        #expect(b.store.isEncryptedHub(hub) == false)
+        // Without its cache it is a plain store to the hub, which refuses it; nothing in the clear reaches the hub.
+        await #expect(throws: TruceError.self) { _ = try await b.store.sync(with: hub) }
+        let again = try await b.store.joinEncryptedHub(hub)
+        #expect(try await a.store.encryptedHubDevices(on: hub).asking.isEmpty, "a member asks for nothing")
+        #expect(again.thisDevice == (try await b.store.encryptedHubDevices(on: hub).thisDevice))
+        try b.store.save(.text("two\n"), to: "b.md", device: "b")
+        _ = try await b.store.sync(with: hub)
+        _ = try await a.store.sync(with: hub)
+        #expect(try a.store.contents(of: "b.md") == .text("two\n"))
+        for store in [a, b] { #expect(try store.git("fsck", "--strict", "--no-dangling").isEmpty) }
+    }
+}

@@ -46,6 +46,8 @@ final class EncryptedHubCache {
 
     /// Held from opening to release: one process at a time reads and writes the cache.
     private let lock: SyncLock
+    /// What was read of each slot, as `state(ofSlot:)` last read or `openChain` last moved it (nil: none read).
+    var openedStates: [String: SlotState?] = [:]
 
     /// The cache at `repository`, locked; every lock file in it then is one a killed sync left, and goes.
     private init(remote: String, repository: Repository, environment: TransferEnvironment) throws {

@@ -100,8 +100,7 @@ extension StoreEngine {
         }
         guard revoked.signing != view.device.signing.publicKey else { throw view.cache.failure("a device does not revoke itself") }
         var frozen: [KeyRingEntry.FrozenSlot] = []
-        for opened in try view.cache.repository.references(under: EncryptedHubCache.openedRoot) {
-            let slot = String(opened.name.dropFirst(EncryptedHubCache.openedRoot.count))
+        for slot in try view.cache.openedSlots() {
             if let state = try view.cache.state(ofSlot: slot), state.signer == revoked.signing {
                 frozen.append(KeyRingEntry.FrozenSlot(slot: slot, sequence: state.sequence))
             }

@@ -23,11 +23,23 @@ extension EncryptedHubCache {
         name.utf8.count == 32 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
+    /// The slots an entry of was read here.
+    func openedSlots() throws -> [String] {
+        try repository.references(under: Self.openedRoot).map { String($0.name.dropFirst(Self.openedRoot.count)) }
+    }
+
+    /// What was read of `slot`: read from its last entry opened the first time it is asked for, then kept as
+    /// `openChain` moves it (an entry's dependencies and the next seal ask for every slot's).
     func state(ofSlot slot: String) throws -> SlotState? {
-        guard let commit = try repository.reference(Self.openedRoot + slot) else { return nil }
-        let bytes = try indexBytes(of: commit)
-        let header = try SealedEntry.header(ofIndex: bytes)
-        return SlotState(commit: commit, sequence: header.sequence, digest: Digest.blake2b(bytes), signer: header.signer)
+        if let known = openedStates[slot] { return known }
+        var state: SlotState?
+        if let commit = try repository.reference(Self.openedRoot + slot) {
+            let bytes = try indexBytes(of: commit)
+            let header = try SealedEntry.header(ofIndex: bytes)
+            state = SlotState(commit: commit, sequence: header.sequence, digest: Digest.blake2b(bytes), signer: header.signer)
+        }
+        openedStates[slot] = .some(state)
+        return state
     }
 
     private func indexBytes(of commit: ObjectID) throws -> [UInt8] {
@@ -58,8 +70,7 @@ extension EncryptedHubCache {
         if let local = try repository.reference(Self.ownChainRoot + ownSlot) {
             try openChain(ownSlot, to: local, ring: ring, keys: keys, seen: &seen, advertised: advertised)
         }
-        for opened in try repository.references(under: Self.openedRoot) {
-            let slot = String(opened.name.dropFirst(Self.openedRoot.count))
+        for slot in try openedSlots() {
             guard slot != ownSlot, !slots.contains(slot) else { continue }
             throw failure("it withholds replica \(try replicaName(ofSlot: slot, keys: keys)): its entries were read here before")
         }
@@ -75,9 +86,11 @@ extension EncryptedHubCache {
 
     /// The replica id whose chain fills `slot`, read from its last entry opened here; the slot itself when none was.
     func replicaName(ofSlot slot: String, keys: [UInt32: SymmetricKey]) throws -> String {
-        guard let state = try state(ofSlot: slot), let key = keys[try SealedEntry.header(ofIndex: indexBytes(of: state.commit)).epoch],
-            let entry = try? SealedEntry.open(index: indexBytes(of: state.commit), with: key)
-        else { return "in slot \(slot)" }
+        guard let state = try state(ofSlot: slot) else { return "in slot \(slot)" }
+        let bytes = try indexBytes(of: state.commit)
+        guard let key = keys[try SealedEntry.header(ofIndex: bytes).epoch], let entry = try? SealedEntry.open(index: bytes, with: key) else {
+            return "in slot \(slot)"
+        }
         return entry.replica
     }
 
@@ -121,7 +134,6 @@ extension EncryptedHubCache {
             )
         }
         for commit in try repository.walk(from: [tip], hiding: last.map { [$0.commit] } ?? [], oldestFirst: true) {
-            let name = last == nil ? "in slot \(slot)" : try replicaName(ofSlot: slot, keys: keys)
             do {
                 let record = try repository.readCommit(commit)
                 guard record.parents == (last.map { [$0.commit] } ?? []) else { throw HubFormatError("its entries are not one chain") }
@@ -187,8 +199,10 @@ extension EncryptedHubCache {
                 for (other, sequence) in entry.seen where sequence > seen[other]?.sequence ?? 0 { seen[other] = (sequence, entry.replica) }
                 try move(Self.openedRoot + slot, to: commit)
                 last = SlotState(commit: commit, sequence: header.sequence, digest: Digest.blake2b(bytes), signer: header.signer)
+                openedStates[slot] = .some(last)
             } catch let error as HubFormatError {
-                throw failure("replica \(name): \(error.reason); nothing of it was adopted")
+                // Named by the last entry opened here: only a failure pays for opening it again.
+                throw failure("replica \(try replicaName(ofSlot: slot, keys: keys)): \(error.reason); nothing of it was adopted")
             }
         }
     }

@@ -57,8 +57,7 @@ final class SealedSend {
             parts.append(SealedEntry.Part(digest: Digest.blake2b(sealed), length: UInt64(pack.count)))
         }
         var seen: [String: UInt64] = [:]
-        for opened in try repository.references(under: EncryptedHubCache.openedRoot) {
-            let other = String(opened.name.dropFirst(EncryptedHubCache.openedRoot.count))
+        for other in try cache.openedSlots() {
             if other != slot, let state = try cache.state(ofSlot: other) { seen[other] = state.sequence }
         }
         let entry = SealedEntry(

@@ -24,6 +24,14 @@ import Testing
         return path
     }
 
+    /// A new store that joined the encrypted hub at `hub` and was approved by `member`, with its device's fingerprint.
+    static func joinedAndApproved(_ hub: String, by member: TestStore) async throws -> (store: TestStore, device: String) {
+        let store = try TestStore()
+        let device = try await store.store.joinEncryptedHub(hub).thisDevice
+        try await member.store.approveDevice(device, on: hub)
+        return (store, device)
+    }
+
     /// A store that founded an encrypted hub, and one that joined it and was approved.
     static func foundedAndJoined(hub: String) async throws -> (founder: TestStore, joiner: TestStore, founding: EncryptedHubDevices) {
         let founder = try TestStore(), joiner = try TestStore()

@@ -16,6 +16,7 @@ import Testing
     struct Hub {
         let path: String
 
+        @discardableResult
         func run(_ arguments: String..., input: Data = Data()) throws -> String {
             let result = try git(["-C", path] + arguments, input: input)
             #expect(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.output)")
@@ -122,9 +123,7 @@ import Testing
             try hub.run("update-ref", "-d", writerSlot)
         case .slotsSwapped:
             // Two replicas' chains, each under the other's slot.
-            let third = try TestStore()
-            let asking = try await third.store.joinEncryptedHub(path)
-            try await writer.store.approveDevice(asking.thisDevice, on: path)
+            let (third, _) = try await EncryptedHubTests.joinedAndApproved(path, by: writer)
             try third.store.save(.text("third\n"), to: "notes/c.md", device: "third")
             _ = try await third.store.sync(with: path)
             _ = try await reader.store.sync(with: path)
@@ -138,17 +137,13 @@ import Testing
             named.append(try Self.replica(of: third))
         case .entriesWithheld:
             // A third device reads the second entry and writes; the hub then hides that second entry from the reader.
-            let third = try TestStore()
-            let asking = try await third.store.joinEncryptedHub(path)
-            try await writer.store.approveDevice(asking.thisDevice, on: path)
+            let (third, _) = try await EncryptedHubTests.joinedAndApproved(path, by: writer)
             _ = try await third.store.sync(with: path)
             try third.store.save(.text("elsewhere\n"), to: "notes/b.md", device: "third")
             _ = try await third.store.sync(with: path)
             try hub.run("update-ref", writerSlot, first)
         case .keyRingRolledBack:
-            let newcomer = try TestStore()
-            let asking = try await newcomer.store.joinEncryptedHub(path)
-            try await writer.store.approveDevice(asking.thisDevice, on: path)
+            let (newcomer, _) = try await EncryptedHubTests.joinedAndApproved(path, by: writer)
             _ = try await reader.store.sync(with: path)
             try hub.run("update-ref", "refs/truce/sealed/keyring", keyRingBefore)
         case .ownEntriesRolledBack:

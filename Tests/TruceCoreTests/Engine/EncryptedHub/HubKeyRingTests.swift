@@ -29,17 +29,15 @@ import Testing
     @Test func aRevokedDeviceReadsNothingWrittenAfterAndTheOthersReadEverything() async throws {
         let hub = try EncryptedHubTests.bareHub()
         let (founder, kept, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
-        let revoked = try TestStore()
-        let asking = try await revoked.store.joinEncryptedHub(hub)
-        try await founder.store.approveDevice(asking.thisDevice, on: hub)
+        let (revoked, revokedDevice) = try await EncryptedHubTests.joinedAndApproved(hub, by: founder)
         try founder.store.save(.text("before\n"), to: "old.md", device: "founder")
         for store in [founder, kept, revoked] { _ = try await store.store.sync(with: hub) }
         #expect(try revoked.store.contents(of: "old.md") == .text("before\n"))
         try revoked.store.save(.text("from the revoked device, before\n"), to: "theirs.md", device: "revoked")
         _ = try await revoked.store.sync(with: hub)
 
-        try await founder.store.revokeDevice(asking.thisDevice, on: hub)
-        #expect(try await founder.store.encryptedHubDevices(on: hub).members.contains(asking.thisDevice) == false)
+        try await founder.store.revokeDevice(revokedDevice, on: hub)
+        #expect(try await founder.store.encryptedHubDevices(on: hub).members.contains(revokedDevice) == false)
         try founder.store.save(.text("after\n"), to: "new.md", device: "founder")
         _ = try await founder.store.sync(with: hub)
         // What the revoked device writes now is not read by anyone.
@@ -47,9 +45,7 @@ import Testing
         await #expect(throws: TruceError.self) { _ = try await revoked.store.sync(with: hub) }
         #expect(try revoked.store.documents().contains("new.md") == false)
 
-        let newcomer = try TestStore()
-        let joining = try await newcomer.store.joinEncryptedHub(hub)
-        try await founder.store.approveDevice(joining.thisDevice, on: hub)
+        let (newcomer, _) = try await EncryptedHubTests.joinedAndApproved(hub, by: founder)
         for store in [kept, newcomer] {
             _ = try await store.store.sync(with: hub)
             #expect(try store.store.contents(of: "old.md") == .text("before\n"))
@@ -107,9 +103,7 @@ import Testing
         let daemon = try GitDaemon()
         let hub = try daemon.makeHub()
         let (founder, kept, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
-        let revoked = try TestStore()
-        let asking = try await revoked.store.joinEncryptedHub(hub)
-        try await founder.store.approveDevice(asking.thisDevice, on: hub)
+        let (revoked, revokedDevice) = try await EncryptedHubTests.joinedAndApproved(hub, by: founder)
         try revoked.store.save(.text("before\n"), to: "theirs.md", device: "revoked")
         _ = try await revoked.store.sync(with: hub)
 
@@ -128,7 +122,7 @@ import Testing
         try revoked.store.save(.text("written before the revocation, sent after\n"), to: "late.md", device: "revoked")
         await #expect(throws: TruceError.self) { _ = try await revoked.store.sync(with: hub) }
 
-        try await founder.store.revokeDevice(asking.thisDevice, on: hub)
+        try await founder.store.revokeDevice(revokedDevice, on: hub)
         try FileManager.default.removeItem(atPath: marker)
         // Its entry reaches the hub now, sealed with the old key and signed by a device that held it then (the sync
         // may then stop at writing anything new: what it could still write depends on what it has to send).

@@ -143,7 +143,7 @@ import Testing
             _ = try await third.store.sync(with: path)
             try hub.run("update-ref", writerSlot, first)
         case .keyRingRolledBack:
-            let (newcomer, _) = try await EncryptedHubTests.joinedAndApproved(path, by: writer)
+            _ = try await EncryptedHubTests.joinedAndApproved(path, by: writer)
             _ = try await reader.store.sync(with: path)
             try hub.run("update-ref", "refs/truce/sealed/keyring", keyRingBefore)
         case .ownEntriesRolledBack:

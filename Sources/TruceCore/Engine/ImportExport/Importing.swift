@@ -32,9 +32,7 @@ struct Importing: Sendable {
             let contents = try ImportReading.read(batch, of: source, refusing: &refused, progress: progress, total: entries.count)
             documents += contents.count
             try cancellation?.check()
-            let changed = try access.read { session in
-                try contents.filter { key, content in try !session.currentVersion(of: key, holds: content) }
-            }
+            let changed = try access.read { session in try session.entriesNotHeld(contents) }
             // Counted across batches, of at most what is left: documents found unchanged later lower the total.
             let savedBefore = versions.count, left = entries.count - batch.endIndex
             let counted = saving.map { saving in { @Sendable done, total in saving(savedBefore + done, savedBefore + total + left) } }

@@ -32,11 +32,12 @@ extension WriteSession {
         var extraHeads: [(key: DocumentKey, id: VersionID, base: VersionID)] = []
         var ids: [VersionID] = []
         ids.reserveCapacity(saves.count)
+        let existing = try headReferencesBefore(saves)
         for (save, author) in zip(saves, authors) {
             // Until the commit below, no head names what the batch wrote: stopping here leaves the store's versions as they were.
             try cancellation?.check()
             if before[save.key] == nil {
-                let versions = try store.documentVersions(of: save.key)
+                let versions = try store.documentVersions(of: save.key, amongCandidates: (existing[save.key] ?? []).map(\.target))
                 before[save.key] = .some(versions.current?.id)
                 tips[save.key] = versions.current?.id
                 if versions.allHeads.count > 1 { crowded[save.key] = versions }
@@ -71,5 +72,15 @@ extension WriteSession {
         }
         _ = try commit(cancellation: cancellation, keepingReads: false)
         return ids
+    }
+
+    /// The head references of every document `saves` writes, as they are before the batch, read together: one listing
+    /// of the loose heads and one look at `packed-refs` (none at all in a store without heads), where a listing per
+    /// document was a third of a big import's time.
+    /// Publishing reads them again (`publishHeads`): a head another writer published meanwhile stays beside the batch's.
+    private func headReferencesBefore(_ saves: [BatchSave]) throws -> [DocumentKey: [(name: String, target: ObjectID)]] {
+        guard try repository.mayHaveReferences(under: ReferenceLayout.headsRoot) else { return [:] }
+        let keys = Array(Set(saves.map(\.key)))
+        return Dictionary(uniqueKeysWithValues: zip(keys, try store.headReferences(ofEach: keys)))
     }
 }

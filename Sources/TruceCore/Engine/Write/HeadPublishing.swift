@@ -138,11 +138,13 @@ extension StoreEngine {
         }
         var additions: [(name: String, target: ObjectID)] = []
         var replaced: [String: ObjectID] = [:]
-        var headsPerNewDocument: [DocumentKey: Int] = [:]
+        // Per document, the names of its head references once these land: one, and no marker, is a document not in conflict.
+        var namesAfter: [DocumentKey: Set<String>] = [:]
+        let listed = try headReferencesOfEachUnlisted(heads)
         for head in heads {
             let name = ReferenceLayout.headReference(of: head.key, version: head.id)
-            let existing = try head.existing ?? headReferences(of: head.key)
-            if existing.isEmpty { headsPerNewDocument[head.key, default: 0] += 1 }
+            let existing = head.existing ?? listed[head.key] ?? []
+            namesAfter[head.key, default: Set(existing.map(\.name))].insert(name)
             if !existing.contains(where: { $0.name == name }) { additions.append((name, head.id.objectID)) }
             for reference in existing where reference.target != head.id.objectID {
                 let target = VersionID(reference.target)
@@ -152,6 +154,7 @@ extension StoreEngine {
             }
         }
         let replacedReferences = replaced.sorted { $0.key < $1.key }.map { (name: $0.key, target: $0.value) }
+        for head in heads { namesAfter[head.key]?.subtract(replaced.keys) }
         let packedReplaced = try repository.packedNames(among: replacedReferences.map(\.name))
         try repository.withLockRetries(on: "packed-refs") {
             try repository.updatePackedReferences(adding: additions, removing: packedReplaced)
@@ -163,9 +166,17 @@ extension StoreEngine {
         // Markers are few (one per document in conflict): one listing, not one lookup per document.
         let markers = Set(try repository.references(under: ConflictMarkers.root).map(\.name))
         let marking = Set(heads.map(\.key)).filter { key in
-            headsPerNewDocument[key] != 1 || (!markers.isEmpty && markers.contains(ConflictMarkers.marker(of: key)))
+            namesAfter[key]?.count != 1 || (!markers.isEmpty && markers.contains(ConflictMarkers.marker(of: key)))
         }
         return PublishedHeads(versions: [:], marking: marking)
+    }
+
+    /// The head references of the documents of `heads` that came without them, read together: one listing of the
+    /// loose heads and one look at `packed-refs` (none in a store without heads), not one listing per document.
+    private func headReferencesOfEachUnlisted(_ heads: [PendingHead]) throws -> [DocumentKey: [(name: String, target: ObjectID)]] {
+        let keys = Array(Set(heads.lazy.filter { $0.existing == nil }.map(\.key)))
+        guard !keys.isEmpty, try repository.mayHaveReferences(under: ReferenceLayout.headsRoot) else { return [:] }
+        return Dictionary(uniqueKeysWithValues: zip(keys, try headReferences(ofEach: keys)))
     }
 }
 

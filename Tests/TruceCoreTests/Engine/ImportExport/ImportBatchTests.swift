@@ -57,4 +57,40 @@ import TruceGit
         #expect(again.versions.map(\.key.rawValue) == Array(Self.keys.dropFirst(3)))
         #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
+
+    /// An import reads its documents' heads together, never one document at a time, and leaves each document as saving
+    /// it alone would: into a store holding half of them (some with the same bytes, one in conflict), only the one in
+    /// conflict has its heads listed on its own, the unchanged are skipped, and each new version stands on the heads before it.
+    @Test func anImportReadsItsDocumentsHeadsTogether() throws {
+        let test = try TestStore(), twin = try TestStore()
+        let store = try DocumentStore.open(at: test.path, savesThroughLog: false, instrumentation: StoreInstrumentation())
+        let keys = try (0..<40).map { try DocumentKey("notes/\($0 < 10 ? "0" : "")\($0).txt") }
+        for target in [store, twin.store] {
+            for (index, key) in keys.prefix(20).enumerated() {
+                let saved = try target.save(.text(index < 10 ? "bytes of \(key.rawValue)\n" : "old\n"), to: key, device: "laptop")
+                // The last one is in conflict: two versions made on the first.
+                if index == 19 {
+                    _ = try target.save(.text("after\n"), to: key, device: "laptop")
+                    _ = try target.save(.text("beside\n"), to: key, device: "phone", base: saved.id)
+                }
+            }
+        }
+        #expect(try store.state(of: keys[19]) == .inConflict)
+        var stream = Data()
+        for key in keys { stream += Data("M 100644 inline \(key.rawValue)\ndata \(key.rawValue.utf8.count + 10)\nbytes of \(key.rawValue)\n".utf8) }
+        let listingsBefore = store.instrumentation.documentHeadListings
+        let report = try store.importDocumentsOnCallingThread(from: .stream(stream), device: "laptop", date: Date())
+        // One: the document in conflict, whose conflict marker is worked out again from its heads.
+        #expect(store.instrumentation.documentHeadListings == listingsBefore + 1, "an import listed documents' heads one by one")
+        #expect((report.documents, report.newVersions, report.unchanged) == (40, 30, 10))
+        for key in keys.dropFirst(10).prefix(10) {
+            let parents = try store.versions(of: key).current.map { try test.git("rev-list", "--parents", "-n1", $0.id.hex) } ?? ""
+            let alone = try twin.store.save(.text("bytes of \(key.rawValue)\n"), to: key, device: "laptop")
+            let parentsAlone = try twin.git("rev-list", "--parents", "-n1", alone.id.hex)
+            #expect(parents.split(separator: " ").count == parentsAlone.split(separator: " ").count, "\(key.rawValue): parents differ")
+            #expect(try store.state(of: key) == twin.store.state(of: key))
+        }
+        for key in keys { #expect(try store.contents(of: key) == .text("bytes of \(key.rawValue)\n")) }
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
 }

@@ -17,12 +17,10 @@ struct truce_deflater {
     z_stream stream;
 };
 
-truce_deflater *truce_deflater_new(int level, int small) {
+truce_deflater *truce_deflater_new(int level, int memory_level) {
     truce_deflater *deflater = calloc(1, sizeof(truce_deflater));
     if (deflater == NULL) return NULL;
-    /* zlib clears its hash table at every reset: 64 KiB at the default memLevel 8, more than storing a small object
-       costs; memLevel 1 keeps it at 512 bytes. */
-    if (deflateInit2(&deflater->stream, level, Z_DEFLATED, 15, small ? 1 : 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&deflater->stream, level, Z_DEFLATED, 15, memory_level, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(deflater);
         return NULL;
     }

@@ -62,10 +62,11 @@ int truce_syncfs(int descriptor);
 /** A zlib deflate stream kept across objects: `compress2` sets up and clears about 256 KiB of state for each. */
 typedef struct truce_deflater truce_deflater;
 
-/** A new deflater at zlib `level` (-1 for zlib's default, 0 to store), or NULL when out of memory; `small`
- *  (non-zero) keeps a hash table of 256 entries instead of 32,768, which zlib clears at every reset: for storing,
- *  which never reads it (a small table would also compress worse). */
-truce_deflater *truce_deflater_new(int level, int small);
+/** A new deflater at zlib `level` (-1 for zlib's default, 0 to store) and `memory_level` (1 to 9, zlib's memLevel),
+ *  or NULL when out of memory. zlib clears a hash table of 2^(memory_level + 8) bytes at every reset: 64 KiB at its
+ *  default 8, more than deflating a small object costs. Storing never reads it; below memory level 8, input longer
+ *  than 2^(memory_level + 6) symbols is cut into more blocks and compresses worse. */
+truce_deflater *truce_deflater_new(int level, int memory_level);
 
 /** As `truce_deflate`, on `deflater`'s stream, reset first. */
 int truce_deflater_deflate(truce_deflater *deflater, unsigned char *out, size_t *out_length, const unsigned char *in, size_t length);

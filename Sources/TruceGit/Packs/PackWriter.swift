@@ -60,41 +60,56 @@ package struct PackWriter {
         var pack = try PackFileWriter(in: packDirectory)
         defer { pack.removeTemporary() }
         let deflater = try Deflater(level: compressed ? -1 : 0)
+        // Stored objects cost a copy, and a save's few objects less than starting workers: neither is worth a second
+        // thread. Nor are objects copied from `entries`.
+        let parallel = compressed && entries == nil && objects.count >= 1024 ? try ParallelDeflation(level: -1) : nil
         // "PACK", version 2, the object count: each big-endian.
         try pack.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
         var written: [PackIndex.Entry] = []
         written.reserveCapacity(objects.count)
-        for (index, id) in objects.enumerated() {
-            if index % 4096 == 0 {
-                if cancellation?.isCancelled == true {
-                    throw GitError(operation: "write pack", code: GIT_EUSER.rawValue, errorClass: 0, message: "cancelled")
+        var start = 0
+        while start < objects.count {
+            if cancellation?.isCancelled == true {
+                throw GitError(operation: "write pack", code: GIT_EUSER.rawValue, errorClass: 0, message: "cancelled")
+            }
+            progress?(start, objects.count, Int(pack.written))
+            let run = objects[start..<Self.endOfRun(objects, from: start, known: known)]
+            start = run.endIndex
+            let deflated = parallel.map { $0.workers > 1 ? $0.deflate(run, known: known) : [] } ?? []
+            for (offset, id) in run.enumerated() {
+                func add(type: git_object_t, _ data: UnsafeRawBufferPointer) throws(GitError) {
+                    let body = try deflater.deflate(data, id: id)
+                    try body.withUnsafeBytes { body in Result { () throws(GitError) in try addDeflated(type: type, size: data.count, body) } }.get()
                 }
-                progress?(index, objects.count, Int(pack.written))
+                func addDeflated(type: git_object_t, size: Int, _ body: UnsafeRawBufferPointer) throws(GitError) {
+                    let header = Self.entryHeader(type: type, size: size)
+                    written.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
+                    try pack.append(header)
+                    try pack.append(body)
+                }
+                if let entries, let entry = entries.entry(of: id) {
+                    try addDeflated(type: entry.type, size: entry.size, entry.stream)
+                    entries.noteRead()
+                    continue
+                }
+                if let raw = known[id] {
+                    if offset < deflated.count, let body = deflated[offset] {
+                        try body.withUnsafeBytes { body in
+                            Result { () throws(GitError) in try addDeflated(type: git_object_t(Int32(raw.type)), size: raw.bytes.count, body) }
+                        }.get()
+                        continue
+                    }
+                    try raw.bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try add(type: git_object_t(Int32(raw.type)), bytes) } }
+                        .get()
+                    continue
+                }
+                var oid = id.raw
+                var object: OpaquePointer?
+                try check(git_odb_read(&object, odb, &oid), "read object \(id) to pack")
+                defer { git_odb_object_free(object) }
+                try add(
+                    type: git_odb_object_type(object), UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
             }
-            func add(type: git_object_t, _ data: UnsafeRawBufferPointer) throws(GitError) {
-                let body = try Self.deflate(data, id: id, with: deflater.stream)
-                try body.withUnsafeBytes { body in Result { () throws(GitError) in try addDeflated(type: type, size: data.count, body) } }.get()
-            }
-            func addDeflated(type: git_object_t, size: Int, _ body: UnsafeRawBufferPointer) throws(GitError) {
-                let header = Self.entryHeader(type: type, size: size)
-                written.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
-                try pack.append(header)
-                try pack.append(body)
-            }
-            if let entries, let entry = entries.entry(of: id) {
-                try addDeflated(type: entry.type, size: entry.size, entry.stream)
-                entries.noteRead()
-                continue
-            }
-            if let raw = known[id] {
-                try raw.bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try add(type: git_object_t(Int32(raw.type)), bytes) } }.get()
-                continue
-            }
-            var oid = id.raw
-            var object: OpaquePointer?
-            try check(git_odb_read(&object, odb, &oid), "read object \(id) to pack")
-            defer { git_odb_object_free(object) }
-            try add(type: git_odb_object_type(object), UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
         }
         let checksum = try pack.finish()
         progress?(objects.count, objects.count, Int(pack.written))
@@ -116,38 +131,18 @@ package struct PackWriter {
         return header
     }
 
-    /// `data` as one zlib stream, deflated at zlib's default level as libgit2 deflates what it packs.
-    private static func deflate(_ data: UnsafeRawBufferPointer, id: ObjectID, with deflater: OpaquePointer) throws(GitError) -> [UInt8] {
-        var status: Int32 = 0
-        // Uninitialized: the bound is more than deflate writes, and pages never written are never resident (a 50 MB
-        // document would otherwise cost 50 MB more at its peak than libgit2's pack builder did).
-        let out = [UInt8](unsafeUninitializedCapacity: truce_deflater_bound(deflater, data.count)) { buffer, count in
-            var length = buffer.count
-            status = truce_deflater_deflate(deflater, buffer.baseAddress, &length, data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count)
-            count = status == 0 ? length : 0
+    /// Where the run of objects from `start` ends: at most 4,096 objects (cancellation and progress are looked at
+    /// between runs), and at most 16 MiB of those held in memory, which are deflated side by side before the run is written.
+    private static func endOfRun(_ objects: [ObjectID], from start: Int, known: [ObjectID: RawObject]) -> Int {
+        var end = start, bytes = 0
+        while end < objects.count, end - start < 4096, bytes < 1 << 24 {
+            bytes += known[objects[end]]?.bytes.count ?? 0
+            end += 1
         }
-        guard status == 0 else { throw GitError(operation: "compress object \(id)", code: -1, errorClass: 0, message: "zlib status \(status)") }
-        return out
+        return end
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) } }
-}
-
-/// The zlib stream a pack's objects are deflated with, kept across objects (`compress2` set up and cleared 256 KiB of
-/// zlib state for each).
-private struct Deflater: ~Copyable {
-    let stream: OpaquePointer
-
-    /// A stream at zlib `level`: -1 for its default (as git deflates), 0 to store. A stored stream keeps a small hash
-    /// table, which zlib clears at every reset and storing never reads.
-    init(level: Int32) throws(GitError) {
-        guard let stream = truce_deflater_new(level, level == 0 ? 1 : 0) else {
-            throw GitError(operation: "compress objects", code: -1, errorClass: 0, message: "out of memory")
-        }
-        self.stream = stream
-    }
-
-    deinit { truce_deflater_free(stream) }
 }
 
 /// A pack being written under a temporary name in `objects/pack`, hashed on the way for its trailer.

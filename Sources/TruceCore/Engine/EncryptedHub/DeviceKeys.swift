@@ -34,7 +34,7 @@ struct DeviceKeys: Sendable {
         let keys = DeviceKeys(signing: SigningKeyPair(), box: BoxKeyPair())
         let path = path(in: repository)
         var secrets = keys.signing.secretKey.exposed + keys.box.secretKey.exposed
-        defer { secrets.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { secrets.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         var file = magic + secrets
         if let passphrase {
             var writer = ByteFieldWriter()
@@ -47,7 +47,7 @@ struct DeviceKeys: Sendable {
             writer.raw(key.seal(secrets, additional: sealedMagic + salt))
             file = writer.bytes
         }
-        defer { file.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { file.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         // O_EXCL on the final name: two syncs that make keys at once keep one pair, the first written.
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor < 0 {
@@ -73,7 +73,7 @@ struct DeviceKeys: Sendable {
         let path = path(in: repository)
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         var bytes = [UInt8](data)
-        defer { bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         let malformed = TruceError.invalidConfiguration("\(path) is not a device key file Truce wrote")
         var secrets: [UInt8]
         if bytes.starts(with: sealedMagic) {
@@ -100,7 +100,7 @@ struct DeviceKeys: Sendable {
             guard bytes.starts(with: magic) else { throw malformed }
             secrets = Array(bytes.dropFirst(magic.count))
         }
-        defer { secrets.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { secrets.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         let signingCount = 64, boxCount = 32
         guard secrets.count == signingCount + boxCount,
             let signing = SigningKeyPair(secretKey: SecretBytes(copying: secrets[..<signingCount])),

@@ -13,15 +13,15 @@ enum ImportReading {
     /// (a batch's heads, journal entry and version index cost about a kilobyte and a half a document).
     static let documentsPerBatch = 131_072
 
-    /// The entries of `source` in key order.
-    static func inKeyOrder(_ source: ImportSource) -> [ImportSource.Entry] {
-        source.entries.sorted { $0.key < $1.key }
+    /// The positions of the entries of `source` in key order (positions, not a sorted copy of a million entries).
+    static func inKeyOrder(_ source: ImportSource) -> [Int] {
+        source.entries.indices.sorted { source.entries[$0].key < source.entries[$1].key }
     }
 
-    /// The bytes of every entry of `entries` that can be read, in their order; the others are refused by path.
-    /// `progress` hears (entries read, entries in all) counted from `offset`, of `total`.
+    /// The bytes of the entries of `source` at `positions` that can be read, in their order; the others are refused
+    /// by path. `progress` hears (entries read, entries in all) counted from `offset`, of `total`.
     static func read(
-        _ entries: ArraySlice<ImportSource.Entry>, of source: ImportSource, refusing refused: inout [ImportReport.PathIssue],
+        _ positions: ArraySlice<Int>, of source: ImportSource, refusing refused: inout [ImportReport.PathIssue],
         progress: (@Sendable (Int, Int) -> Void)?, total: Int
     ) throws(TruceError) -> [(key: DocumentKey, content: Data)] {
         var root: Int32 = -1
@@ -34,9 +34,10 @@ enum ImportReading {
         }
         defer { if root >= 0 { close(root) } }
         var contents: [(key: DocumentKey, content: Data)] = []
-        contents.reserveCapacity(entries.count)
-        for (index, entry) in zip(entries.indices, entries) {
+        contents.reserveCapacity(positions.count)
+        for (index, position) in zip(positions.indices, positions) {
             if index % 256 == 0 { progress?(index, total) }
+            let entry = source.entries[position]
             switch entry.content {
             case .bytes(let data):
                 contents.append((entry.key, data))
@@ -48,7 +49,7 @@ enum ImportReading {
                 }
             }
         }
-        progress?(entries.endIndex, total)
+        progress?(positions.endIndex, total)
         return contents
     }
 }

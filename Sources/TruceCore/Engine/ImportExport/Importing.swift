@@ -24,17 +24,17 @@ struct Importing: Sendable {
     ) throws(TruceError) -> ImportReport {
         try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
         var refused = source.refused
-        let entries = ImportReading.inKeyOrder(source)
+        let order = ImportReading.inKeyOrder(source)
         var documents = 0
         var versions: [ImportReport.ImportedVersion] = []
-        for start in stride(from: 0, to: entries.count, by: max(documentsPerBatch, 1)) {
-            let batch = entries[start..<min(start + documentsPerBatch, entries.count)]
-            let contents = try ImportReading.read(batch, of: source, refusing: &refused, progress: progress, total: entries.count)
+        for start in stride(from: 0, to: order.count, by: max(documentsPerBatch, 1)) {
+            let batch = order[start..<min(start + documentsPerBatch, order.count)]
+            let contents = try ImportReading.read(batch, of: source, refusing: &refused, progress: progress, total: order.count)
             documents += contents.count
             try cancellation?.check()
             let changed = try access.read { session in try session.entriesNotHeld(contents) }
             // Counted across batches, of at most what is left: documents found unchanged later lower the total.
-            let savedBefore = versions.count, left = entries.count - batch.endIndex
+            let savedBefore = versions.count, left = order.count - batch.endIndex
             let counted = saving.map { saving in { @Sendable done, total in saving(savedBefore + done, savedBefore + total + left) } }
             let ids = try access.saveBatch(
                 changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, author: author,

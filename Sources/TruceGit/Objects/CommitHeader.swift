@@ -69,6 +69,13 @@ struct CommitHeader {
     }
 
     /// The largest seconds git's fsck takes, 2^63 - 1, as digits: compared as text with others of as many digits.
+    /// The seconds of an ident `scan` accepted (`Name <email> SECONDS ZONE`): the digits after its email.
+    static func time(ofIdent ident: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        guard let close = ident.lastIndex(of: UInt8(ascii: ">")) else { return nil }
+        let digits = ident[(close + 1)...].drop { $0 == UInt8(ascii: " ") }.prefix { (0x30...0x39).contains($0) }
+        return Int64(String(decoding: digits, as: UTF8.self))
+    }
+
     private static let largestDate = Array("9223372036854775807".utf8)
 
     /// What `git fsck` finds wrong in `Name <email> seconds +hhmm`, nil when nothing.

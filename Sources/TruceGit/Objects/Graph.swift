@@ -1,6 +1,12 @@
 internal import CGitShim
 internal import CLibgit2
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension Repository {
     /// True when `descendant` has `ancestor` in its history (false when they are equal).
     package func isDescendant(_ descendant: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
@@ -52,35 +58,56 @@ extension Repository {
         reachableFrom tips: [ObjectID], entering: (ObjectID) -> Bool = { _ in true },
         _ visit: (_ commit: ObjectID, _ tree: ObjectID) throws(GitError) -> Void
     ) throws(GitError) {
+        try forEachCommit(reachableFrom: tips, entering: entering) { (commit, tree, _) throws(GitError) in try visit(commit, tree) }
+    }
+
+    /// `forEachCommit(reachableFrom:entering:_:)`, handing `visit` each commit's message too, as its bytes (valid
+    /// during the call): a push counts what it sends by them without reading any commit again.
+    package func forEachCommit(
+        reachableFrom tips: [ObjectID], entering: (ObjectID) -> Bool = { _ in true },
+        _ visit: (_ commit: ObjectID, _ tree: ObjectID, _ message: UnsafeRawBufferPointer) throws(GitError) -> Void
+    ) throws(GitError) {
         var seen = Set<ObjectID>()
         var pending = tips
         while let id = pending.popLast() {
             guard seen.insert(id).inserted, entering(id) else { continue }
-            let (tree, parents) = try treeAndParents(of: id)
-            try visit(id, tree)
+            let parents = try readCommitParts(of: id) { (tree, message) throws(GitError) in try visit(id, tree, message) }
             for parent in parents where !seen.contains(parent) { pending.append(parent) }
         }
     }
 
-    /// A commit's tree and parents, read from its bytes past libgit2's object cache: a first push of a million
-    /// documents walks a million commits, which that cache would keep parsed (about ten times their bytes) though
-    /// the walk never reads one again. A commit that is missing, is no commit, or that git's fsck rules refuse is
-    /// read by libgit2, as before, and fails or passes as libgit2 decides (`GraphTests`).
-    private func treeAndParents(of id: ObjectID) throws(GitError) -> (tree: ObjectID, parents: [ObjectID]) {
+    /// Calls `body` with a commit's tree and message and returns its parents, read from its bytes past libgit2's
+    /// object cache: a first push of a million documents walks a million commits, which that cache would keep parsed
+    /// (about ten times their bytes) though the walk never reads one again. A commit that is missing, is no commit, or
+    /// that git's fsck rules refuse is read by libgit2, as before, and fails or passes as libgit2 decides (`GraphTests`).
+    private func readCommitParts(
+        of id: ObjectID, _ body: (_ tree: ObjectID, _ message: UnsafeRawBufferPointer) throws(GitError) -> Void
+    ) throws(GitError) -> [ObjectID] {
         if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true) {
-            let parsed: (tree: ObjectID, parents: [ObjectID])? = raw.withUnsafeBufferPointer { bytes in
+            let parsed: (tree: ObjectID, parents: [ObjectID], message: Int)? = raw.withUnsafeBufferPointer { bytes in
                 guard case .success(let header) = CommitHeader.scan(bytes), let tree = ObjectID(hexBytes: bytes[header.tree]) else { return nil }
                 let parents = header.parents.compactMap { ObjectID(hexBytes: bytes[$0]) }
-                return parents.count == header.parents.count ? (tree, parents) : nil
+                // The message follows the blank line, two bytes on from where `end` puts its first line feed.
+                return parents.count == header.parents.count ? (tree, parents, header.end + 2) : nil
             }
-            if let parsed { return parsed }
+            if let parsed {
+                try raw.withUnsafeBytes { bytes in
+                    Result { () throws(GitError) in
+                        try body(parsed.tree, UnsafeRawBufferPointer(rebasing: bytes[min(parsed.message, bytes.count)...]))
+                    }
+                }.get()
+                return parsed.parents
+            }
         }
         var oid = id.raw
         var commit: OpaquePointer?
         try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")
         defer { git_commit_free(commit) }
-        let parents = (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0).pointee) }
-        return (ObjectID(git_commit_tree_id(commit).pointee), parents)
+        let message =
+            git_commit_message_raw(commit).map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
+            ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        try body(ObjectID(git_commit_tree_id(commit).pointee), message)
+        return (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0).pointee) }
     }
 
     /// The commits reachable from `tips` but not from `hidden`: newest first (children before parents),

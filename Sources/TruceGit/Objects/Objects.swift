@@ -116,6 +116,21 @@ extension Repository {
         return ObjectID(oid)
     }
 
+    /// `writeCommit` without libgit2 looking up the tree and each parent first (it reads every one): for a commit of
+    /// many parents the caller knows are here, as a manifest's heads are. The same bytes (`ObjectBytes`, held to
+    /// libgit2's formatting by `ObjectBytesTests`), written to the object database as they are.
+    package func writeCommit(
+        tree: ObjectID, knownParents parents: [ObjectID], author: Signature, committer: Signature, message: String
+    ) throws(GitError) -> ObjectID {
+        let bytes = try ObjectBytes.commit(tree: tree, parents: parents, author: author, committer: committer, message: message)
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, handle), "open object database")
+        defer { git_odb_free(odb) }
+        var oid = git_oid()
+        try check(bytes.withUnsafeBytes { git_odb_write(&oid, odb, $0.baseAddress, $0.count, GIT_OBJECT_COMMIT) }, "write commit")
+        return ObjectID(oid)
+    }
+
     /// The bytes of the commit `writeCommit` would write, not written; the caller disposes of the buffer. Truce formats
     /// the commits it writes itself (`ObjectBytes`); this is libgit2's formatting, which `ObjectBytesTests` holds it to.
     func commitBuffer(tree: ObjectID, parents: [ObjectID], author: Signature, committer: Signature, message: String) throws(GitError) -> git_buf {
@@ -155,8 +170,20 @@ extension Repository {
     }
 
     /// A commit's committer time in seconds since 1970, the time libgit2's history walks order commits by.
+    ///
+    /// Read from the commit's bytes past libgit2's object cache, as `forEachCommit` reads them: a manifest of a first
+    /// push dates its parts by the heads they list, a hundred thousand commits read once each. A commit libgit2 must
+    /// read (missing, or refused by git's fsck rules) is read by libgit2, which fails or passes as it decides.
     package func committerTime(of id: ObjectID) throws(GitError) -> Int64 {
         if let commit = keptCommits?[id]?.record { return commit.committer.time }
+        if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true),
+            let time = raw.withUnsafeBufferPointer({ bytes -> Int64? in
+                guard case .success(let header) = CommitHeader.scan(bytes) else { return nil }
+                return CommitHeader.time(ofIdent: bytes[header.committer])
+            })
+        {
+            return time
+        }
         var oid = id.raw
         var commit: OpaquePointer?
         try check(git_commit_lookup(&commit, handle, &oid), "read commit \(id)")

@@ -15,6 +15,8 @@ extension Repository {
     /// packs that hold them.
     package struct LocalPushResult: Equatable {
         package var commits: [ObjectID] = []
+        /// How many of `commits` the push's `counting` accepted.
+        package var counted = 0
         package var objects = 0
         package var bytes = 0
         /// The packs written (`pack-<hash>`), in the pack directory the push wrote to.
@@ -37,11 +39,14 @@ extension Repository {
     /// With `packDirectory`, the packs go there instead (with a trailing slash), out of the repository's sight: what an
     /// encrypted hub's cache does, which takes objects only from sealed entries. A later batch may then repeat an
     /// object an earlier one wrote.
+    ///
+    /// `counting` hears the message of each commit sent, as the walk reads it: the result counts those it accepts.
     @discardableResult
     package func pushLocally(
         reachableFrom tips: [ObjectID], to path: String, setting references: [(name: String, target: ObjectID?)],
         copyingFrom objectsDirectory: String, packDirectory: String? = nil, commitsPerPack: Int = Repository.localPushCommitsPerPack,
-        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
+        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil,
+        counting isCounted: (_ message: UnsafeRawBufferPointer) -> Bool = { _ in false }
     ) throws(GitError) -> LocalPushResult {
         let destination = try Repository.openBare(at: path, instrumentation: instrumentation)
         let held = try HeldObjects(in: destination.gitDirectory + "objects")
@@ -53,7 +58,11 @@ extension Repository {
         // memory.
         var commits: [(commit: ObjectID, tree: ObjectID)] = []
         try forEachCommit(
-            reachableFrom: tips, entering: { !held.contains($0) }, { commit, tree in commits.append((commit, tree)) })
+            reachableFrom: tips, entering: { !held.contains($0) },
+            { commit, tree, message in
+                commits.append((commit, tree))
+                if isCounted(message) { result.counted += 1 }
+            })
         result.commits = commits.map(\.commit)
         for start in stride(from: 0, to: commits.count, by: max(commitsPerPack, 1)) {
             if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }

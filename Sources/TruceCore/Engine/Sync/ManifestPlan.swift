@@ -123,14 +123,15 @@ struct ManifestPlan {
         var objects = [tree]
         let fixed = next.header.isSnapshot ? [] : [next.parents[0]]
         var listed = Array(next.parents.dropFirst(fixed.count))
-        // Grouped into parts until the manifest itself has at most `fanOut` parents; the same bytes give the same ids everywhere.
+        // Grouped into parts until the manifest itself has at most `fanOut` parents; the same bytes give the same ids
+        // everywhere. Every parent is a head or part read or written just now: none is looked up again.
         var listsHeads = true
         while fixed.count + listed.count > ReplicaManifest.fanOut {
             listed = try stride(from: 0, to: listed.count, by: ReplicaManifest.fanOut).map { start in
                 let group = Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)])
                 let signature = listsHeads ? try ReplicaManifest.partSignature(listing: group, in: repository) : next.signature
                 let part = try repository.writeCommit(
-                    tree: tree, parents: group, author: signature, committer: signature,
+                    tree: tree, knownParents: group, author: signature, committer: signature,
                     message: ReplicaManifest.partMessage(of: next.header.replica))
                 objects.append(part)
                 return part
@@ -138,7 +139,7 @@ struct ManifestPlan {
             listsHeads = false
         }
         let manifest = try repository.writeCommit(
-            tree: tree, parents: fixed + listed, author: next.signature,
+            tree: tree, knownParents: fixed + listed, author: next.signature,
             committer: next.signature, message: ReplicaManifest.message(next.header))
         return (manifest, objects + [manifest])
     }

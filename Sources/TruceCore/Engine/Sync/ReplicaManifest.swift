@@ -92,7 +92,7 @@ enum ReplicaManifest {
         }
     }
 
-    private static func hasReplicaLine(in bytes: UnsafeRawBufferPointer) -> Bool {
+    static func hasReplicaLine(in bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let marker: StaticString = "Replica: "
         var start = 0

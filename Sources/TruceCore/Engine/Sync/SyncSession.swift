@@ -129,23 +129,26 @@ final class SyncSession: @unchecked Sendable {
         let updates: [(name: String, target: ObjectID?)] =
             (hub.advertised[plan.name] == manifest ? [] : [(plan.name, manifest)]) + hub.legacyReferences.map { ($0, nil) }
         guard !updates.isEmpty else { return 0 }
+        // Every commit a manifest reaches is a version, or a manifest or part of one: those have a Replica line. A
+        // local push counts them as its walk reads them (a first push sends a hundred thousand).
         func versions(among commits: [ObjectID]) throws -> Int {
             try commits.count { id in VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil }
         }
+        let isVersion = { (message: UnsafeRawBufferPointer) in !ReplicaManifest.hasReplicaLine(in: message) }
         let lacking: Int
         if let sealing, let path = Self.localPath(of: remote) {
             try cancellation?.check()
             let pushed = try scratch.repository.pushLocally(
                 reachableFrom: [manifest], to: path, setting: [], copyingFrom: repository.gitDirectory + "objects",
-                packDirectory: try sealing.stagingDirectory(), cancellation: cancellation)
+                packDirectory: try sealing.stagingDirectory(), cancellation: cancellation, counting: isVersion)
             try sealing.seal(packs: pushed.packs, manifest: manifest, cancellation: cancellation)
-            lacking = try versions(among: pushed.commits)
+            lacking = pushed.counted
         } else if let path = Self.localPath(of: remote) {
             try cancellation?.check()
             let pushed = try scratch.repository.pushLocally(
                 reachableFrom: [manifest], to: path, setting: updates, copyingFrom: repository.gitDirectory + "objects",
-                progress: meter.sending, cancellation: cancellation)
-            lacking = try versions(among: pushed.commits)
+                progress: meter.sending, cancellation: cancellation, counting: isVersion)
+            lacking = pushed.counted
         } else {
             let known = try hub.advertised.values.filter { try scratch.repository.containsCommit($0) }
             lacking = try versions(among: scratch.repository.walk(from: [manifest], hiding: known))

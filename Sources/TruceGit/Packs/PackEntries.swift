@@ -16,13 +16,26 @@ import Foundation
 /// A first sync from a local store packs each object that store holds.
 /// Reading each through libgit2 (inflating it) and deflating it again was
 /// most of that sync's time, while the deflated bytes were on disk already.
-/// An entry is handed out only once proven: its zlib stream inflates to
-/// exactly the size its header gives, and the object hashes to the id asked
-/// for. A damaged or forged pack in the other store is so never copied, not
-/// even where another pack holds a good copy of the same object. Entries
-/// stored as deltas, objects in no pack and objects larger than
-/// `largestCopied` are not found here; `PackWriter` reads those through libgit2.
+/// An entry is handed out only once proven. Another store's (`Proof.hash`):
+/// its zlib stream inflates to exactly the size its header gives, and the
+/// object hashes to the id asked for, so a damaged or forged pack there is
+/// never copied, not even where another pack holds a good copy of the same
+/// object. The store's own (`Proof.indexCRC`), which it hashed when they
+/// came: the entry's bytes match the CRC-32 its index records, as git checks
+/// an entry it reuses (`pack-objects`). Entries stored as deltas and objects
+/// in no pack are not found here, nor, hashed, objects larger than
+/// `largestCopied`; `PackWriter` reads those through libgit2.
 package final class PackEntries {
+    /// How an entry is proven before it is handed out.
+    package enum Proof {
+        /// Inflated and hashed: for packs another store wrote.
+        case hash
+        /// Its bytes against the CRC-32 its index records: for the store's own packs, whose objects were hashed when
+        /// they came; a page gone bad since is still caught.
+        case indexCRC
+    }
+
+    private let proof: Proof
     /// Larger objects are read through libgit2: proving one here inflates it whole into memory once more.
     static let largestCopied = 1 << 20
 
@@ -36,7 +49,8 @@ package final class PackEntries {
 
     /// The entries of the packs in `objectsDirectory/pack` that have a version 2 index; packs that cannot be read are
     /// left out (their objects are then read through libgit2).
-    package init(objectsDirectory: String) throws(GitError) {
+    package init(objectsDirectory: String, provenBy proof: Proof = .hash) throws(GitError) {
+        self.proof = proof
         guard let inflater = truce_inflater_new() else {
             throw GitError(operation: "read packs in \(objectsDirectory)", code: -1, errorClass: 0, message: "out of memory")
         }
@@ -93,7 +107,8 @@ package final class PackEntries {
     /// the copy then neither inflates nor hashes it again. A sync's checks read each commit and tree they pass this
     /// way, and the copy of the same objects proved each once more.
     func read(_ id: ObjectID, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
-        guard let (position, offset, found) = find(id) else { return nil }
+        // Only a hashed proof inflates: entries proven by their CRC are copied, never read.
+        guard proof == .hash, let (position, offset, found) = find(id) else { return nil }
         noteRead()
         if remembering, remembered.count < Self.rememberedLimit, let location = Location(pack: position, offset: offset, length: found.stream.count) {
             remembered[id] = location.word
@@ -138,8 +153,10 @@ package final class PackEntries {
     {
         // Searched is read: a miss reads pages of the index too.
         readSinceRelease[position] = true
-        guard let offset = packs[position].offset(of: id), let entry = proven(packs[position].entry(at: offset), id: id) else { return nil }
-        return (offset, entry)
+        guard let (index, offset) = packs[position].place(of: id) else { return nil }
+        let found = proof == .hash ? proven(packs[position].entry(at: offset), id: id) : packs[position].entry(at: offset, checkingCRCOf: index)
+        guard let found else { return nil }
+        return (offset, found)
     }
 
     /// A remembered entry's place, packed into one word: offset in the low 40 bits, stream length in the next 16, pack
@@ -229,11 +246,14 @@ final class MappedPack {
     }
 
     /// Where `id`'s entry starts in the pack, as the index says; nil when it lists no such id.
+    func offset(of id: ObjectID) -> Int? { place(of: id)?.offset }
+
+    /// Where the index lists `id` and where its entry starts in the pack; nil when it lists no such id.
     ///
     /// Ids are hashes, spread evenly: the first probes go where the id's leading bytes say it sits between the ends
     /// of the range left (two or three probes find it in an index of a million, where halving takes twenty, each on
     /// another page). Ids a hostile index bunches up cannot make it slow: after `interpolatedProbes`, it halves.
-    func offset(of id: ObjectID) -> Int? {
+    func place(of id: ObjectID) -> (index: Int, offset: Int)? {
         var oid = id.raw
         let ids = 8 + 256 * 4
         let found: Int? = withUnsafeBytes(of: &oid.id) { wanted in
@@ -266,14 +286,46 @@ final class MappedPack {
             }
             return nil
         }
-        guard let found else { return nil }
-        let offsets = ids + count * 24
-        let small = Self.bigEndian32(index, at: offsets + found * 4)
+        guard let found, let offset = offset(atIndex: found) else { return nil }
+        return (found, offset)
+    }
+
+    /// The pack offset the index gives its `position`th entry; nil when a large offset points outside its table.
+    private func offset(atIndex position: Int) -> Int? {
+        let offsets = 8 + 256 * 4 + count * 24
+        let small = Self.bigEndian32(index, at: offsets + position * 4)
         guard small & 0x8000_0000 != 0 else { return Int(small) }
         let large = offsets + count * 4 + Int(small & 0x7FFF_FFFF) * 8
         guard large + 8 <= index.count - 40 else { return nil }
         let offset = UInt64(Self.bigEndian32(index, at: large)) << 32 | UInt64(Self.bigEndian32(index, at: large + 4))
         return offset < UInt64(Int.max) ? Int(offset) : nil
+    }
+
+    /// Every entry's offset in pack order, made the first time an entry's end is asked for: an entry ends where the
+    /// next begins (git's reverse index, which libgit2 1.5 neither writes nor reads).
+    private lazy var sortedOffsets: [Int] = (0..<count).compactMap { offset(atIndex: $0) }.sorted()
+
+    /// The whole object at `offset`, the `position`th of the index, when its bytes (header and stream) match the
+    /// CRC-32 the index records for it; nil for a delta, or bytes that do not match.
+    func entry(at offset: Int, checkingCRCOf position: Int) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        guard let entry = entry(at: offset), let rest = entry.rest.baseAddress else { return nil }
+        // Where the next entry starts, or the pack's checksum.
+        var low = 0, high = sortedOffsets.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sortedOffsets[middle] <= offset { low = middle + 1 } else { high = middle }
+        }
+        let following = low
+        let end = following < sortedOffsets.count ? sortedOffsets[following] : pack.count - 20
+        let headerLength = UnsafeRawPointer(rest) - (pack.baseAddress! + offset)
+        guard end > offset + headerLength, end <= pack.count - 20 else { return nil }
+        let crcs = 8 + 256 * 4 + count * 20
+        let bytes = UnsafeRawBufferPointer(rebasing: pack[offset..<end])
+        guard
+            UInt32(truce_crc32(0, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
+                == Self.bigEndian32(index, at: crcs + position * 4)
+        else { return nil }
+        return (entry.type, entry.size, UnsafeRawBufferPointer(start: rest, count: end - offset - headerLength))
     }
 
     /// The entry at `offset`: its type and size from its header, and the pack's bytes from its data to the pack's

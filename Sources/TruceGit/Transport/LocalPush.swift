@@ -50,7 +50,8 @@ extension Repository {
     ) throws(GitError) -> LocalPushResult {
         let destination = try Repository.openBare(at: path, instrumentation: instrumentation)
         let held = try HeldObjects(in: destination.gitDirectory + "objects")
-        let entries = try PackEntries(objectsDirectory: objectsDirectory)
+        // This store's own packs: an entry's CRC proves it, as git proves one it reuses.
+        let entries = try PackEntries(objectsDirectory: objectsDirectory, provenBy: .indexCRC)
         var result = LocalPushResult()
         // A repository holds what every commit and tree it has reaches (git keeps that true: objects arrive in whole
         // packs, and prune keeps what a kept object reaches), so the walk stops at the first commit it has. A revision

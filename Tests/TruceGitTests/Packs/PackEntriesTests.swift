@@ -85,6 +85,43 @@ import Testing
         }
     }
 
+    /// The store's own packs, proven by the CRC-32 their index records: every entry is the one a hash proves, large
+    /// objects too, the last entry of a pack ends at its checksum, and a byte gone bad in an entry (or in its
+    /// header) leaves that entry unfound while the others are still handed out.
+    @Test func anOwnEntryIsProvenByItsIndexCRCAndADamagedOneIsNeverHandedOut() throws {
+        let genuine = try Fixture(), damaged = try Fixture()
+        let bulk = try MemoryRepository(path: genuine.path)
+        let contents: [String: Data] = [
+            "empty": Data(), "small": .text("one line\n"), "random": PackWriterTests.randomBytes(70_000, seed: 6),
+            "large": PackWriterTests.randomBytes(PackEntries.largestCopied + 1, seed: 7),
+        ]
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
+        _ = try bulk.flush(compressed: true)
+        let ids = Array(blobs.values) + [tree, commit]
+        let hashed = try PackEntries(objectsDirectory: genuine.path + "/objects")
+        let byCRC = try PackEntries(objectsDirectory: genuine.path + "/objects", provenBy: .indexCRC)
+        try withExtendedLifetime((hashed, byCRC)) {
+            for id in ids where id != blobs["large"] {
+                let proven = try #require(byCRC.entry(of: id), "\(id) unfound by its CRC")
+                let expected = try #require(hashed.entry(of: id))
+                #expect(Data(proven.stream) == Data(expected.stream) && proven.size == expected.size && proven.type == expected.type)
+            }
+            #expect(byCRC.entry(of: blobs["large"]!) != nil, "a large object is copied without being read")
+            #expect(byCRC.proofs == 0, "an entry proven by its CRC was inflated")
+        }
+        let pack = try genuine.packs()[0]
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: genuine.path + "/objects/pack/" + pack))
+        let small = try withExtendedLifetime(hashed) { Data(try #require(hashed.entry(of: blobs["small"]!)).stream) }
+        let at = try #require(bytes.range(of: small))
+        bytes[at.lowerBound - 1] ^= 0x01  // the last byte of the entry's header: its size
+        try bytes.write(to: URL(fileURLWithPath: damaged.path + "/objects/pack/" + pack))
+        try FileManager.default.copyItem(
+            atPath: genuine.path + "/objects/pack/" + pack.dropLast(5) + ".idx", toPath: damaged.path + "/objects/pack/" + pack.dropLast(5) + ".idx")
+        let damagedEntries = try PackEntries(objectsDirectory: damaged.path + "/objects", provenBy: .indexCRC)
+        #expect(damagedEntries.entry(of: blobs["small"]!) == nil)
+        #expect(damagedEntries.entry(of: commit) != nil)
+    }
+
     /// An index or pack cut short leaves its objects unfound: nothing is read past its end.
     @Test(arguments: [4, -1, -21]) func aTruncatedIndexOrPackFindsNothing(keeping length: Int) throws {
         let fixture = try Fixture()

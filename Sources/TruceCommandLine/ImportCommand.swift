@@ -22,7 +22,7 @@ struct ImportCommand: Command {
         let prefix = invocation.arguments.value("--prefix") ?? ""
         let source: ImportSource =
             folder == "-"
-            ? try .stream(FileHandle.standardInput.readDataToEndOfFile(), prefix: prefix)
+            ? try .stream(reading: FileHandle.standardInput, prefix: prefix)
             : try .folder(at: folder, prefix: prefix, excluding: invocation.storePath())
         let store = try invocation.openStore()
         let output = invocation.output

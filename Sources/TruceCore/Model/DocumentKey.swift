@@ -34,6 +34,9 @@ public struct DocumentKey: Hashable, Comparable, Sendable, Codable, CustomString
         self.rawValue = rawValue
     }
 
+    /// A key validated already (an import stream's, when it was parsed): not checked again.
+    init(checked rawValue: String) { self.rawValue = rawValue }
+
     /// A key written in source code; an invalid literal is a programming error.
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error.localizedDescription)") }

@@ -23,8 +23,14 @@ public struct ImportSource: Sendable {
 
     /// The folder the files are below; nil for a stream.
     public let folder: String?
-    /// The files to import, in key order.
-    public internal(set) var entries: [Entry] = []
+    /// The files or records to import: a folder's in key order, a stream's in the order each path first came.
+    ///
+    /// A stream's entries are made when asked for: the source holds its records as places in its bytes.
+    public var entries: [Entry] { records.map { records in records.records.indices.map(records.entry(at:)) } ?? listed }
+    /// A folder's entries.
+    var listed: [Entry] = []
+    /// A stream's records.
+    var records: StreamRecords?
     /// Paths that cannot become documents (links, special files, names that are not valid keys), with the reason.
     public internal(set) var refused: [ImportReport.PathIssue] = []
     /// Paths left out on purpose (a `.git` folder, the store itself), with the reason.
@@ -82,20 +88,35 @@ public struct ImportSource: Sendable {
             return
         }
         guard let key = Self.key(for: Array(components.joined(separator: [0x2F])), prefix: prefix, shown: shown, refusing: &refused) else { return }
-        entries.append(Entry(key: key, path: shown, content: .file(components)))
+        listed.append(Entry(key: key, path: shown, content: .file(components)))
+    }
+
+    /// How many documents the source holds.
+    var documentCount: Int { records?.records.count ?? listed.count }
+
+    /// The positions of the source's documents in key order.
+    func positionsInKeyOrder() -> [Int] {
+        records?.keyOrder ?? listed.indices.sorted { listed[$0].key < listed[$1].key }
+    }
+
+    /// The document at `position` (of `positionsInKeyOrder()`).
+    func entry(at position: Int) -> Entry {
+        records?.entry(at: position) ?? listed[position]
     }
 
     /// The key for a path's bytes after `prefix`, or nil with the refusal recorded.
-    static func key(for bytes: [UInt8], prefix: String, shown: String, refusing refused: inout [ImportReport.PathIssue]) -> DocumentKey? {
+    static func key(
+        for bytes: [UInt8], prefix: String, shown: @autoclosure () -> String, refusing refused: inout [ImportReport.PathIssue]
+    ) -> DocumentKey? {
         guard let name = String(validating: bytes, as: UTF8.self) else {
-            refused.append(ImportReport.PathIssue(path: shown, reason: "its name is not valid UTF-8, so it cannot be a document key"))
+            refused.append(ImportReport.PathIssue(path: shown(), reason: "its name is not valid UTF-8, so it cannot be a document key"))
             return nil
         }
         do {
             return try DocumentKey(prefix + name)
         } catch {
             guard case .invalidKey(_, let reason) = error else { return nil }
-            refused.append(ImportReport.PathIssue(path: shown, reason: "its name is not a valid document key: \(reason)"))
+            refused.append(ImportReport.PathIssue(path: shown(), reason: "its name is not a valid document key: \(reason)"))
             return nil
         }
     }

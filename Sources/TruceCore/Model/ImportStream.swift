@@ -21,20 +21,48 @@ extension ImportSource {
     /// twice keeps its last record. A path that is not a valid key is refused
     /// by name; anything else malformed throws `malformedStream` with its line number, before anything is saved.
     public static func stream(_ data: Data, prefix: String = "") throws(TruceError) -> ImportSource {
+        try stream(data, mappedFrom: nil, prefix: prefix)
+    }
+
+    /// The documents of the stream `handle` reads to its end, as `stream(_:prefix:)` reads them.
+    ///
+    /// A regular file read from its start is mapped rather than read, and
+    /// its pages are let go as they are parsed and as each batch is read:
+    /// an import's memory then follows the batch, not the file. Anything else
+    /// (a pipe, a terminal) is read whole first.
+    public static func stream(reading handle: FileHandle, prefix: String = "") throws(TruceError) -> ImportSource {
+        if let mapping = MappedStream(descriptor: handle.fileDescriptor) {
+            return try stream(mapping.bytes, mappedFrom: mapping, prefix: prefix)
+        }
+        return try stream(handle.readDataToEndOfFile(), prefix: prefix)
+    }
+
+    private static func stream(_ data: Data, mappedFrom mapping: MappedStream?, prefix: String) throws(TruceError) -> ImportSource {
         let keyPrefix = try validated(prefix)
         // Each document's content is a slice of `data`, sharing its storage: a stream of a million documents is
         // held once, not once more as bytes and once more per document.
         let data = data.startIndex == 0 ? data : Data(data)
-        return try data.withUnsafeBytes { buffer in
-            Result { () throws(TruceError) in try parse(buffer.bindMemory(to: UInt8.self), of: data, keyPrefix: keyPrefix) }
+        let parsed = try data.withUnsafeBytes { buffer in
+            Result { () throws(TruceError) in try parse(buffer.bindMemory(to: UInt8.self), mappedFrom: mapping, keyPrefix: keyPrefix) }
         }.get()
+        var source = ImportSource(folder: nil)
+        source.refused = parsed.refused
+        source.records = StreamRecords(data: data, keyPrefix: keyPrefix, mapping: mapping, parsed: parsed.records)
+        return source
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, of data: Data, keyPrefix: String) throws(TruceError) -> ImportSource {
-        var source = ImportSource(folder: nil)
+    /// Bytes of a mapped stream parsed between lettings go of its pages.
+    private static let parsedBetweenLettingGo = 1 << 24
+
+    /// Every record of `bytes` whose path makes a valid key, in order (a path given twice, twice); the others refused.
+    private static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, mappedFrom mapping: MappedStream?, keyPrefix: String
+    ) throws(TruceError) -> (records: [StreamRecords.Record], refused: [ImportReport.PathIssue]) {
+        var records: [StreamRecords.Record] = []
+        var refused: [ImportReport.PathIssue] = []
         var index = 0
         var line = 1
-        var positions: [DocumentKey: Int] = [:]
+        var lastLetGo = 0
         /// The next line without its line feed, moving past it; nil at the end of the stream.
         func nextLine() -> Slice<UnsafeBufferPointer<UInt8>>? {
             guard index < bytes.count else { return nil }
@@ -48,6 +76,10 @@ extension ImportSource {
         }
         let header = Array("M 100644 inline ".utf8), dataHeader = Array("data ".utf8)
         while let text = nextLine() {
+            if let mapping, index - lastLetGo >= parsedBetweenLettingGo {
+                mapping.letGo()
+                lastLetGo = index
+            }
             let headerLine = line - 1
             if text.isEmpty || text.first == UInt8(ascii: "#") { continue }
             guard text.starts(with: header), text.count > header.count else {
@@ -66,23 +98,16 @@ extension ImportSource {
                 throw .malformedStream(
                     line: headerLine + 1, reason: "the stream ends \(length - (bytes.count - index)) bytes before the \(length) bytes announced")
             }
-            let content = data[index..<index + length]
-            line += bytes[index..<index + length].count(where: { $0 == 0x0A })
+            let content = index..<index + length
+            line += bytes[content].count(where: { $0 == 0x0A })
             index += length
             if index < bytes.count, bytes[index] == 0x0A {
                 index += 1
                 line += 1
             }
-            let shown = FileTree.display(path)
-            guard let key = key(for: path, prefix: keyPrefix, shown: shown, refusing: &source.refused) else { continue }
-            let entry = Entry(key: key, path: shown, content: .bytes(content))
-            if let earlier = positions[key] {
-                source.entries[earlier] = entry
-            } else {
-                positions[key] = source.entries.count
-                source.entries.append(entry)
-            }
+            guard key(for: path, prefix: keyPrefix, shown: FileTree.display(path), refusing: &refused) != nil else { continue }
+            records.append(StreamRecords.Record(path: (text.startIndex + header.count)..<text.endIndex, content: content))
         }
-        return source
+        return (records, refused)
     }
 }

@@ -113,7 +113,9 @@ extension Repository {
     /// `references(underEach:listingLooseUnder:)`, with what else the listing saw: a writer uses the loose names and
     /// the stamp to tell, after publishing, whether another writer published beside it, and takes over stale locks.
     package func listing(underEach directories: [String], listingLooseUnder root: String) throws(GitError) -> ReferenceListing {
-        let positions = Dictionary(grouping: directories.indices, by: { directories[$0] })
+        // Which folders asked for hold a loose file: made only once there is one (a store's heads are mostly packed,
+        // and a batch asks for 131,072 folders).
+        lazy var positions = Dictionary(grouping: directories.indices, by: { directories[$0] })
         var attempt = 0
         while true {
             attempt += 1

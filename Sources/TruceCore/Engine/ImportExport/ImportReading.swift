@@ -13,17 +13,19 @@ enum ImportReading {
     /// (a batch's heads, journal entry and version index cost about a kilobyte and a half a document).
     static let documentsPerBatch = 131_072
 
-    /// The positions of the entries of `source` in key order (positions, not a sorted copy of a million entries).
-    static func inKeyOrder(_ source: ImportSource) -> [Int] {
-        source.entries.indices.sorted { source.entries[$0].key < source.entries[$1].key }
-    }
-
     /// The bytes of the entries of `source` at `positions` that can be read, in their order; the others are refused
-    /// by path. `progress` hears (entries read, entries in all) counted from `offset`, of `total`.
+    /// by path. `progress` hears (entries read, entries in all) counted from `offset`, of `total`. A stream's records
+    /// are read as `StreamRecords.contents(at:progress:total:)` reads them.
     static func read(
         _ positions: ArraySlice<Int>, of source: ImportSource, refusing refused: inout [ImportReport.PathIssue],
         progress: (@Sendable (Int, Int) -> Void)?, total: Int
     ) throws(TruceError) -> [(key: DocumentKey, content: Data)] {
+        if let records = source.records {
+            defer { progress?(positions.endIndex, total) }
+            let offset = positions.startIndex
+            let counted: (@Sendable (Int, Int) -> Void)? = progress.map { progress in { @Sendable done, all in progress(offset + done, all) } }
+            return records.contents(at: positions, progress: counted, total: total)
+        }
         var root: Int32 = -1
         if let folder = source.folder {
             do {
@@ -37,7 +39,7 @@ enum ImportReading {
         contents.reserveCapacity(positions.count)
         for (index, position) in zip(positions.indices, positions) {
             if index % 256 == 0 { progress?(index, total) }
-            let entry = source.entries[position]
+            let entry = source.entry(at: position)
             switch entry.content {
             case .bytes(let data):
                 contents.append((entry.key, data))

@@ -24,7 +24,7 @@ struct Importing: Sendable {
     ) throws(TruceError) -> ImportReport {
         try HybridDates.checkNotFarAhead(date, allowing: allowingFutureDate)
         var refused = source.refused
-        let order = ImportReading.inKeyOrder(source)
+        let order = source.positionsInKeyOrder()
         var documents = 0
         var versions: [ImportReport.ImportedVersion] = []
         for start in stride(from: 0, to: order.count, by: max(documentsPerBatch, 1)) {

@@ -186,6 +186,52 @@ import TruceCore
         #expect(error.localizedDescription.contains(message), "\(error.localizedDescription)")
     }
 
+    /// A stream read from a file (mapped) or from a pipe (read whole) is the stream its bytes are: the same entries,
+    /// refusals, documents and report; a path given twice keeps its first place and its last content, compared as
+    /// bytes (two spellings of "é" are two documents); a malformed file says where and saves nothing.
+    @Test func aStreamReadFromAFileOrAPipeIsTheStreamItsBytesAre() async throws {
+        var stream = Data("M 100644 inline notes/b.md\ndata 5\nfirst\nM 100644 inline ../escape\ndata 1\nx\n".utf8)
+        stream.append(Data("M 100644 inline caf\u{E9}\ndata 3\nnfc\nM 100644 inline cafe\u{301}\ndata 3\nnfd\n".utf8))
+        for index in 0..<300 { stream.append(Data("M 100644 inline d\(index % 7)/doc\(index)\ndata 4\n\(1000 + index)\n".utf8)) }
+        stream.append(Data("M 100644 inline notes/b.md\ndata 6\nsecond".utf8))
+        let folder = TemporaryDirectory("truce-stream")
+        folder.write(stream, to: "stream")
+        let fromFile = try ImportSource.stream(reading: try #require(FileHandle(forReadingAtPath: folder.file("stream"))))
+        let pipe = Pipe(), bytes = stream
+        let writer = Thread {
+            pipe.fileHandleForWriting.write(bytes)
+            try? pipe.fileHandleForWriting.close()
+        }
+        writer.start()
+        let fromPipe = try ImportSource.stream(reading: pipe.fileHandleForReading)
+        let fromBytes = try ImportSource.stream(stream)
+        let keys = ["notes/b.md", "caf\u{E9}", "cafe\u{301}"] + (0..<300).map { "d\($0 % 7)/doc\($0)" }
+        for source in [fromFile, fromPipe, fromBytes] {
+            #expect(source.entries.map(\.key.rawValue.utf8).map(Array.init) == keys.map { Array($0.utf8) })
+            #expect(source.refused.map(\.path) == ["../escape"])
+        }
+        var reports: [ImportReport] = []
+        for source in [fromFile, fromPipe, fromBytes] {
+            let test = try TestStore()
+            reports.append(try await test.store.importDocuments(source, device: "script", date: Date(timeIntervalSince1970: 1_796_000_000)))
+            #expect(try test.store.contents(of: "notes/b.md") == .text("second"))
+            #expect(try test.store.contents(of: DocumentKey("cafe\u{301}")) == .text("nfd"))
+            #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
+        }
+        #expect(reports.map(\.newVersions) == [303, 303, 303])
+        #expect(Set(reports.map { $0.versions.map(\.key) }).count == 1, "the sources imported in different orders")
+
+        folder.write(stream + Data("\nblob\n".utf8), to: "malformed")
+        let error = try #require(throws: TruceError.self) {
+            try ImportSource.stream(reading: try #require(FileHandle(forReadingAtPath: folder.file("malformed"))))
+        }
+        guard case .malformedStream(let line, _) = error else {
+            Issue.record("unexpected error \(error)")
+            return
+        }
+        #expect(line == stream.count(where: { $0 == 0x0A }) + 2)
+    }
+
     // MARK: - Export
 
     @Test func exportWritesCurrentVersionsListsConflictsAndLeavesDeletionsOut() async throws {

@@ -188,7 +188,8 @@ import TruceCore
 
     /// A stream read from a file (mapped) or from a pipe (read whole) is the stream its bytes are: the same entries,
     /// refusals, documents and report; a path given twice keeps its first place and its last content, compared as
-    /// bytes (two spellings of "é" are two documents); a malformed file says where and saves nothing.
+    /// bytes (two spellings of "é" are two documents, each with its own history); a malformed file says where and
+    /// saves nothing.
     @Test func aStreamReadFromAFileOrAPipeIsTheStreamItsBytesAre() async throws {
         var stream = Data("M 100644 inline notes/b.md\ndata 5\nfirst\nM 100644 inline ../escape\ndata 1\nx\n".utf8)
         stream.append(Data("M 100644 inline caf\u{E9}\ndata 3\nnfc\nM 100644 inline cafe\u{301}\ndata 3\nnfd\n".utf8))
@@ -216,6 +217,11 @@ import TruceCore
             reports.append(try await test.store.importDocuments(source, device: "script", date: Date(timeIntervalSince1970: 1_796_000_000)))
             #expect(try test.store.contents(of: "notes/b.md") == .text("second"))
             #expect(try test.store.contents(of: DocumentKey("cafe\u{301}")) == .text("nfd"))
+            // Each spelling's version stands alone: neither is made on the other's.
+            for key in ["caf\u{E9}", "cafe\u{301}"] {
+                let head = try #require(try test.store.currentVersion(of: DocumentKey(key)))
+                #expect(try test.git("rev-list", "--count", head.id.hex) == "1\n", "\(key) has another document's history")
+            }
             #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
         }
         #expect(reports.map(\.newVersions) == [303, 303, 303])

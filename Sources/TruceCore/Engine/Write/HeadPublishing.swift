@@ -150,11 +150,11 @@ extension StoreEngine {
                 let target = VersionID(reference.target)
                 if try head.replacing.contains(target) || repository.isDescendant(head.id.objectID, of: reference.target) {
                     replaced[reference.name] = reference.target
+                    namesAfter[head.key]?.remove(reference.name)
                 }
             }
         }
         let replacedReferences = replaced.sorted { $0.key < $1.key }.map { (name: $0.key, target: $0.value) }
-        for head in heads { namesAfter[head.key]?.subtract(replaced.keys) }
         let packedReplaced = try repository.packedNames(among: replacedReferences.map(\.name))
         try repository.withLockRetries(on: "packed-refs") {
             try repository.updatePackedReferences(adding: additions, removing: packedReplaced)

@@ -20,7 +20,7 @@ struct StreamRecords: Sendable {
     /// The file the bytes are mapped from, when they are.
     let mapping: MappedStream?
     /// One record per path, in the order each path first came, with the content of its last record.
-    private(set) var records: [Record]
+    let records: [Record]
     /// The positions of `records` in key order.
     let keyOrder: [Int]
 

@@ -33,4 +33,8 @@ package final class StoreInstrumentation: Sendable {
     /// Sets what runs between listing loose references and reading them (nil: nothing): where a test plays the writer
     /// a reader races.
     package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { counters.afterListingLooseReferences(hook) }
+
+    /// Sets what runs between a sync's receive and its push to a hub (nil: nothing): where a test plays the replica that
+    /// pushes first.
+    package func beforePushing(_ hook: (@Sendable () -> Void)?) { counters.beforePushing(hook) }
 }

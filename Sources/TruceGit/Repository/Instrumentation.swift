@@ -26,6 +26,8 @@ package final class Instrumentation: Sendable {
     private let paused = Atomic<Bool>(false)
     /// Called between listing loose references and reading them: where a test plays the writer a reader races.
     private let listingHook = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Called between a sync's receive and its push: where a test plays the replica that pushes first.
+    private let pushHook = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// How many listed heads a sync's receive checks, admits and adopts at a time: its memory follows this, not the
     /// number of documents a sync brings (the size of an import's batch). Tests make it small to see a sync in batches.
@@ -55,6 +57,10 @@ package final class Instrumentation: Sendable {
     package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { listingHook.withLock { $0 = hook } }
 
     func didListLooseReferences() { listingHook.withLock { $0 }?() }
+
+    package func beforePushing(_ hook: (@Sendable () -> Void)?) { pushHook.withLock { $0 = hook } }
+
+    package func willPush() { pushHook.withLock { $0 }?() }
 
     /// A fault point: when it is the one this value pauses at, says so on stderr and sleeps, once per process.
     package func reach(_ point: String) {

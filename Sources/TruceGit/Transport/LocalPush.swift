@@ -40,15 +40,23 @@ extension Repository {
     /// encrypted hub's cache does, which takes objects only from sealed entries. A later batch may then repeat an
     /// object an earlier one wrote.
     ///
+    /// A reference named in `expected` moves only from that value (nil: only if it does not exist), compare-and-swap, as
+    /// git's receive-pack moves a ref only from the value it advertised; the others from whatever they hold.
+    ///
     /// `counting` hears the message of each commit sent, as the walk reads it: the result counts those it accepts.
     @discardableResult
     package func pushLocally(
         reachableFrom tips: [ObjectID], to path: String, setting references: [(name: String, target: ObjectID?)],
-        copyingFrom objectsDirectory: String, packDirectory: String? = nil, commitsPerPack: Int = Repository.localPushCommitsPerPack,
+        expecting expected: [String: ObjectID?] = [:], copyingFrom objectsDirectory: String, packDirectory: String? = nil,
+        commitsPerPack: Int = Repository.localPushCommitsPerPack,
         progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil,
         counting isCounted: (_ message: UnsafeRawBufferPointer) -> Bool = { _ in false }
     ) throws(GitError) -> LocalPushResult {
         let destination = try Repository.openBare(at: path, instrumentation: instrumentation)
+        // A ref that moved already fails the push before any pack is written, as libgit2's does before sending one.
+        for (name, value) in expected where try destination.reference(name) != value {
+            throw GitError(operation: "push to \(path)", code: GIT_EMODIFIED.rawValue, errorClass: 0, message: "\(name) moved since it was read")
+        }
         let held = try HeldObjects(in: destination.gitDirectory + "objects")
         // This store's own packs: an entry's CRC proves it, as git proves one it reuses.
         let entries = try PackEntries(objectsDirectory: objectsDirectory, provenBy: .indexCRC)
@@ -87,7 +95,9 @@ extension Repository {
         for reference in references {
             let current = try destination.reference(reference.name)
             if let target = reference.target {
-                if current != target {
+                if let pinned = expected[reference.name] {
+                    try destination.updateReference(reference.name, to: target, expecting: pinned, message: "push")
+                } else if current != target {
                     try destination.updateReference(reference.name, to: target, expecting: current, message: "push")
                 }
             } else if let current {

@@ -69,16 +69,41 @@ extension Repository {
 
     /// Updates the remote's refs as git's `refspecs` say (`+src:dst` forced, `:dst` deletes), sending the objects they need.
     ///
+    /// A ref named in `expected` moves only from that value (nil: only if
+    /// the remote lacks it), as git's `--force-with-lease` moves one: libgit2
+    /// sends receive-pack the value it advertised to this push, which moves
+    /// the ref only from there, and this push stops before sending anything
+    /// when that is not the expected one. It then fails with `GIT_EMODIFIED`
+    /// (`GitError.isConcurrentModification`) and changes nothing.
+    ///
     /// Returns how many refs the remote did not already have at that value;
     /// `progress` hears the objects and bytes sent; `cancellation`, once set, aborts the push at its next progress callback.
     /// Keys, known hosts, CAs and passwords come from `environment` alone.
     @discardableResult
     package func push(
-        refspecs: [String], to url: String, environment: TransferEnvironment = .empty, progress: ((TransferCounts) -> Void)? = nil,
-        cancellation: Cancellation? = nil
+        refspecs: [String], to url: String, expecting expected: [String: ObjectID?] = [:], environment: TransferEnvironment = .empty,
+        progress: ((TransferCounts) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws(GitError) -> Int {
         guard !refspecs.isEmpty else { return 0 }
         let session = TransferSession(url: url, environment: environment, progress: progress, cancellation: cancellation)
+        session.expected = expected
+        do throws(GitError) {
+            try push(refspecs, in: session)
+        } catch {
+            guard let moved = session.moved.first else { throw error }
+            throw GitError(
+                operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: GIT_EMODIFIED.rawValue, errorClass: 0,
+                message: "\(moved) moved on the remote since it was read")
+        }
+        if let first = session.refused.first {
+            throw GitError(
+                operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: -1, errorClass: 0,
+                message: "the remote refused \(session.refused.count) reference(s), first \(first)")
+        }
+        return session.updatedReferences
+    }
+
+    private func push(_ refspecs: [String], in session: TransferSession) throws(GitError) {
         try session.run { () throws(GitError) in
             let remote = try session.openRemote(in: handle)
             defer { git_remote_free(remote) }
@@ -89,12 +114,6 @@ extension Repository {
                 try session.check(git_remote_push(remote, array, &options), "push to")
             }
         }
-        if let first = session.refused.first {
-            throw GitError(
-                operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: -1, errorClass: 0,
-                message: "the remote refused \(session.refused.count) reference(s), first \(first)")
-        }
-        return session.updatedReferences
     }
 }
 
@@ -115,6 +134,9 @@ private final class TransferSession {
     package var refused: [String] = []
     /// Refs the push changed on the remote (it lacked them or had another value).
     package var updatedReferences = 0
+    /// Refs a push moves only from these values (nil: only if absent), and those found elsewhere, which stopped it.
+    package var expected: [String: ObjectID?] = [:]
+    package var moved: [String] = []
     /// What a fetch's transport names first in its negotiation (`startNegotiation`); empty, libgit2 negotiates alone.
     /// Nil only when memory ran out: the fetch then negotiates as libgit2 does.
     package let knownHaves: OpaquePointer?
@@ -263,12 +285,16 @@ private final class TransferSession {
         }
         callbacks.push_negotiation = { updates, count, payload in
             guard let session = TransferSession.from(payload), let updates else { return 0 }
-            session.updatedReferences =
-                (0..<count).filter { index in
-                    guard let update = updates[index]?.pointee else { return false }
-                    return ObjectID(update.src) != ObjectID(update.dst)
-                }.count
-            return 0
+            let all = (0..<count).compactMap { updates[$0]?.pointee }
+            session.updatedReferences = all.filter { ObjectID($0.src) != ObjectID($0.dst) }.count
+            // libgit2 names a ref the remote lacks with the zero id.
+            session.moved = all.compactMap { update in
+                let name = String(cString: update.dst_refname)
+                guard let expected = session.expected[name] else { return nil }
+                let advertised = ObjectID(update.src)
+                return advertised == (expected ?? ObjectID(bytes: ArraySlice(repeating: 0, count: 20))) ? nil : name
+            }
+            return session.moved.isEmpty ? 0 : GIT_EUSER.rawValue
         }
         callbacks.push_update_reference = { name, status, payload in
             if let name, let status, let session = TransferSession.from(payload) {

@@ -77,6 +77,31 @@ import Testing
         #expect(try hub.packs().count == 2)
     }
 
+    /// A reference named in `expecting` moves only from that value: one that moved since fails the push before any
+    /// pack is written, and the repository keeps what it had.
+    @Test func anExpectedReferenceMovesOnlyFromTheValueExpected() throws {
+        let history = try History()
+        let hub = try Fixture()
+        try history.repository.pushLocally(
+            reachableFrom: [history.first], to: hub.path, setting: [("refs/truce/hub", history.first)], copyingFrom: history.source.path + "/objects")
+        for expected in [history.second, nil] as [ObjectID?] {
+            #expect {
+                try history.repository.pushLocally(
+                    reachableFrom: [history.second], to: hub.path, setting: [("refs/truce/hub", history.second)],
+                    expecting: ["refs/truce/hub": expected], copyingFrom: history.source.path + "/objects")
+            } throws: { error in
+                (error as? GitError)?.isConcurrentModification == true
+            }
+        }
+        #expect(try hub.packs().count == 1)
+        #expect(try hub.git("rev-parse", "refs/truce/hub").output == history.first.hex + "\n")
+        try history.repository.pushLocally(
+            reachableFrom: [history.second], to: hub.path, setting: [("refs/truce/hub", history.second)],
+            expecting: ["refs/truce/hub": history.first], copyingFrom: history.source.path + "/objects")
+        #expect(try hub.git("rev-parse", "refs/truce/hub").output == history.second.hex + "\n")
+        #expect(try hub.fsckFindings().isEmpty)
+    }
+
     /// One pack per batch of commits, and what one batch's pack holds is not sent again by the next.
     @Test func aPushInBatchesSendsEachObjectOnce() throws {
         let history = try History()

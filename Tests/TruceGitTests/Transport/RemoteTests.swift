@@ -104,6 +104,34 @@ import Testing
         #expect(try reader.fsckFindings().isEmpty)
     }
 
+    /// A push that names a ref's expected value moves it only from there, as `--force-with-lease` does: a ref that moved
+    /// on the remote since (or exists, where it should not) fails the push with a concurrent modification, and the
+    /// remote keeps what it had; the ref read again moves.
+    @Test(arguments: Transport.allCases) func aPushMovesAnExpectedRefOnlyFromTheValueExpected(_ transport: Transport) throws {
+        let hub = try Hub(transport)
+        let writer = try Fixture(), other = try Fixture()
+        let source = try Repository.openBare(at: writer.path)
+        let a = try Self.chain(2, named: "a", in: source)
+        try Self.push(["refs/truce/hub": a], from: source, to: hub.url)
+        // Another writer moves it meanwhile.
+        let elsewhere = try Repository.openBare(at: other.path)
+        let theirs = try Self.chain(1, named: "theirs", in: elsewhere)
+        try Self.push(["refs/truce/hub": theirs], from: elsewhere, to: hub.url)
+        let ours = try Self.chain(1, named: "a", in: source, after: a)
+        try source.updateReference("refs/truce/hub", to: ours, expecting: a, message: "test: ours")
+        for expected in [a, nil] as [ObjectID?] {
+            #expect {
+                try source.push(refspecs: ["+refs/truce/hub:refs/truce/hub"], to: hub.url, expecting: ["refs/truce/hub": expected])
+            } throws: { error in
+                (error as? GitError)?.isConcurrentModification == true
+            }
+        }
+        let advertised = try source.fetch(from: hub.url, refsMatching: "refs/*", wanting: { _ in [] })
+        #expect(advertised.map(\.target) == [theirs])
+        try source.push(refspecs: ["+refs/truce/hub:refs/truce/hub"], to: hub.url, expecting: ["refs/truce/hub": theirs])
+        #expect(try source.fetch(from: hub.url, refsMatching: "refs/*", wanting: { _ in [] }).map(\.target) == [ours])
+    }
+
     @Test(arguments: Transport.allCases) func tipsTheServerLacksLeaveLibgit2ToNegotiateOnDownTheHistories(_ transport: Transport) throws {
         let hub = try Hub(transport)
         let writer = try Fixture(), reader = try Fixture()

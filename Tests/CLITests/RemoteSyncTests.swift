@@ -79,8 +79,9 @@ import Testing
         let command = [truceExecutable, "--store", phone.path, "sync", url].map { "'\($0)'" }.joined(separator: " ")
         let result = try runTool("/usr/bin/script", package: "bsdutils", ["-qec", command, "/dev/null"], environment: environment())
         #expect(
-            result.output.contains("truce: received 6 objects"),
-            "the laptop's manifest and its empty tree, the version's commit, two trees and a blob: \(result.output.debugDescription)")
+            result.output.contains("truce: received 7 objects"),
+            "the hub's index, the laptop's manifest and their empty tree, the version's commit, two trees and a blob: \(result.output.debugDescription)"
+        )
         #expect(result.output.contains("1 document(s) adopted"), "terminal output: \(result.output.debugDescription)")
         #expect(try phone.run("cat", "notes/a.md").output == "one\n")
     }

@@ -32,6 +32,10 @@ struct IncomingListing {
     let chainCommits: [ObjectID]
     /// The newest manifest read per replica, which its copy here moves to once everything is adopted.
     let newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)]
+    /// The hub's index as read, when it has one (`HubIndex`): its entries' manifests are among those read.
+    let hubIndex: HubIndexView?
+    /// Every manifest the hub's refs and the manifests read from them name, read or not: what the hub holds.
+    let named: Set<ObjectID>
     /// Heads decided so far, by the batches checked: a head listed twice is checked once.
     var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
 }
@@ -51,7 +55,11 @@ extension StoreEngine {
         let replica = try existingReplicaID()
         let known = try repository.references(under: ReplicaManifest.root)
         let knownTargets = Dictionary(known.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
-        let quarantine = try Quarantine(of: repository, offering: known)
+        // What the server holds of ours settles the negotiation: the index entries read last, when this store reads a
+        // hub's index (they reach every manifest read there), else every manifest copy.
+        let indexCopies = try repository.references(under: HubIndex.copiesRoot)
+        let offered = indexCopies.isEmpty ? known : indexCopies + known.filter { $0.name == ReplicaManifest.reference(of: replica ?? "") }
+        let quarantine = try Quarantine(of: repository, offering: offered)
         let incoming = quarantine.repository
         let advertised: [(name: String, target: ObjectID)]
         do throws(GitError) {
@@ -64,7 +72,7 @@ extension StoreEngine {
                         var wanted: [String] = []
                         for reference in advertised {
                             let isListing =
-                                (readingManifests && reference.name.hasPrefix(ReplicaManifest.root))
+                                (readingManifests && (reference.name.hasPrefix(ReplicaManifest.root) || reference.name == HubIndex.reference))
                                 || reference.name.hasPrefix(ReferenceLayout.headsRoot)
                             if isListing, try !incoming.containsCommit(reference.target) { wanted.append(reference.name) }
                         }
@@ -89,7 +97,7 @@ extension StoreEngine {
         var candidates: [IncomingCandidate] = []
         var newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)] = [:]
         var read = Set<ObjectID>(), manifestsRead: [ObjectID] = [], chainCommits: [ObjectID] = []
-        var pending: [(replica: String, target: ObjectID, name: String)] = []
+        var pending: [(replica: String, target: ObjectID, name: String)] = [], named = Set<ObjectID>()
         for reference in advertised where readingManifests && reference.name.hasPrefix(ReplicaManifest.root) {
             guard let other = ReplicaManifest.replica(ofReference: reference.name) else {
                 refused.append(
@@ -100,8 +108,23 @@ extension StoreEngine {
             }
             pending.append((other, reference.target, reference.name))
         }
+        // The hub's index lists the manifests pushed since this store read it last: read like any replica's.
+        var hubIndex: HubIndexView?
+        if readingManifests, let tip = advertisedByName[HubIndex.reference] {
+            switch try HubIndex.read(tip, in: incoming, store: repository) {
+            case .failure(let problem):
+                refused.append(
+                    SyncReport.RefusedHead(
+                        manifest: SyncReport.ManifestID(tip), reference: HubIndex.reference, reason: "its index is damaged: \(problem.reason)"))
+            case .success(let view):
+                hubIndex = view
+                chainCommits += view.commits
+                pending += view.listed.reversed().map { ($0.replica, $0.id, ReplicaManifest.reference(of: $0.replica)) }
+            }
+        }
         while let item = pending.popLast() {
             guard read.insert(item.target).inserted else { continue }
+            named.insert(item.target)
             // Our own manifest comes back as we pushed it; one we never wrote means a copy of this store syncs as the
             // same replica, and its heads are adopted like anyone's (its manifest is not kept: ours has that name).
             let isOurs = item.replica == replica
@@ -141,6 +164,6 @@ extension StoreEngine {
             // A Truce store's head refs are its own; a hub's are what replicas pushed before manifests, and go once adopted.
             isTruceStore: advertisedByName.keys.contains(ChangeJournal.reference), known: known.map(\.target),
             storeHadHeads: try repository.mayHaveReferences(under: ReferenceLayout.headsRoot), manifestsRead: manifestsRead,
-            chainCommits: chainCommits, newest: newest)
+            chainCommits: chainCommits, newest: newest, hubIndex: hubIndex, named: named)
     }
 }

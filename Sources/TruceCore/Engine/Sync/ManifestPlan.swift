@@ -98,6 +98,8 @@ struct ManifestPlan {
     let next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?
     /// When the new manifest lists no head, only other replicas' manifests (what this replica received): those.
     var onlyRelays: [ObjectID]?
+    /// The first line of the new manifest's message.
+    var title = "Manifest"
 
     init(name: String, previous: ObjectID?, next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?) {
         (self.name, self.previous, self.next) = (name, previous, next)
@@ -140,7 +142,7 @@ struct ManifestPlan {
         }
         let manifest = try repository.writeCommit(
             tree: tree, knownParents: fixed + listed, author: next.signature,
-            committer: next.signature, message: ReplicaManifest.message(next.header))
+            committer: next.signature, message: ReplicaManifest.message(next.header, title: title))
         return (manifest, objects + [manifest])
     }
 

@@ -5,6 +5,12 @@ internal import TruceGit
 struct HubState: Sendable {
     var advertised: [String: ObjectID]
     var legacyReferences: [String]
+    /// The hub's index as read (`HubIndex`), when it has one; `indexIsHeld` once this store holds its tip, which an entry
+    /// of ours can then follow (not after a refusal: the tip reaches what was refused).
+    var index: HubIndexView? = nil
+    var indexIsHeld = false
+    /// The manifests the hub was seen to hold: its refs, and what the manifests read from them name.
+    var named: Set<ObjectID> = []
 }
 
 /// What a receive adopted: the new versions, the heads refused, and the hub as it was seen.
@@ -68,8 +74,13 @@ extension StoreEngine {
             received += try adopt(incoming, from: remote)
             if isLast { try remember(incoming.manifests) }
         }
-        return Received(
-            changes: received, refused: refused, hub: HubState(advertised: listing.advertised, legacyReferences: legacyReferences))
+        var hub = HubState(advertised: listing.advertised, legacyReferences: legacyReferences, index: listing.hubIndex, named: listing.named)
+        if let index = listing.hubIndex, refused.isEmpty {
+            // Its entries alone (they were checked as the listing read them), not what they reach: the copy points there.
+            if try !repository.containsCommit(index.tip) { try listing.quarantine.packIntoStore(index.commits + [.emptyTree]) }
+            hub.indexIsHeld = true
+        }
+        return Received(changes: received, refused: refused, hub: hub)
     }
 
     /// Makes the heads of one checked batch local heads, in one transaction; returns the new versions. Called with the

@@ -120,9 +120,11 @@ enum ReplicaManifest {
         text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    static func message(_ header: Header) -> String {
+    /// The message of a manifest with `header`; `title` is its first line, which no reader parses (a hub's index has its
+    /// own, for `git log`).
+    static func message(_ header: Header, title: String = "Manifest") -> String {
         """
-        Manifest
+        \(title)
 
         Replica: \(header.replica)
         Sequence: \(header.sequence)
@@ -154,6 +156,8 @@ enum ReplicaManifest {
         var manifests: [(replica: String, id: ObjectID)] = []
         /// The commits of the chain read (manifests and their parts), each with a header git fsck takes.
         var commits: [ObjectID] = []
+        /// True when the walk ended at a snapshot, not at the manifest seen: the listing is then all the chain lists.
+        var reachedSnapshot = false
     }
 
     /// What the chain from `tip` lists after `seen` (back to a snapshot when `seen` is not on it), in the order listed;
@@ -199,7 +203,10 @@ enum ReplicaManifest {
                     listing.heads.append(parent)
                 }
             }
-            if header.isSnapshot { break }
+            if header.isSnapshot {
+                listing.reachedSnapshot = true
+                break
+            }
             guard let previous = commit.parents.first else { return .failure(ManifestProblem("\(id.short) lists heads but no previous manifest")) }
             current = previous
         }

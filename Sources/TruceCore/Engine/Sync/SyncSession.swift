@@ -15,7 +15,7 @@ final class SyncSession: @unchecked Sendable {
     private let remoteStore: StoreAccess?
     let engine: StoreEngine
     let meter: TrafficMeter
-    private var hub = HubState(advertised: [:], legacyReferences: [])
+    private(set) var hub = HubState(advertised: [:], legacyReferences: [])
     /// The refs the other side advertised, as this session last saw them (after its own push, its manifest's new value).
     var hubAdvertised: [String: ObjectID] { hub.advertised }
     /// True when the other side is a Truce store on a local path, not a hub.
@@ -63,14 +63,21 @@ final class SyncSession: @unchecked Sendable {
         // A store on a local path may hold saves in its save log that its git does not show yet: land them first. One we
         // may not write keeps them; what its git holds is read all the same, and sending to it fails on its own.
         try? remoteStore?.landSaveLog()
+        try receive(cancellation: cancellation)
+        try send(cancellation: cancellation)
+    }
+
+    /// Receives what the other side has: adds to what this session received and refused, and reads the hub anew.
+    private func receive(cancellation: Cancellation?) throws(TruceError) {
         let ours = try StoreAccess.asTruceErrors {
             try engine.receive(
                 from: remote, environment: environment, transfer: meter.received, checking: meter.checking, storing: meter.storing,
                 cancellation: cancellation)
         }
-        (received, refused, hub) = (ours.changes, ours.refused, ours.hub)
-        meter.adopted(Set(received.map(\.key)).count)
-        try send(cancellation: cancellation)
+        received += ours.changes
+        refused += ours.refused
+        hub = ours.hub
+        meter.adopted(Set(ours.changes.map(\.key)).count)
     }
 
     /// Gives the other side our versions: our manifest, brought up to date, and what it lists that the other side lacks.
@@ -79,19 +86,31 @@ final class SyncSession: @unchecked Sendable {
     /// and events see them, and it checks them as we check its); any other
     /// remote gets a push of our manifest, which also deletes the head refs
     /// of a hub from before manifests once our manifest lists their versions.
-    /// Called again after resolving, it sends the resolutions.
+    /// Called again after resolving, it sends the resolutions. When another
+    /// replica moved the hub's index meanwhile, it receives again (what that
+    /// replica pushed) and pushes again.
     func send(cancellation: Cancellation?) throws(TruceError) {
         defer { meter.sendFinished() }
         guard let remoteStore else {
-            do {
-                sent += try StoreAccess.asTruceErrors { try pushManifest(cancellation: cancellation) }
-                return
-            } catch .storeFailure(let error) {
-                // The transfer callback stopped the push: the hub did not take our manifest, and this store keeps its old one.
-                if cancellation?.isCancelled == true { throw .cancelled }
-                // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
-                throw .invalidRemote(shownRemote ?? remote, reason: "it refused our push: " + error.message)
+            for attempt in 1...Self.pushAttempts {
+                let pushed: Int?
+                do {
+                    pushed = try StoreAccess.asTruceErrors { try pushManifest(cancellation: cancellation) }
+                } catch .storeFailure(let error) {
+                    // The transfer callback stopped the push: the hub did not take our manifest, and this store keeps its old one.
+                    if cancellation?.isCancelled == true { throw .cancelled }
+                    // The fetch went through by now: say that it is the push the hub refused (libgit2 says "status code: 403").
+                    throw .invalidRemote(shownRemote ?? remote, reason: "it refused our push: " + error.message)
+                }
+                if let pushed {
+                    sent += pushed
+                    return
+                }
+                guard attempt < Self.pushAttempts else { break }
+                try receive(cancellation: cancellation)
             }
+            throw .invalidRemote(
+                shownRemote ?? remote, reason: "its index moved under each of our \(Self.pushAttempts) pushes (other replicas pushing); sync again")
         }
         do {
             let theirs = try remoteStore.receive(from: engine.repository.path, transfer: meter.sending, cancellation: cancellation)
@@ -105,30 +124,65 @@ final class SyncSession: @unchecked Sendable {
         }
     }
 
+    /// How many times a push whose hub index another replica moved is tried, with a receive in between.
+    static let pushAttempts = 8
+
     /// Pushes this replica's manifest, brought up to date, to a hub (and deletes the hub's head refs from before
-    /// manifests that it now lists); returns how many versions the hub lacked.
+    /// manifests that it now lists); returns how many versions the hub lacked, nil when another replica moved the hub's
+    /// index meanwhile, which leaves the hub and this store as they were.
     ///
     /// The push goes from a scratch repository that holds the new manifest:
     /// this store gets it only once the hub has taken it, so a refused or
     /// killed push leaves the store as it was. A hub on a local path gets the
     /// objects it lacks as packs Truce writes there (`pushLocally`), the
-    /// others through libgit2's push.
+    /// others through libgit2's push. On a hub with an index (`HubIndex`),
+    /// the manifest is listed by a new entry of the index, which moves only
+    /// from the value the hub advertised.
     ///
     /// `evenIfOnlyRelaying` pushes a manifest that lists only manifests the hub holds, which a sync leaves for later:
     /// what forgetting a replica needs, so that the manifests the hub keeps reach what that replica's listed.
-    func pushManifest(cancellation: Cancellation?, evenIfOnlyRelaying: Bool = false) throws -> Int {
+    func pushManifest(cancellation: Cancellation?, evenIfOnlyRelaying: Bool = false) throws -> Int? {
         let repository = engine.repository
-        guard let plan = try engine.manifestPlan() else { return 0 }
+        let usesIndex = try writesIndex()
+        guard let plan = try engine.manifestPlan() else {
+            if usesIndex { try keepIndexCopy(listing: nil) }
+            return 0
+        }
         // What we received from this very hub needs no second trip there: the manifest waits for a change of our own,
         // or for another hub, and lists it then.
-        if !evenIfOnlyRelaying, hub.legacyReferences.isEmpty, try plan.isNeedless(at: hub.advertised, in: repository) { return 0 }
+        if !evenIfOnlyRelaying, hub.legacyReferences.isEmpty, try isNeedless(plan) {
+            if usesIndex { try keepIndexCopy(listing: plan.previous) }
+            return 0
+        }
         let scratch = try Quarantine(of: repository, outgoing: true)
         let written = try plan.write(in: scratch.repository)
         let manifest = written.manifest
         try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")
-        let updates: [(name: String, target: ObjectID?)] =
-            (hub.advertised[plan.name] == manifest ? [] : [(plan.name, manifest)]) + hub.legacyReferences.map { ($0, nil) }
-        guard !updates.isEmpty else { return 0 }
+        var updates: [(name: String, target: ObjectID?)] = hub.legacyReferences.map { ($0, nil) }
+        var entry: (plan: ManifestPlan, written: (manifest: ObjectID, objects: [ObjectID]))?
+        if usesIndex {
+            if hub.index?.lists(manifest) != true {
+                let next =
+                    try hub.index.map { try HubIndex.entry(after: $0, listing: manifest, of: engine.replicaID(), in: scratch.repository) }
+                    ?? HubIndex.snapshot(of: StoreEngine.newReplicaID(), after: nil, sequence: 1, listing: [try engine.replicaID(): manifest])
+                entry = (next, try next.write(in: scratch.repository))
+                updates.append((HubIndex.reference, entry!.written.manifest))
+            }
+            // Our ref from before the index goes: the index lists our manifest.
+            if hub.advertised[plan.name] != nil { updates.append((plan.name, nil)) }
+        } else if hub.advertised[plan.name] != manifest {
+            updates.append((plan.name, manifest))
+        }
+        guard !updates.isEmpty else {
+            if usesIndex { try keepIndexCopy(listing: plan.previous) }
+            return 0
+        }
+        let tips = [entry?.written.manifest ?? manifest]
+        if let entry {
+            try scratch.repository.updateReference(HubIndex.reference, to: entry.written.manifest, expecting: nil, message: "truce: index")
+        }
+        // The index moves only from what the hub advertised: a replica that pushed meanwhile has its entry kept.
+        let expected: [String: ObjectID?] = entry == nil ? [:] : [HubIndex.reference: hub.advertised[HubIndex.reference]]
         // Every commit a manifest reaches is a version, or a manifest or part of one: those have a Replica line. A
         // local push counts them as its walk reads them (a first push sends a hundred thousand).
         func versions(among commits: [ObjectID]) throws -> Int {
@@ -136,31 +190,91 @@ final class SyncSession: @unchecked Sendable {
         }
         let isVersion = { (message: UnsafeRawBufferPointer) in !ReplicaManifest.hasReplicaLine(in: message) }
         let lacking: Int
-        if let sealing, let path = Self.localPath(of: remote) {
-            try cancellation?.check()
-            let pushed = try scratch.repository.pushLocally(
-                reachableFrom: [manifest], to: path, setting: [], copyingFrom: repository.gitDirectory + "objects",
-                packDirectory: try sealing.stagingDirectory(), cancellation: cancellation, counting: isVersion)
-            try sealing.seal(packs: pushed.packs, manifest: manifest, cancellation: cancellation)
-            lacking = pushed.counted
-        } else if let path = Self.localPath(of: remote) {
-            try cancellation?.check()
-            let pushed = try scratch.repository.pushLocally(
-                reachableFrom: [manifest], to: path, setting: updates, copyingFrom: repository.gitDirectory + "objects",
-                progress: meter.sending, cancellation: cancellation, counting: isVersion)
-            lacking = pushed.counted
-        } else {
-            let known = try hub.advertised.values.filter { try scratch.repository.containsCommit($0) }
-            lacking = try versions(among: scratch.repository.walk(from: [manifest], hiding: known))
-            try cancellation?.check()
-            let refspecs = updates.map { update in update.target == nil ? ":" + update.name : "+\(update.name):\(update.name)" }
-            try scratch.repository.push(
-                refspecs: refspecs, to: remote, environment: environment, progress: meter.sending, cancellation: cancellation)
+        engine.instrumentation.willPush()
+        do {
+            if let sealing, let path = Self.localPath(of: remote) {
+                try cancellation?.check()
+                let pushed = try scratch.repository.pushLocally(
+                    reachableFrom: [manifest], to: path, setting: [], copyingFrom: repository.gitDirectory + "objects",
+                    packDirectory: try sealing.stagingDirectory(), cancellation: cancellation, counting: isVersion)
+                try sealing.seal(packs: pushed.packs, manifest: manifest, cancellation: cancellation)
+                lacking = pushed.counted
+            } else if let path = Self.localPath(of: remote) {
+                try cancellation?.check()
+                let pushed = try scratch.repository.pushLocally(
+                    reachableFrom: tips, to: path, setting: updates, expecting: expected, copyingFrom: repository.gitDirectory + "objects",
+                    progress: meter.sending, cancellation: cancellation, counting: isVersion)
+                lacking = pushed.counted
+            } else {
+                // What the index lists is on the hub too: named, the walk need not go down the index to find so.
+                let listed = hub.index.map { index in index.listed.map(\.id) + (index.lists(plan.previous) ? [plan.previous].compactMap { $0 } : []) }
+                let known = try (Array(hub.advertised.values) + (listed ?? [])).filter { try scratch.repository.containsCommit($0) }
+                lacking = try versions(among: scratch.repository.walk(from: tips, hiding: known))
+                try cancellation?.check()
+                let refspecs = updates.map { update in update.target == nil ? ":" + update.name : "+\(update.name):\(update.name)" }
+                try scratch.repository.push(
+                    refspecs: refspecs, to: remote, expecting: expected, environment: environment, progress: meter.sending,
+                    cancellation: cancellation)
+            }
+        } catch let error as GitError where entry != nil && error.isConcurrentModification {
+            return nil
         }
         try plan.publish(in: repository, from: scratch, written: written)
-        hub.advertised[plan.name] = manifest
+        hub.advertised[plan.name] = usesIndex ? nil : manifest
         hub.legacyReferences = []
+        if let entry {
+            try scratch.packIntoStore(entry.written.objects)
+            hub.advertised[HubIndex.reference] = entry.written.manifest
+            hub.index = try HubIndex.read(entry.written.manifest, in: repository, store: repository).get()
+            hub.indexIsHeld = true
+        }
+        if usesIndex { try keepIndexCopy(listing: manifest) }
         return lacking
+    }
+
+    /// Whether this push lists our manifest in the hub's index: a hub with an index this store holds, or one with no
+    /// manifest of another replica (a new hub), not an encrypted hub's cache. A hub that keeps other replicas' manifests
+    /// as refs and has no index stays as it is, for the replicas that read only those.
+    private func writesIndex() throws -> Bool {
+        guard sealing == nil else { return false }
+        if hub.advertised[HubIndex.reference] != nil { return hub.index != nil && hub.indexIsHeld }
+        let own = ReplicaManifest.reference(of: try engine.replicaID())
+        return !hub.advertised.keys.contains { $0.hasPrefix(ReplicaManifest.root) && $0 != own }
+    }
+
+    /// True when the hub needs nothing of `plan`'s new manifest: it lists only manifests the hub holds already (or later
+    /// ones of the same replicas), and the hub has this replica's previous one.
+    private func isNeedless(_ plan: ManifestPlan) throws -> Bool {
+        guard let index = hub.index, hub.indexIsHeld else { return try plan.isNeedless(at: hub.advertised, in: engine.repository) }
+        guard let relays = plan.onlyRelays, index.lists(plan.previous) else { return false }
+        return try relays.allSatisfy { relayed in
+            // Named by what this sync read from the hub (another replica relaying it, most often): the hub has it.
+            if hub.named.contains(relayed) { return true }
+            guard let header = ReplicaManifest.header(parsing: try engine.repository.readCommit(relayed).message) else { return false }
+            return try index.lists(relayed, of: header.replica, in: engine.repository)
+        }
+    }
+
+    /// Moves this store's copy of the hub's index to the entry the hub advertises, which lists `ours` (this store's
+    /// manifest): the next sync reads the index from there. Kept where it was when the hub has no index yet, when this
+    /// store does not hold that entry, or when the index does not list `ours`.
+    private func keepIndexCopy(listing ours: ObjectID?) throws {
+        guard let index = hub.index, hub.indexIsHeld, index.lists(ours) else { return }
+        let repository = engine.repository
+        let name = HubIndex.copy(of: index.hub, listing: ours)
+        let stale = try repository.references(under: HubIndex.copiesRoot + index.hub + "/").filter { $0.name != name }
+        let current = try repository.reference(name)
+        if current != index.tip {
+            do {
+                try repository.withLockRetries(on: name) {
+                    try repository.updateReference(name, to: index.tip, expecting: current, message: "truce: hub index read")
+                }
+            } catch let error as GitError where error.isConcurrentModification {
+                // Another sync moved it meanwhile: whichever is older is read from again next time, which loses nothing.
+                return
+            }
+        }
+        if !stale.isEmpty { try repository.deleteReferences(stale) }
     }
 
     /// The report of this sync, with what a resolving after it settled.

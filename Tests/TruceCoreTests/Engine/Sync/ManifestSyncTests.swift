@@ -19,12 +19,40 @@ import Testing
         try git("-C", hubPath(url), "for-each-ref", "--format=%(refname)").output.split(separator: "\n").map(String.init)
     }
 
+    /// The manifest the hub's index lists for each replica (the newest), read with git: the entries of
+    /// `refs/truce/hub` along first parents back to a snapshot, parts expanded, each listed commit's trailers.
+    private func hubListing(_ url: String) throws -> [String: String] {
+        let directory = hubPath(url)
+        func lines(_ arguments: String...) throws -> [String] {
+            try git(["-C", directory] + arguments).output.split(separator: "\n").map(String.init)
+        }
+        guard try git("-C", directory, "rev-parse", "-q", "--verify", HubIndex.reference).status == 0 else { return [:] }
+        var newest: [String: (id: String, sequence: Int)] = [:]
+        for entry in try lines("rev-list", "--first-parent", HubIndex.reference) {
+            let parents = try lines("rev-list", "--parents", "-n", "1", entry)[0].split(separator: " ").dropFirst().map(String.init)
+            let isSnapshot = try lines("log", "-1", "--format=%(trailers:key=Snapshot,valueonly)", entry).first == "yes"
+            var listed = isSnapshot ? parents : Array(parents.dropFirst())
+            while let commit = listed.popLast() {
+                let fields = try lines("log", "-1", "--format=%s%n%(trailers:key=Replica,valueonly)%n%(trailers:key=Sequence,valueonly)", commit)
+                if fields[0] == "Manifest part" {
+                    listed += try lines("rev-list", "--parents", "-n", "1", commit)[0].split(separator: " ").dropFirst().map(String.init)
+                } else if fields.count == 3, let sequence = Int(fields[2]), sequence > newest[fields[1]]?.sequence ?? -1 {
+                    newest[fields[1]] = (commit, sequence)
+                }
+            }
+            if isSnapshot { break }
+        }
+        return newest.mapValues(\.id)
+    }
+
     private func expectHubFsckClean(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let fsck = try git("-C", hubPath(url), "fsck", "--strict", "--no-dangling")
         #expect(fsck.status == 0 && fsck.output.isEmpty, "\(fsck.output) \(fsck.errorOutput)", sourceLocation: sourceLocation)
     }
 
-    @Test func aHubAdvertisesOneRefPerReplicaHoweverManyVersionsAndSyncs() throws {
+    /// git's protocol lists every ref of a hub on every fetch and push: a hub has one, its index, whatever the number of
+    /// replicas, versions and syncs.
+    @Test func aHubAdvertisesOneRefWhateverItsReplicasVersionsAndSyncs() throws {
         let hub = try daemon.makeHub()
         let laptop = try TestStore(), phone = try TestStore()
         for round in 0..<4 {
@@ -34,8 +62,8 @@ import Testing
             _ = try phone.store.sync(with: hub)
         }
         _ = try laptop.store.sync(with: hub)
-        let refs = try hubRefs(hub)
-        #expect(refs.count == 2 && refs.allSatisfy { $0.hasPrefix(ReplicaManifest.root) }, "\(refs)")
+        #expect(try hubRefs(hub) == [HubIndex.reference])
+        #expect(try hubListing(hub).keys.sorted() == [replicaID(of: laptop), replicaID(of: phone)].sorted())
         for index in 0..<5 { #expect(try phone.store.contents(of: DocumentKey("notes/\(index).md")) == .text("laptop 3 \(index)\n")) }
         #expect(try laptop.store.contents(of: "phone.md") == .text("phone 3\n"))
         try expectHubFsckClean(hub)
@@ -109,15 +137,15 @@ import Testing
             try device.store.save(.text("\(index)\n"), to: DocumentKey("r/\(index).md"), device: "device\(index)")
             _ = try device.store.sync(with: hub)
         }
-        let others = try git("-C", hubPath(hub), "for-each-ref", "--format=%(refname) %(objectname)", ReplicaManifest.root).output
-        #expect(others.split(separator: "\n").count == 10)
+        let others = try hubListing(hub).map { "\(ReplicaManifest.reference(of: $0.key)) \($0.value)" }.sorted()
+        #expect(others.count == 10)
         let newcomer = try TestStore()
         #expect(try newcomer.store.sync(with: hub).received.count == 10)
         // Its copies are the hub's manifests, as packed lines: no loose copy was written.
         let own = ReplicaManifest.reference(of: try replicaID(of: newcomer))
         let copies = try newcomer.git("for-each-ref", "--format=%(refname) %(objectname)", ReplicaManifest.root)
             .split(separator: "\n").filter { !$0.hasPrefix(own) }
-        #expect(copies.joined(separator: "\n") + "\n" == others)
+        #expect(copies.map(String.init) == others)
         let packed = try String(contentsOfFile: newcomer.path + "/packed-refs", encoding: .utf8)
         for copy in copies { #expect(packed.contains(copy.split(separator: " ")[0]), "\(copy) is not packed") }
         #expect(!FileManager.default.fileExists(atPath: newcomer.path + "/" + String(copies[0].split(separator: " ")[0])))
@@ -138,7 +166,7 @@ import Testing
         _ = try writer.store.sync(with: hub)
         let joined = try (0..<12).map { _ in try TestStore() }
         for replica in joined { _ = try replica.store.sync(with: hub) }
-        #expect(try hubRefs(hub).count == 13)
+        #expect(try hubListing(hub).count == 13 && hubRefs(hub) == [HubIndex.reference])
         let newcomer = try TestStore()
         #expect(try newcomer.store.sync(with: hub).received.count == 5)
         let own = ReplicaManifest.reference(of: try replicaID(of: newcomer))
@@ -173,6 +201,92 @@ import Testing
         #expect(withMany == withTwo, "a no-op sync read \(withTwo) commits with 2 replicas, \(withMany) with 22")
     }
 
+    /// One change synced up and down reads the same commits with 22 replicas on the hub as with 2: each side reads
+    /// the index from the entry it read last, and the hub advertises one ref (counts, not timings). Two hubs, the same
+    /// syncs on each, 20 more replicas joining one of them.
+    @Test func oneChangeSyncedReadsTheSameWhateverTheNumberOfReplicas() throws {
+        func commitsReadByOneChange(joining: Int) throws -> (up: Int, down: Int) {
+            let hub = try daemon.makeHub("hub-\(joining).git")
+            let writer = try TestStore(), reader = try TestStore()
+            try writer.store.save(.text("w\n"), to: "w.md", device: "writer")
+            _ = try writer.store.sync(with: hub)
+            _ = try reader.store.sync(with: hub)
+            for _ in 0..<joining {
+                let joined = try TestStore()
+                _ = try joined.store.sync(with: hub)
+            }
+            _ = try writer.store.sync(with: hub)
+            _ = try reader.store.sync(with: hub)
+            try writer.store.save(.text("changed\n"), to: "w.md", device: "writer")
+            let (writerBefore, readerBefore) = (writer.store.instrumentation.commitsRead, reader.store.instrumentation.commitsRead)
+            #expect(try writer.store.sync(with: hub).sent == 1)
+            #expect(try reader.store.sync(with: hub).received.map(\.key) == ["w.md"])
+            #expect(try hubRefs(hub) == [HubIndex.reference] && hubListing(hub).count == joining + 2)
+            try expectHubFsckClean(hub)
+            return (writer.store.instrumentation.commitsRead - writerBefore, reader.store.instrumentation.commitsRead - readerBefore)
+        }
+        let withTwo = try commitsReadByOneChange(joining: 0), withMany = try commitsReadByOneChange(joining: 20)
+        #expect(withMany == withTwo, "one change read \(withTwo) commits with 2 replicas, \(withMany) with 22")
+    }
+
+    /// Two replicas push at once: the index moves only from the value the hub advertised, so the one that pushes second
+    /// is refused, receives what the first pushed, and pushes again. The index lists both; nothing is lost.
+    @Test(arguments: HubAccess.allCases) func aReplicaThatPushesSecondReceivesAgainAndTheIndexKeepsBoth(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
+        let laptop = try TestStore(), phone = try TestStore()
+        try laptop.store.save(.text("laptop\n"), to: "laptop.md", device: "laptop")
+        _ = try laptop.store.sync(with: hub)
+        _ = try phone.store.sync(with: hub)
+        try laptop.store.save(.text("laptop again\n"), to: "laptop.md", device: "laptop")
+        try phone.store.save(.text("phone\n"), to: "phone.md", device: "phone")
+        // The laptop's whole sync lands between the phone's receive and its push, once.
+        phone.store.instrumentation.beforePushing {
+            phone.store.instrumentation.beforePushing(nil)
+            _ = try? laptop.store.sync(with: hub)
+        }
+        let report = try phone.store.sync(with: hub)
+        #expect(report.received.map(\.key) == ["laptop.md"] && report.sent == 1, "\(report)")
+        let listing = try hubListing(hub)
+        #expect(try listing[replicaID(of: laptop)] == ownManifest(of: laptop))
+        #expect(try listing[replicaID(of: phone)] == ownManifest(of: phone))
+        let newcomer = try TestStore()
+        _ = try newcomer.store.sync(with: hub)
+        #expect(try newcomer.store.contents(of: "laptop.md") == .text("laptop again\n"))
+        #expect(try newcomer.store.contents(of: "phone.md") == .text("phone\n"))
+        try expectHubFsckClean(hub)
+    }
+
+    /// A hub from before the index keeps one ref per replica, which replicas of that time read alone: a replica syncing
+    /// with it adds its own ref there, as they do, and reads theirs. Once the others are forgotten, its next push gives
+    /// the hub an index in place of its own ref.
+    @Test func aHubOfManifestRefsStaysOneUntilItHoldsOnlyThisReplicas() async throws {
+        let url = try daemon.makeHub()
+        let hub = hubPath(url)
+        let old = try TestStore(), laptop = try TestStore()
+        try old.store.save(.text("old\n"), to: "old.md", device: "old")
+        _ = try await old.store.sync(with: url)
+        // What a replica of that time left: its manifest under its own ref, and no index.
+        let oldID = try replicaID(of: old), oldManifest = try #require(try hubListing(url)[oldID])
+        #expect(try git("-C", hub, "update-ref", ReplicaManifest.reference(of: oldID), oldManifest).status == 0)
+        #expect(try git("-C", hub, "update-ref", "-d", HubIndex.reference).status == 0)
+        try laptop.store.save(.text("laptop\n"), to: "laptop.md", device: "laptop")
+        #expect(try await laptop.store.sync(with: url).received.map(\.key) == ["old.md"])
+        let laptopRef = ReplicaManifest.reference(of: try replicaID(of: laptop))
+        #expect(try hubRefs(url).sorted() == [ReplicaManifest.reference(of: oldID), laptopRef].sorted())
+        // What the old replica reads: the laptop's ref lists its version.
+        let listed = try git("-C", hub, "log", "--format=%s", laptopRef).output
+        #expect(listed.contains("Save laptop.md"), "\(listed)")
+        try expectHubFsckClean(url)
+        _ = try await laptop.store.forgetReplica(oldID, on: url)
+        #expect(try hubRefs(url) == [laptopRef])
+        try laptop.store.save(.text("laptop again\n"), to: "laptop.md", device: "laptop")
+        _ = try await laptop.store.sync(with: url)
+        #expect(try hubRefs(url) == [HubIndex.reference] && hubListing(url) == [replicaID(of: laptop): ownManifest(of: laptop)])
+        let newcomer = try TestStore()
+        #expect(Set(try await newcomer.store.sync(with: url).received.map(\.key)) == ["old.md", "laptop.md"])
+        try expectHubFsckClean(url)
+    }
+
     /// A retired replica forgotten on the hub: its ref goes, nothing it wrote is lost to a newcomer, and when it comes
     /// back it publishes again and loses nothing.
     @Test(arguments: HubAccess.allCases) func aRetiredReplicaIsForgottenAndNothingItWroteIsLost(_ access: HubAccess) async throws {
@@ -183,10 +297,10 @@ import Testing
         try tablet.store.save(.text("tablet\n"), to: "tablet.md", device: "tablet")
         _ = try await tablet.store.sync(with: hub)
         _ = try await phone.store.sync(with: hub)
-        let tabletID = try replicaID(of: tablet), tabletRef = ReplicaManifest.reference(of: tabletID)
+        let tabletID = try replicaID(of: tablet)
         // The laptop has not seen the tablet's version yet: forgetting syncs first, and its manifest then reaches it.
         _ = try await laptop.store.forgetReplica(tabletID, on: hub)
-        #expect(try !hubRefs(hub).contains(tabletRef))
+        #expect(try hubListing(hub)[tabletID] == nil)
         #expect(try laptop.store.replicas().map(\.id).contains(tabletID) == false)
         try expectHubFsckClean(hub)
         let newcomer = try TestStore()
@@ -202,11 +316,11 @@ import Testing
         } throws: { error in
             "\(error)".contains("is this store's own replica")
         }
-        #expect(try hubRefs(hub).contains(ReplicaManifest.reference(of: try replicaID(of: phone))))
+        #expect(try hubListing(hub)[replicaID(of: phone)] != nil)
         // The tablet comes back: it publishes again, as a new replica would, and its new version reaches the others.
         try tablet.store.save(.text("tablet again\n"), to: "tablet.md", device: "tablet")
         _ = try await tablet.store.sync(with: hub)
-        #expect(try hubRefs(hub).contains(tabletRef))
+        #expect(try hubListing(hub)[tabletID] != nil && hubRefs(hub) == [HubIndex.reference])
         _ = try await newcomer.store.sync(with: hub)
         #expect(try newcomer.store.contents(of: "tablet.md") == .text("tablet again\n"))
         try expectHubFsckClean(hub)
@@ -220,21 +334,21 @@ import Testing
         try laptop.store.save(.text("good\n"), to: "good.md", device: "laptop")
         _ = try await laptop.store.sync(with: hub)
         _ = try await phone.store.sync(with: hub)
-        let reference = ReplicaManifest.reference(of: try replicaID(of: laptop))
-        let (next, _) = try listingAnUnparsableCommit(reference, in: hubDirectory)
+        let laptopID = try replicaID(of: laptop)
+        let (next, _) = try listingAnUnparsableCommit(laptopID, in: hub)
         await #expect {
             try await phone.store.forgetReplica(try replicaID(of: laptop), on: hub)
         } throws: { error in
             "\(error)".contains("forgetting it would lose them")
         }
-        #expect(try hubReference(reference, in: hub) == next)
+        #expect(try hubListing(hub)[laptopID] == next)
     }
 
-    /// Moves the manifest ref `reference` of the hub at `hubDirectory` to a next manifest, as Truce writes one, that also
-    /// lists a commit libgit2 cannot parse (an author without an email); returns that manifest and that commit.
-    private func listingAnUnparsableCommit(_ reference: String, in hubDirectory: String) throws -> (next: String, unparsable: String) {
-        let replica = String(reference.dropFirst(ReplicaManifest.root.count))
-        let manifest = try git("-C", hubDirectory, "rev-parse", reference).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Lists in the index of the hub `url` a next manifest of `replica`, as Truce writes one, that also lists a commit
+    /// libgit2 cannot parse (an author without an email); returns that manifest and that commit.
+    private func listingAnUnparsableCommit(_ replica: String, in url: String) throws -> (next: String, unparsable: String) {
+        let hubDirectory = hubPath(url)
+        let manifest = try #require(try hubListing(url)[replica])
         let emptyTree = ObjectID.emptyTree.hex
         let unparsable = try git(
             ["-C", hubDirectory, "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
@@ -249,8 +363,31 @@ import Testing
             ],
             input: .text(ReplicaManifest.message(header))
         ).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try git("-C", hubDirectory, "update-ref", reference, next, manifest).status == 0)
+        try appendToIndex(listing: next, in: url)
         return (next, unparsable)
+    }
+
+    /// Moves the index of the hub `url` to a new entry, as Truce writes one, that lists `manifest`.
+    private func appendToIndex(listing manifest: String, in url: String) throws {
+        let hubDirectory = hubPath(url)
+        let tip = try hubReference(HubIndex.reference, in: url)
+        let fields = try git("-C", hubDirectory, "log", "-1", "--format=%(trailers:key=Replica,valueonly)%n%(trailers:key=Sequence,valueonly)", tip)
+            .output.split(separator: "\n").map(String.init)
+        let header = ReplicaManifest.Header(
+            replica: fields[0], sequence: Int(fields[1])! + 1, journal: nil, isSnapshot: false, listedSinceSnapshot: 1, snapshotHeads: 1)
+        let entry = try git(
+            [
+                "-c", "user.name=truce", "-c", "user.email=manifest@truce", "-C", hubDirectory, "commit-tree", ObjectID.emptyTree.hex, "-p", tip,
+                "-p", manifest,
+            ],
+            input: .text(ReplicaManifest.message(header, title: HubIndex.title))
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try git("-C", hubDirectory, "update-ref", HubIndex.reference, entry, tip).status == 0)
+    }
+
+    /// The manifest `store` last published.
+    private func ownManifest(of store: TestStore) throws -> String {
+        try store.git("rev-parse", ReplicaManifest.reference(of: replicaID(of: store))).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func replicaID(of store: TestStore) throws -> String {
@@ -327,8 +464,7 @@ import Testing
         #expect(try git("-C", old.path, "push", "-q", "--force", hubDirectory, "refs/truce/heads/*:refs/truce/heads/*").status == 0)
         let report = try laptop.store.sync(with: hub)
         #expect(Set(report.received.map(\.key)) == ["old.md", "notes/also.md"])
-        let refs = try hubRefs(hub)
-        #expect(refs.count == 1 && refs[0].hasPrefix(ReplicaManifest.root), "\(refs)")
+        #expect(try hubRefs(hub) == [HubIndex.reference])
         let phone = try TestStore()
         #expect(Set(try phone.store.sync(with: hub).received.map(\.key)) == ["old.md", "notes/also.md"])
         try expectHubFsckClean(hub)
@@ -444,8 +580,7 @@ import Testing
         let laptop = try TestStore(), phone = try TestStore()
         try laptop.store.save(.text("good\n"), to: "good.md", device: "laptop")
         _ = try laptop.store.sync(with: hub)
-        let reference = try #require(try hubRefs(hub).first { $0.hasPrefix(ReplicaManifest.root) })
-        let (_, unparsable) = try listingAnUnparsableCommit(reference, in: hubDirectory)
+        let (_, unparsable) = try listingAnUnparsableCommit(try replicaID(of: laptop), in: hub)
         let report = try phone.store.sync(with: hub)
         #expect(report.received.map(\.key) == ["good.md"])
         #expect(report.refused.map(\.hex) == [unparsable], "\(report.refused)")
@@ -560,7 +695,7 @@ import Testing
         let laptop = try TestStore()
         try saveInOneSecond(200, into: laptop)
         _ = try laptop.store.sync(with: hub)
-        let manifest = try hubReference(ReplicaManifest.reference(of: replicaID(of: laptop)), in: hub)
+        let manifest = try #require(try hubListing(hub)[replicaID(of: laptop)])
         let commits = try hubCommits(from: manifest, in: hub)
         let parts = try #require(commits[manifest]).parents
         #expect(parts.count == 4, "200 heads, at most 64 a part: \(parts)")
@@ -582,25 +717,26 @@ import Testing
         // 65 parts of 64 heads, grouped in turn into two parts: the manifest's parts list parts.
         let documents = 65 * ReplicaManifest.fanOut
         try saveInOneSecond(documents, history: 4, into: laptop)
-        let reference = ReplicaManifest.reference(of: try replicaID(of: laptop))
+        let laptopID = try replicaID(of: laptop)
         let initial = try laptop.store.sync(with: hub)
         let versionsOnHub = try git("-C", hubPath(hub), "rev-list", "--count", "--grep=^Document: ", "--all").output
         #expect(initial.sent == documents + 4 && versionsOnHub == "\(documents + 4)\n", "\(initial.sent) \(versionsOnHub)")
-        let first = try hubReference(reference, in: hub)
+        let first = try #require(try hubListing(hub)[laptopID])
         #expect(try hubCommits(from: first, in: hub)[first]?.parents.count == 2)
         #expect(try phone.store.sync(with: hub).received.count == documents + 4)
 
         let hubHad = try git("-C", hubPath(hub), "for-each-ref", "--format=%(objectname)").output.split(separator: "\n").map(String.init)
-        #expect(hubHad.count == 2, "the laptop's manifest and the phone's: \(hubHad)")
+        #expect(hubHad.count == 1, "the hub's index, listing the laptop's manifest and the phone's: \(hubHad)")
         let version = try laptop.store.save(.text("changed\n"), to: "d/0.md", device: "laptop")
         let sent = try laptop.store.sync(with: hub)
-        let pushed = try hubReference(reference, in: hub)
+        let pushed = try #require(try hubListing(hub)[laptopID])
         let lacked = try git(["-C", hubPath(hub), "rev-list", "--grep=^Document: ", pushed, "--not"] + hubHad).output
         #expect(lacked == version.id.hex + "\n")
         #expect(sent.sent == 1)
-        // What the pack held is what git counts the hub lacked: the manifest, the version, its two trees and blob.
-        let objects = try git(["-C", hubPath(hub), "rev-list", "--objects", pushed, "--not"] + hubHad).output.split(separator: "\n")
-        #expect(sent.traffic.sentObjects == objects.count && objects.count == 5, "\(sent.traffic) \(objects)")
+        // What the pack held is what git counts the hub lacked: the index entry, the manifest, the version, its two trees
+        // and blob.
+        let objects = try git(["-C", hubPath(hub), "rev-list", "--objects", HubIndex.reference, "--not"] + hubHad).output.split(separator: "\n")
+        #expect(sent.traffic.sentObjects == objects.count && objects.count == 6, "\(sent.traffic) \(objects)")
         #expect(try phone.store.sync(with: hub).received.map(\.version) == [version.id])
         try expectHubFsckClean(hub)
     }

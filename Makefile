@@ -105,7 +105,7 @@ demo: build
 	$$T --store $$laptop sync $$hub; $$T --store $$phone sync $$hub; echo; \
 	echo "(the same resolution commit on every replica: one head, the same id)"; \
 	for s in laptop phone; do printf '%-7s ' $$s; $$T --store $$top/$$s versions notes/todo.md | sed -n 2p; done; echo; \
-	echo "\$$ git -C hub for-each-ref --format='%(refname)'   # the hub holds one manifest per replica, not one ref per version"; \
+	echo "\$$ git -C hub for-each-ref --format='%(refname)'   # one ref, the hub's index of the replicas' manifests"; \
 	git -C $$hub for-each-ref --format='%(refname)'; echo; \
 	echo "\$$ truce --store phone cat notes/todo.md"; $$T --store $$phone cat notes/todo.md; echo; \
 	echo "\$$ git -C phone log --graph --glob='refs/truce/heads/*' --format='%h %an %ad %s' --date=iso -- notes/todo.md"; \

@@ -32,11 +32,15 @@ package final class Instrumentation: Sendable {
     /// How many listed heads a sync's receive checks, admits and adopts at a time: its memory follows this, not the
     /// number of documents a sync brings (the size of an import's batch). Tests make it small to see a sync in batches.
     package let receiveBatchSize: Int
+    /// The fewest manifests a hub index's snapshot counts as listing: a new one is written once the chain since the
+    /// last lists four times this or what it listed. Tests make it small to see an index start again.
+    package let indexSnapshotFloor: Int
 
     /// Counts, and pauses for up to a minute the first time the process reaches `pausePoint` (nil: never).
-    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17) {
+    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100) {
         self.pausePoint = pausePoint
         self.receiveBatchSize = max(receiveBatchSize, 1)
+        self.indexSnapshotFloor = max(indexSnapshotFloor, 1)
     }
 
     package var referencesListed: Int { listed.load(ordering: .relaxed) }

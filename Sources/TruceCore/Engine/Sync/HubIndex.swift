@@ -60,11 +60,10 @@ enum HubIndex {
         }
     }
 
-    /// The newest manifest of each replica the index at `tip` lists, back to its snapshot.
-    static func manifests(at tip: ObjectID, hub: String, in repository: Repository) throws -> [String: ObjectID] {
-        guard case .success(let listing) = try ReplicaManifest.listing(from: tip, after: nil, replica: hub, in: repository) else {
-            throw TruceError.invalidRemote(hub, reason: "its index \(tip.short) cannot be read")
-        }
+    /// The newest manifest of each replica the index at `tip` lists, back to its snapshot; nil when a commit of it is
+    /// not an entry of hub `hub`.
+    static func manifests(at tip: ObjectID, hub: String, in repository: Repository) throws -> [String: ObjectID]? {
+        guard case .success(let listing) = try ReplicaManifest.listing(from: tip, after: nil, replica: hub, in: repository) else { return nil }
         var newest: [String: (id: ObjectID, sequence: Int)] = [:]
         for (replica, id) in listing.manifests where newest[replica]?.id != id {
             let sequence = try IncomingCheck.sequence(of: id, in: repository)
@@ -74,17 +73,20 @@ enum HubIndex {
     }
 
     /// The entry that follows `view`'s tip and lists `manifest`; a snapshot of every replica's newest manifest once
-    /// the chain since the last lists four times what that one did.
-    static func entry(after view: HubIndexView, listing manifest: ObjectID, of replica: String, in repository: Repository) throws -> ManifestPlan {
+    /// the chain since the last lists four times what that one did (or `floor`, when it listed fewer).
+    static func entry(
+        after view: HubIndexView, listing manifest: ObjectID, of replica: String, floor: Int, in repository: Repository
+    ) throws -> ManifestPlan {
         let header = view.header
         let listed = header.listedSinceSnapshot + 1
-        guard listed > 4 * max(header.snapshotHeads, 100) else {
+        // The chain stays as it is, should it not read back to its snapshot here: a longer walk for a newcomer.
+        guard listed > 4 * max(header.snapshotHeads, floor), var manifests = try Self.manifests(at: view.tip, hub: view.hub, in: repository)
+        else {
             let next = ReplicaManifest.Header(
                 replica: view.hub, sequence: header.sequence + 1, journal: nil, isSnapshot: false, listedSinceSnapshot: listed,
                 snapshotHeads: header.snapshotHeads)
             return plan(previous: view.tip, parents: [view.tip, manifest], header: next)
         }
-        var manifests = try Self.manifests(at: view.tip, hub: view.hub, in: repository)
         manifests[replica] = manifest
         return snapshot(of: view.hub, after: view.tip, sequence: header.sequence + 1, listing: manifests)
     }

@@ -68,7 +68,10 @@ extension SyncSession {
         return try StoreAccess.asTruceErrors {
             var found = hubAdvertised.filter { $0.key.hasPrefix(ReplicaManifest.root) }
             guard let index = hub.index, hub.indexIsHeld else { return found }
-            for (replica, id) in try HubIndex.manifests(at: index.tip, hub: index.hub, in: repository) {
+            guard let listed = try HubIndex.manifests(at: index.tip, hub: index.hub, in: repository) else {
+                throw TruceError.invalidRemote(remote, reason: "its index \(index.tip.short) does not read back to a snapshot")
+            }
+            for (replica, id) in listed {
                 let name = ReplicaManifest.reference(of: replica)
                 if let ref = found[name], try repository.containsCommit(ref),
                     try IncomingCheck.sequence(of: ref, in: repository) > IncomingCheck.sequence(of: id, in: repository)

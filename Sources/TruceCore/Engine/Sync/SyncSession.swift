@@ -163,7 +163,11 @@ final class SyncSession: @unchecked Sendable {
         if usesIndex {
             if hub.index?.lists(manifest) != true {
                 let next =
-                    try hub.index.map { try HubIndex.entry(after: $0, listing: manifest, of: engine.replicaID(), in: scratch.repository) }
+                    try hub.index.map {
+                        try HubIndex.entry(
+                            after: $0, listing: manifest, of: engine.replicaID(), floor: engine.instrumentation.indexSnapshotFloor,
+                            in: scratch.repository)
+                    }
                     ?? HubIndex.snapshot(of: StoreEngine.newReplicaID(), after: nil, sequence: 1, listing: [try engine.replicaID(): manifest])
                 entry = (next, try next.write(in: scratch.repository))
                 updates.append((HubIndex.reference, entry!.written.manifest))

@@ -256,6 +256,37 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
+    /// Once the index since its last snapshot lists four times what that snapshot did, a push writes a new snapshot
+    /// of every replica's newest manifest: the chain starts again, and a replica that read it last before the snapshot,
+    /// and a newcomer, still get everything.
+    @Test(arguments: HubAccess.allCases) func theIndexStartsAgainFromASnapshotAndNothingIsLost(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
+        let laptop = try TestStore(), phone = try TestStore()
+        let writer = try DocumentStore.open(at: laptop.path, instrumentation: StoreInstrumentation(indexSnapshotFloor: 1))
+        try phone.store.save(.text("phone\n"), to: "phone.md", device: "phone")
+        _ = try phone.store.sync(with: hub)
+        for round in 0..<12 {
+            try writer.save(.text("round \(round)\n"), to: "laptop.md", device: "laptop")
+            _ = try writer.sync(with: hub)
+        }
+        // 13 pushes: a snapshot of the phone's manifest, 4 entries, a snapshot of both at the fifth, then 7 entries.
+        let log = try git(
+            "-C", hubPath(hub), "log", "--first-parent",
+            "--format=%(trailers:key=Sequence,valueonly,separator=) %(trailers:key=Snapshot,valueonly,separator=)",
+            HubIndex.reference
+        ).output.split(separator: "\n")
+        let sinceSnapshot = try #require(log.firstIndex { $0.hasSuffix(" yes") })
+        #expect(log.prefix(sinceSnapshot + 1) == ["13 no", "12 no", "11 no", "10 no", "9 no", "8 no", "7 no", "6 yes"], "\(log)")
+        #expect(try hubListing(hub) == [replicaID(of: laptop): ownManifest(of: laptop), replicaID(of: phone): ownManifest(of: phone)])
+        #expect(try phone.store.sync(with: hub).received.map(\.key) == Array(repeating: "laptop.md", count: 12))
+        #expect(try phone.store.contents(of: "laptop.md") == .text("round 11\n"))
+        let newcomer = try TestStore()
+        _ = try newcomer.store.sync(with: hub)
+        #expect(try newcomer.store.contents(of: "phone.md") == .text("phone\n"))
+        #expect(try newcomer.store.contents(of: "laptop.md") == .text("round 11\n"))
+        try expectHubFsckClean(hub)
+    }
+
     /// A hub from before the index keeps one ref per replica, which replicas of that time read alone: a replica syncing
     /// with it adds its own ref there, as they do, and reads theirs. Once the others are forgotten, its next push gives
     /// the hub an index in place of its own ref.

@@ -96,7 +96,13 @@ extension Repository {
             let current = try destination.reference(reference.name)
             if let target = reference.target {
                 if let pinned = expected[reference.name] {
-                    try destination.updateReference(reference.name, to: target, expecting: pinned, message: "push")
+                    do {
+                        try destination.updateReference(reference.name, to: target, expecting: pinned, message: "push")
+                    } catch  where error.isLocked {
+                        // Another push holds it this moment: it moves from the value expected, if not yet.
+                        throw GitError(
+                            operation: "push to \(path)", code: GIT_EMODIFIED.rawValue, errorClass: 0, message: "\(reference.name) is being moved")
+                    }
                 } else if current != target {
                     try destination.updateReference(reference.name, to: target, expecting: current, message: "push")
                 }

@@ -95,6 +95,17 @@ extension Repository {
                 operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: GIT_EMODIFIED.rawValue, errorClass: 0,
                 message: "\(moved) moved on the remote since it was read")
         }
+        // receive-pack refuses an expected ref that moved after it advertised it (another push between its listing and
+        // its update): that is a moved ref too.
+        let raced = session.refused.filter { refusal in
+            expected.keys.contains { refusal.hasPrefix($0 + ": ") }
+                && ["failed to update ref", "lock", "stale info"].contains { refusal.contains($0) }
+        }
+        if let moved = raced.first, raced.count == session.refused.count {
+            throw GitError(
+                operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: GIT_EMODIFIED.rawValue, errorClass: 0,
+                message: "\(moved) (it moved on the remote since it was read)")
+        }
         if let first = session.refused.first {
             throw GitError(
                 operation: "push to \(RemoteURL.redactingPasswords(in: url))", code: -1, errorClass: 0,

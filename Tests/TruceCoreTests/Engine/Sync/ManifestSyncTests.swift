@@ -256,6 +256,25 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
+    /// Six replicas sync with one hub at the same moment, each with a change: every push whose index moved under it
+    /// receives again and pushes again, and the index ends listing all six, each with its newest manifest.
+    @Test(arguments: HubAccess.allCases) func replicasSyncingAtOnceAllLandInTheIndex(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
+        let replicas = try (0..<6).map { index in
+            let replica = try TestStore()
+            try replica.store.save(.text("\(index)\n"), to: DocumentKey("r/\(index).md"), device: "device\(index)")
+            return replica
+        }
+        try concurrentlyPerform(replicas.count, workers: replicas.count) { index in
+            _ = try replicas[index].store.sync(with: hub)
+        }
+        #expect(try hubListing(hub) == Dictionary(uniqueKeysWithValues: try replicas.map { (try replicaID(of: $0), try ownManifest(of: $0)) }))
+        let newcomer = try TestStore()
+        #expect(try newcomer.store.sync(with: hub).received.count == 6)
+        for index in 0..<6 { #expect(try newcomer.store.contents(of: DocumentKey("r/\(index).md")) == .text("\(index)\n")) }
+        try expectHubFsckClean(hub)
+    }
+
     /// Once the index since its last snapshot lists four times what that snapshot did, a push writes a new snapshot
     /// of every replica's newest manifest: the chain starts again, and a replica that read it last before the snapshot,
     /// and a newcomer, still get everything.

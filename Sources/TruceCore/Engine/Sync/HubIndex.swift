@@ -16,24 +16,30 @@ internal import TruceGit
 /// replicas pushing at once, one is refused, reads again and pushes again.
 ///
 /// A store keeps the entry it read last of each hub as
-/// `refs/truce/hubs/<hub id>/<manifest>`, where `<manifest>` is the manifest
-/// of its own that the hub lists at that entry (`none`): whether its own
-/// manifest must be pushed again is then known without reading the chain.
+/// `refs/truce/hubs/<hub id>/<manifest>-<journal>`: `<manifest>` is the
+/// manifest of its own that the hub lists at that entry, and `<journal>` the
+/// entry of its change journal up to which the hub holds every version it
+/// recorded (`none` for none). Whether it must push again is then known
+/// without reading the chain: a replica that only receives pushes nothing.
 enum HubIndex {
     static let reference = "refs/truce/hub"
     static let copiesRoot = "refs/truce/hubs/"
     static let title = "Hub index"
 
-    /// The name of this store's copy of hub `hub`'s index, at an entry that lists `ours` (this store's manifest).
-    static func copy(of hub: String, listing ours: ObjectID?) -> String { copiesRoot + hub + "/" + (ours?.hex ?? "none") }
+    /// The name of this store's copy of hub `hub`'s index, at an entry that lists `ours` (this store's manifest) and
+    /// holds every version this store's change journal records up to `journal`.
+    static func copy(of hub: String, listing ours: ObjectID?, holdingUpTo journal: ObjectID?) -> String {
+        copiesRoot + hub + "/" + (ours?.hex ?? "none") + "-" + (journal?.hex ?? "none")
+    }
 
-    /// This store's copy of hub `hub`'s index, with the manifest of ours it lists; nil when there is none.
+    /// This store's copy of hub `hub`'s index, with what the hub holds of ours there; nil when there is none.
     static func copy(of hub: String, in repository: Repository) throws -> HubIndexView.Copy? {
         let prefix = copiesRoot + hub + "/"
+        func id(_ text: Substring) -> ObjectID?? { text == "none" ? .some(nil) : ObjectID(hex: String(text)).map { .some($0) } }
         for reference in try repository.references(under: prefix) {
-            let suffix = String(reference.name.dropFirst(prefix.count))
-            if suffix == "none" { return .init(name: reference.name, target: reference.target, ours: nil) }
-            if let ours = ObjectID(hex: suffix) { return .init(name: reference.name, target: reference.target, ours: ours) }
+            let fields = reference.name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard fields.count == 2, let ours = id(fields[0]), let journal = id(fields[1]) else { continue }
+            return .init(name: reference.name, target: reference.target, ours: ours, journal: journal)
         }
         return nil
     }
@@ -108,11 +114,13 @@ enum HubIndex {
 
 /// What one sync read of a hub's index: its tip, this store's copy, and what the entries between them list.
 struct HubIndexView: Sendable {
-    /// This store's copy of a hub's index: the entry read last, and the manifest of this store it lists there.
+    /// This store's copy of a hub's index: the entry read last, the manifest of this store it lists there, and the
+    /// entry of this store's journal up to which the hub holds every version recorded.
     struct Copy: Sendable {
         let name: String
         let target: ObjectID
         let ours: ObjectID?
+        let journal: ObjectID?
     }
 
     let hub: String

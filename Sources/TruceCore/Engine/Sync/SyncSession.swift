@@ -144,14 +144,15 @@ final class SyncSession: @unchecked Sendable {
     func pushManifest(cancellation: Cancellation?, evenIfOnlyRelaying: Bool = false) throws -> Int? {
         let repository = engine.repository
         let usesIndex = try writesIndex()
+        let journal = try repository.reference(ChangeJournal.reference)
         guard let plan = try engine.manifestPlan() else {
-            if usesIndex { try keepIndexCopy(listing: nil) }
+            if usesIndex { try keepIndexCopy(listing: nil, holdingUpTo: journal) }
             return 0
         }
         // What we received from this very hub needs no second trip there: the manifest waits for a change of our own,
         // or for another hub, and lists it then.
         if !evenIfOnlyRelaying, hub.legacyReferences.isEmpty, try isNeedless(plan) {
-            if usesIndex { try keepIndexCopy(listing: plan.previous) }
+            if usesIndex { try keepIndexCopy(listing: plan.previous, holdingUpTo: journal) }
             return 0
         }
         let scratch = try Quarantine(of: repository, outgoing: true)
@@ -162,23 +163,22 @@ final class SyncSession: @unchecked Sendable {
         var entry: (plan: ManifestPlan, written: (manifest: ObjectID, objects: [ObjectID]))?
         if usesIndex {
             if hub.index?.lists(manifest) != true {
-                let next =
-                    try hub.index.map {
-                        try HubIndex.entry(
-                            after: $0, listing: manifest, of: engine.replicaID(), floor: engine.instrumentation.indexSnapshotFloor,
-                            in: scratch.repository)
-                    }
-                    ?? HubIndex.snapshot(of: StoreEngine.newReplicaID(), after: nil, sequence: 1, listing: [try engine.replicaID(): manifest])
-                entry = (next, try next.write(in: scratch.repository))
-                updates.append((HubIndex.reference, entry!.written.manifest))
+                let next = try indexEntry(listing: manifest, in: scratch.repository)
+                let written = try next.write(in: scratch.repository)
+                entry = (next, written)
+                updates.append((HubIndex.reference, written.manifest))
             }
             // Our ref from before the index goes: the index lists our manifest.
             if hub.advertised[plan.name] != nil { updates.append((plan.name, nil)) }
         } else if hub.advertised[plan.name] != manifest {
             updates.append((plan.name, manifest))
         }
+        // What the new manifest lists covers the journal as the plan read it (another sync may write more meanwhile).
+        let covered = plan.next.map { $0.header.journal } ?? journal
         guard !updates.isEmpty else {
-            if usesIndex { try keepIndexCopy(listing: plan.previous) }
+            // The hub has this very manifest (a sync killed after its push wrote it): this store takes it too.
+            try plan.publish(in: repository, from: scratch, written: written)
+            if usesIndex { try keepIndexCopy(listing: manifest, holdingUpTo: covered) }
             return 0
         }
         let tips = [entry?.written.manifest ?? manifest]
@@ -232,8 +232,18 @@ final class SyncSession: @unchecked Sendable {
             hub.index = try HubIndex.read(entry.written.manifest, in: repository, store: repository).get()
             hub.indexIsHeld = true
         }
-        if usesIndex { try keepIndexCopy(listing: manifest) }
+        if usesIndex { try keepIndexCopy(listing: manifest, holdingUpTo: covered) }
         return lacking
+    }
+
+    /// The index entry that lists `manifest` after the hub's tip; the first entry of a new hub's index when it has none.
+    private func indexEntry(listing manifest: ObjectID, in repository: Repository) throws -> ManifestPlan {
+        let replica = try engine.replicaID()
+        guard let index = hub.index else {
+            return HubIndex.snapshot(of: StoreEngine.newReplicaID(), after: nil, sequence: 1, listing: [replica: manifest])
+        }
+        return try HubIndex.entry(
+            after: index, listing: manifest, of: replica, floor: engine.instrumentation.indexSnapshotFloor, in: repository)
     }
 
     /// Whether this push lists our manifest in the hub's index: a hub with an index this store holds, or one with no
@@ -249,23 +259,33 @@ final class SyncSession: @unchecked Sendable {
     /// True when the hub needs nothing of `plan`'s new manifest: it lists only manifests the hub holds already (or later
     /// ones of the same replicas), and the hub has this replica's previous one.
     private func isNeedless(_ plan: ManifestPlan) throws -> Bool {
-        guard let index = hub.index, hub.indexIsHeld else { return try plan.isNeedless(at: hub.advertised, in: engine.repository) }
-        guard let relays = plan.onlyRelays, index.lists(plan.previous) else { return false }
+        let repository = engine.repository
+        guard let index = hub.index, hub.indexIsHeld else { return try plan.isNeedless(at: hub.advertised, in: repository) }
+        guard var relays = plan.onlyRelays, index.lists(plan.previous) else { return false }
+        // What the journal recorded up to the copy's entry of it, the hub holds: only the relays after it are looked up.
+        if let held = index.copy?.journal, let journal = try repository.reference(ChangeJournal.reference),
+            let entries = try ChangeJournal(repository: repository).entries(from: journal, after: held)
+        {
+            let vias = entries.map(\.via)
+            guard !vias.contains(nil) else { return false }
+            relays = Array(Set(vias.compactMap { $0 }))
+        }
         return try relays.allSatisfy { relayed in
             // Named by what this sync read from the hub (another replica relaying it, most often): the hub has it.
             if hub.named.contains(relayed) { return true }
-            guard let header = ReplicaManifest.header(parsing: try engine.repository.readCommit(relayed).message) else { return false }
-            return try index.lists(relayed, of: header.replica, in: engine.repository)
+            guard let header = ReplicaManifest.header(parsing: try repository.readCommit(relayed).message) else { return false }
+            return try index.lists(relayed, of: header.replica, in: repository)
         }
     }
 
     /// Moves this store's copy of the hub's index to the entry the hub advertises, which lists `ours` (this store's
-    /// manifest): the next sync reads the index from there. Kept where it was when the hub has no index yet, when this
-    /// store does not hold that entry, or when the index does not list `ours`.
-    private func keepIndexCopy(listing ours: ObjectID?) throws {
+    /// manifest) and holds every version this store's journal records up to `journal`: the next sync reads the index
+    /// from there. Kept where it was when the hub has no index yet, when this store does not hold that entry, or when
+    /// the index does not list `ours`.
+    private func keepIndexCopy(listing ours: ObjectID?, holdingUpTo journal: ObjectID?) throws {
         guard let index = hub.index, hub.indexIsHeld, index.lists(ours) else { return }
         let repository = engine.repository
-        let name = HubIndex.copy(of: index.hub, listing: ours)
+        let name = HubIndex.copy(of: index.hub, listing: ours, holdingUpTo: journal)
         let stale = try repository.references(under: HubIndex.copiesRoot + index.hub + "/").filter { $0.name != name }
         let current = try repository.reference(name)
         if current != index.tip {

@@ -229,6 +229,28 @@ import Testing
         #expect(withMany == withTwo, "one change read \(withTwo) commits with 2 replicas, \(withMany) with 22")
     }
 
+    /// A replica that only receives has nothing to push: the hub holds all it received, and its copy of the index says
+    /// up to which entry of its journal, so neither the sync that brings a change nor the one after it pushes.
+    @Test(arguments: HubAccess.allCases) func aReplicaThatOnlyReceivesPushesNothing(_ access: HubAccess) throws {
+        let hub = try makeHub(access)
+        let writer = try TestStore(), reader = try TestStore()
+        try writer.store.save(.text("0\n"), to: "w.md", device: "writer")
+        _ = try writer.store.sync(with: hub)
+        _ = try reader.store.sync(with: hub)
+        for round in 1...3 {
+            try writer.store.save(.text("\(round)\n"), to: "w.md", device: "writer")
+            _ = try writer.store.sync(with: hub)
+            let index = try hubReference(HubIndex.reference, in: hub)
+            for expected in [["w.md"], []] as [[DocumentKey]] {
+                let report = try reader.store.sync(with: hub)
+                #expect(report.received.map(\.key) == expected && report.sent == 0, "round \(round): \(report)")
+                #expect(report.traffic.sentObjects == 0, "round \(round): \(report.traffic)")
+                #expect(try hubReference(HubIndex.reference, in: hub) == index, "round \(round): the reader moved the index")
+            }
+        }
+        #expect(try reader.store.contents(of: "w.md") == .text("3\n"))
+    }
+
     /// Two replicas push at once: the index moves only from the value the hub advertised, so the one that pushes second
     /// is refused, receives what the first pushed, and pushes again. The index lists both; nothing is lost.
     @Test(arguments: HubAccess.allCases) func aReplicaThatPushesSecondReceivesAgainAndTheIndexKeepsBoth(_ access: HubAccess) throws {

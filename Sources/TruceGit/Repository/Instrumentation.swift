@@ -33,7 +33,7 @@ package final class Instrumentation: Sendable {
     /// number of documents a sync brings (the size of an import's batch). Tests make it small to see a sync in batches.
     package let receiveBatchSize: Int
     /// The fewest manifests a hub index's snapshot counts as listing: a new one is written once the chain since the
-    /// last lists four times this or what it listed. Tests make it small to see an index start again.
+    /// last lists this many or as many as it listed. Tests make it small to see an index start again.
     package let indexSnapshotFloor: Int
 
     /// Counts, and pauses for up to a minute the first time the process reaches `pausePoint` (nil: never).

@@ -9,7 +9,7 @@ internal import TruceGit
 /// own, in `ReplicaManifest`'s format with the hub's id as its replica: each
 /// entry lists the previous one and the manifest a replica pushed, and a
 /// snapshot lists the newest manifest of every replica the hub keeps (written
-/// when the chain since the last lists four times what it did, and when a
+/// when the chain since the last lists as many as it did, and when a
 /// replica is forgotten). A reader walks from the tip back to the entry it
 /// read last, so what it reads follows the change. Every push moves the one
 /// ref, compare-and-swap against the value the hub advertised: of two
@@ -79,14 +79,15 @@ enum HubIndex {
     }
 
     /// The entry that follows `view`'s tip and lists `manifest`; a snapshot of every replica's newest manifest once
-    /// the chain since the last lists four times what that one did (or `floor`, when it listed fewer).
+    /// the chain since the last lists as many as that one did (or `floor`, when it listed fewer): a newcomer then reads
+    /// at most twice the replicas' manifests, and a push lists one more manifest in a snapshot, counted over the pushes.
     static func entry(
         after view: HubIndexView, listing manifest: ObjectID, of replica: String, floor: Int, in repository: Repository
     ) throws -> ManifestPlan {
         let header = view.header
         let listed = header.listedSinceSnapshot + 1
         // The chain stays as it is, should it not read back to its snapshot here: a longer walk for a newcomer.
-        guard listed > 4 * max(header.snapshotHeads, floor), var manifests = try Self.manifests(at: view.tip, hub: view.hub, in: repository)
+        guard listed > max(header.snapshotHeads, floor), var manifests = try Self.manifests(at: view.tip, hub: view.hub, in: repository)
         else {
             let next = ReplicaManifest.Header(
                 replica: view.hub, sequence: header.sequence + 1, journal: nil, isSnapshot: false, listedSinceSnapshot: listed,

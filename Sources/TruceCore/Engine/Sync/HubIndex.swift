@@ -136,6 +136,14 @@ struct HubIndexView: Sendable {
     /// The index's commits read (entries and their parts), which join the store so that the copy can point there.
     let commits: [ObjectID]
 
+    /// The view once `entry`, with `header`, follows the tip and lists `manifest` of `replica` (among others, for a
+    /// snapshot): what this sync pushed, without reading it back.
+    func following(_ entry: ObjectID, header: ReplicaManifest.Header, listing manifest: ObjectID, of replica: String) -> HubIndexView {
+        // A snapshot's other manifests are not listed here: the view says only what it knows, which is never complete.
+        HubIndexView(
+            hub: hub, tip: entry, header: header, copy: copy, listed: [(replica, manifest)] + listed, isComplete: false, commits: [])
+    }
+
     /// Whether the index, at its tip, lists `manifest` (this store's); true for nil (nothing to list).
     func lists(_ manifest: ObjectID?) -> Bool {
         guard let manifest else { return true }

@@ -143,6 +143,7 @@ final class SyncSession: @unchecked Sendable {
     /// what forgetting a replica needs, so that the manifests the hub keeps reach what that replica's listed.
     func pushManifest(cancellation: Cancellation?, evenIfOnlyRelaying: Bool = false) throws -> Int? {
         let repository = engine.repository
+        let replica = try engine.replicaID()
         let usesIndex = try writesIndex()
         let journal = try repository.reference(ChangeJournal.reference)
         guard let plan = try engine.manifestPlan() else {
@@ -160,12 +161,12 @@ final class SyncSession: @unchecked Sendable {
         let manifest = written.manifest
         try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")
         var updates: [(name: String, target: ObjectID?)] = hub.legacyReferences.map { ($0, nil) }
-        var entry: (plan: ManifestPlan, written: (manifest: ObjectID, objects: [ObjectID]))?
+        var entry: (header: ReplicaManifest.Header, written: (manifest: ObjectID, objects: [ObjectID]))?
         if usesIndex {
             if hub.index?.lists(manifest) != true {
                 let next = try indexEntry(listing: manifest, in: scratch.repository)
-                let written = try next.write(in: scratch.repository)
-                entry = (next, written)
+                let written = try next.plan.write(in: scratch.repository)
+                entry = (next.header, written)
                 updates.append((HubIndex.reference, written.manifest))
             }
             // Our ref from before the index goes: the index lists our manifest.
@@ -229,21 +230,27 @@ final class SyncSession: @unchecked Sendable {
         if let entry {
             try scratch.packIntoStore(entry.written.objects)
             hub.advertised[HubIndex.reference] = entry.written.manifest
-            hub.index = try HubIndex.read(entry.written.manifest, in: repository, store: repository).get()
+            hub.index =
+                hub.index.map { $0.following(entry.written.manifest, header: entry.header, listing: manifest, of: replica) }
+                ?? HubIndexView(
+                    hub: entry.header.replica, tip: entry.written.manifest, header: entry.header, copy: nil, listed: [(replica, manifest)],
+                    isComplete: true, commits: [])
             hub.indexIsHeld = true
         }
         if usesIndex { try keepIndexCopy(listing: manifest, holdingUpTo: covered) }
         return lacking
     }
 
-    /// The index entry that lists `manifest` after the hub's tip; the first entry of a new hub's index when it has none.
-    private func indexEntry(listing manifest: ObjectID, in repository: Repository) throws -> ManifestPlan {
+    /// The index entry that lists `manifest` after the hub's tip, and its header; the first entry of a new hub's index
+    /// when it has none.
+    private func indexEntry(listing manifest: ObjectID, in repository: Repository) throws -> (plan: ManifestPlan, header: ReplicaManifest.Header) {
         let replica = try engine.replicaID()
-        guard let index = hub.index else {
-            return HubIndex.snapshot(of: StoreEngine.newReplicaID(), after: nil, sequence: 1, listing: [replica: manifest])
-        }
-        return try HubIndex.entry(
-            after: index, listing: manifest, of: replica, floor: engine.instrumentation.indexSnapshotFloor, in: repository)
+        let plan =
+            try hub.index.map {
+                try HubIndex.entry(after: $0, listing: manifest, of: replica, floor: engine.instrumentation.indexSnapshotFloor, in: repository)
+            } ?? HubIndex.snapshot(of: StoreEngine.newReplicaID(), after: nil, sequence: 1, listing: [replica: manifest])
+        // Every plan HubIndex makes has a next entry.
+        return (plan, plan.next!.header)
     }
 
     /// Whether this push lists our manifest in the hub's index: a hub with an index this store holds, or one with no

@@ -127,19 +127,25 @@ struct ChangeJournal {
     /// when every change came through one of them; nil when one did not (a save here, a version from elsewhere). A
     /// batch entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
     func manifests(from tip: ObjectID, among manifests: Set<ObjectID>) throws -> Set<ObjectID>? {
+        try self.manifests(from: tip, where: manifests.contains)
+    }
+
+    /// The manifests that the changes the journal records from `tip` back to its start came through, when every change
+    /// came through one that `isAmong` accepts; nil when one did not.
+    func manifests(from tip: ObjectID, where isAmong: (ObjectID) throws -> Bool) throws -> Set<ObjectID>? {
         var through = Set<ObjectID>()
         var every = true
         _ = try walk(from: tip, after: nil) { commit in
             let trailers = MessageLines.trailers(of: commit.message)
+            let vias: [ObjectID?]
             if trailers["Change"] == "batch", let listed = trailers["Via"] {
-                let ids = listed.split(separator: " ").map { ObjectID(hex: String($0)) }
-                every = !ids.isEmpty && ids.allSatisfy { $0.map(manifests.contains) ?? false }
-                if every { through.formUnion(ids.compactMap { $0 }) }
+                vias = listed.split(separator: " ").map { ObjectID(hex: String($0)) }
+                every = !vias.isEmpty
             } else {
-                let vias = try changes(recordedBy: commit).map(\.via)
-                every = vias.allSatisfy { $0.map(manifests.contains) ?? false }
-                if every { through.formUnion(vias.compactMap { $0 }) }
+                vias = try changes(recordedBy: commit).map(\.via)
             }
+            every = try every && vias.allSatisfy { try $0.map(isAmong) ?? false }
+            if every { through.formUnion(vias.compactMap { $0 }) }
             return every
         }
         return every ? through : nil

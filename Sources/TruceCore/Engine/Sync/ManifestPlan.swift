@@ -67,7 +67,7 @@ extension StoreEngine {
         let unlisted: [ObjectID]
         var listed = copies
         if previous == nil, let journal, !copies.isEmpty,
-            let through = try ChangeJournal(repository: repository).manifests(from: journal, among: Set(copies))
+            let through = try ChangeJournal(repository: repository).manifests(from: journal, where: try isHeld(among: copies))
         {
             // A replica whose every version came through the manifests it holds (a first sync) has no head they do not
             // list, and lists those manifests alone: listing every replica's made each newcomer's first manifest, and
@@ -83,6 +83,23 @@ extension StoreEngine {
             replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
             listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
         return ManifestPlan(name: name, previous: previous, next: (unlisted + listed, next, Self.signature(of: replica)))
+    }
+
+    /// Whether a manifest is one of `copies` or an earlier one of a replica whose copy is at least as late: a first sync
+    /// through a hub's index reads each replica's manifests since its snapshot, and a version may be listed first by an
+    /// earlier one than the copy kept.
+    private func isHeld(among copies: [ObjectID]) throws -> (ObjectID) throws -> Bool {
+        var sequences: [String: Int] = [:]
+        for copy in copies {
+            guard let header = ReplicaManifest.header(parsing: try repository.readCommit(copy).message) else { continue }
+            sequences[header.replica] = max(sequences[header.replica] ?? -1, header.sequence)
+        }
+        let copies = Set(copies)
+        return { [repository] manifest in
+            if copies.contains(manifest) { return true }
+            guard let header = ReplicaManifest.header(parsing: try repository.readCommit(manifest).message) else { return false }
+            return header.sequence <= sequences[header.replica] ?? -1
+        }
     }
 
     private static func signature(of replica: String) -> Signature {

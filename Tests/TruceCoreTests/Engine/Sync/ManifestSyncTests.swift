@@ -179,6 +179,33 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
+    /// A newcomer may adopt a version through an earlier manifest of a replica than the copy it keeps (one that another
+    /// replica relays, read first): its first manifest still lists the manifests its versions came through, and does not
+    /// read every replica's chain to find the heads they miss.
+    @Test func aNewcomerListsTheEarlierManifestItsVersionsCameThrough() throws {
+        let hub = try daemon.makeHub()
+        let writer = try TestStore(), joined = try TestStore(), newcomer = try TestStore()
+        for index in 0..<5 { try writer.store.save(.text("\(index)\n"), to: DocumentKey("w/\(index).md"), device: "writer") }
+        _ = try writer.store.sync(with: hub)
+        _ = try joined.store.sync(with: hub)
+        try writer.store.save(.text("changed\n"), to: "w/0.md", device: "writer")
+        _ = try writer.store.sync(with: hub)
+        try joined.store.save(.text("joined\n"), to: "j.md", device: "joined")
+        _ = try joined.store.sync(with: hub)
+        #expect(try newcomer.store.sync(with: hub).received.count == 7)
+        let via = Set(
+            try newcomer.git("log", "--format=%(trailers:key=Via,valueonly,separator= )", ChangeJournal.reference)
+                .split(whereSeparator: \.isWhitespace).map(String.init))
+        let own = try ownManifest(of: newcomer)
+        let parents = try newcomer.git("rev-list", "--parents", "-n", "1", own).split(whereSeparator: \.isWhitespace).dropFirst().map(String.init)
+        #expect(via.count == 3, "the versions came through the writer's two manifests and the joined replica's: \(via)")
+        #expect(Set(parents) == via)
+        let other = try TestStore()
+        _ = try other.store.sync(with: newcomer.path)
+        #expect(try other.store.contents(of: "w/0.md") == .text("changed\n") && other.store.contents(of: "j.md") == .text("joined\n"))
+        try expectHubFsckClean(hub)
+    }
+
     /// A sync that brings nothing reads no more commits with 22 replicas on the hub than with 2: the manifests it saw
     /// last are not read again (counts, not timings).
     @Test func aSyncThatBringsNothingReadsTheSameWhateverTheNumberOfReplicas() throws {

@@ -55,8 +55,9 @@ extension DocumentStore {
         try access.read { try $0.replicas() }
     }
 
-    /// Takes a retired replica off the hub at `remote`: syncs with it, then removes the replica's manifest ref there, so
-    /// that no replica reads it again; returns the sync's report.
+    /// Takes a retired replica off the hub at `remote`: syncs with it, then writes the hub's index without the
+    /// replica's manifest (and removes its manifest ref, on a hub from before the index), so that no replica reads it
+    /// again; returns the sync's report.
     ///
     /// Nothing is lost: it is refused, and the hub left as it was, unless
     /// the manifests the hub keeps (this store's, just sent, among them) reach
@@ -65,10 +66,12 @@ extension DocumentStore {
     /// back publishes its manifest again, as a new one would, and loses
     /// nothing it holds. Other stores no longer read it from the hub, but
     /// keep their copy (``replicas()`` lists it) until they forget it too,
-    /// which then drops only that copy. Over a
-    /// remote URL the removal is git's push of a deletion, which does not wait
-    /// for a replica pushing at that moment: a replica whose new manifest was
-    /// removed pushes it again at its next sync.
+    /// which then drops only that copy. The index moves only from the value
+    /// this sync read: should another replica push meanwhile, forgetting is
+    /// refused, to be run again. On a hub from before the index, the removal
+    /// of the ref over a remote URL is git's push of a deletion, which does
+    /// not wait for a replica pushing at that moment: a replica whose new
+    /// manifest was removed pushes it again at its next sync.
     public func forgetReplica(_ id: String, on remote: String, environment: SyncEnvironment? = nil) async throws(TruceError) -> SyncReport {
         try await Syncing(resolving: resolving(nil), environment: syncEnvironment, overriddenBy: environment).forget(id, on: remote)
     }

@@ -105,9 +105,8 @@ extension SyncSession {
                     reachableFrom: [written.manifest], to: path, setting: updates, expecting: [HubIndex.reference: index.tip],
                     copyingFrom: engine.repository.gitDirectory + "objects", cancellation: cancellation)
             } else {
-                let refspecs = updates.map { update in update.target == nil ? ":" + update.name : "+\(update.name):\(update.name)" }
                 try scratch.repository.push(
-                    refspecs: refspecs, to: remote, expecting: [HubIndex.reference: index.tip], environment: environment,
+                    refspecs: Self.refspecs(updates), to: remote, expecting: [HubIndex.reference: index.tip], environment: environment,
                     cancellation: cancellation)
             }
         } catch {

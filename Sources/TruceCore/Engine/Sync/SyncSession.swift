@@ -124,6 +124,12 @@ final class SyncSession: @unchecked Sendable {
         }
     }
 
+    /// git's refspecs for `updates`: a deletion (`:name`) for no target, else the same name forced (`+name:name`); the
+    /// push moves a ref only from the value expected, where one is.
+    static func refspecs(_ updates: [(name: String, target: ObjectID?)]) -> [String] {
+        updates.map { update in update.target == nil ? ":" + update.name : "+\(update.name):\(update.name)" }
+    }
+
     /// How many times a push whose hub index another replica moved is tried, with a receive in between.
     static let pushAttempts = 8
 
@@ -216,9 +222,8 @@ final class SyncSession: @unchecked Sendable {
                 let known = try (Array(hub.advertised.values) + (listed ?? [])).filter { try scratch.repository.containsCommit($0) }
                 lacking = try versions(among: scratch.repository.walk(from: tips, hiding: known))
                 try cancellation?.check()
-                let refspecs = updates.map { update in update.target == nil ? ":" + update.name : "+\(update.name):\(update.name)" }
                 try scratch.repository.push(
-                    refspecs: refspecs, to: remote, expecting: expected, environment: environment, progress: meter.sending,
+                    refspecs: Self.refspecs(updates), to: remote, expecting: expected, environment: environment, progress: meter.sending,
                     cancellation: cancellation)
             }
         } catch let error as GitError where entry != nil && error.isConcurrentModification {

@@ -58,7 +58,8 @@ extension StoreEngine {
         // What the server holds of ours settles the negotiation: the index entries read last, when this store reads a
         // hub's index (they reach every manifest read there), else every manifest copy.
         let indexCopies = try repository.references(under: HubIndex.copiesRoot)
-        let offered = indexCopies.isEmpty ? known : indexCopies + known.filter { $0.name == ReplicaManifest.reference(of: replica ?? "") }
+        let own = replica.map(ReplicaManifest.reference(of:))
+        let offered = indexCopies.isEmpty ? known : indexCopies + known.filter { $0.name == own }
         let quarantine = try Quarantine(of: repository, offering: offered)
         let incoming = quarantine.repository
         let advertised: [(name: String, target: ObjectID)]

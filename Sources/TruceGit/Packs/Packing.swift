@@ -113,13 +113,19 @@ extension Repository {
         }
     }
 
-    /// The packs in `objects/pack`, and the files there that are no pack's (a killed indexer's): one directory read.
+    /// The packs in `objects/pack`, and the files there that are no pack's: a killed indexer's, and the index and
+    /// companions of a pack a killed prune removed before them. One directory read.
     package func packFiles() -> (packs: [ObjectFile], temporary: [ObjectFile]) {
         let directory = gitDirectory + "objects/pack/"
         var packs: [ObjectFile] = [], temporary: [ObjectFile] = []
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
-            guard name.hasPrefix("pack-") ? name.hasSuffix(".pack") : true, let file = ObjectFile(path: directory + name) else { continue }
-            if name.hasPrefix("pack-") { packs.append(file) } else { temporary.append(file) }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let packNames = Set(names.filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") })
+        for name in names {
+            let isPack = packNames.contains(name)
+            // A pack's index and companions go with their pack (`SyncTests.aPackIndexLeftWithoutItsPackHoldsNothing`).
+            if !isPack, name.hasPrefix("pack-"), packNames.contains(name.prefix { $0 != "." } + ".pack") { continue }
+            guard let file = ObjectFile(path: directory + name) else { continue }
+            if isPack { packs.append(file) } else { temporary.append(file) }
         }
         return (packs, temporary)
     }

@@ -199,7 +199,8 @@ extension StoreEngine {
     private static func removePack(_ path: String) -> Int {
         guard path.hasSuffix(".pack") else { return (try? FileManager.default.removeItem(atPath: path)) != nil ? 1 : 0 }
         let stem = String(path.dropLast(5))
-        // The index goes last: a pack without its index is ignored, an index without its pack is an error.
+        // The index goes last: readers find a pack by its index and skip one whose pack is gone. A prune killed before
+        // the index went leaves it and its companions, which the next takes as leftovers (`Repository.packFiles`).
         return [".pack", ".rev", ".bitmap", ".keep", ".idx"].reduce(0) { count, suffix in
             count + ((try? FileManager.default.removeItem(atPath: stem + suffix)) != nil ? 1 : 0)
         }

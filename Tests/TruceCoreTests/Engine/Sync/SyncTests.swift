@@ -255,6 +255,44 @@ import Testing
         #expect(try target.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
+    /// A prune removes a pack before its index: killed between the two, it leaves an index whose pack is gone, which git
+    /// and libgit2 ignore. The objects it lists are not in the store, and a sync that needs them brings them.
+    @Test(arguments: [false, true])
+    func aPackIndexLeftWithoutItsPackHoldsNothing(throughHub: Bool) async throws {
+        let source = try TestStore(), target = try TestStore()
+        let first = try source.store.save(.text("one\n"), to: "notes/a.md", device: "source")
+        let second = try source.store.save(.text("two\n"), to: "notes/a.md", device: "source")
+        let third = try source.store.save(.text("three\n"), to: "notes/a.md", device: "source")
+        // The first two versions in a pack of the target that a prune deleted, all but its index.
+        let packs = try target.git("rev-parse", "--absolute-git-dir").trimmingCharacters(in: .whitespacesAndNewlines) + "/objects/pack/"
+        let objects = try source.git("rev-list", "--objects", second.id.hex).split(separator: "\n").map { String($0.prefix(40)) }
+        let packed = try git(
+            ["-C", source.path, "pack-objects", "-q", packs + "pack"],
+            input: .text(objects.joined(separator: "\n") + "\n")
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pack = packs + "pack-" + packed
+        #expect(FileManager.default.fileExists(atPath: pack + ".idx"))
+        try FileManager.default.removeItem(atPath: pack + ".pack")
+        #expect(try git(["-C", target.path, "cat-file", "-e", first.id.hex]).status != 0)
+        let daemon = throughHub ? try GitDaemon() : nil
+        let remote =
+            try daemon.map { daemon in
+                let hub = try daemon.makeHub()
+                _ = try source.store.sync(with: hub)
+                return hub
+            } ?? source.path
+
+        let report = try await target.store.sync(with: remote)
+        #expect(report.refused.isEmpty, "\(report.refused)")
+        #expect(try target.store.contents(of: "notes/a.md") == .text("three\n"))
+        let history = try target.git("log", "--format=%H", third.id.hex).split(separator: "\n").map(String.init)
+        #expect(history == [third.id.hex, second.id.hex, first.id.hex])
+        #expect(try target.git("fsck", "--strict", "--no-dangling").isEmpty)
+        // The next prune takes the index away with the other leftovers.
+        _ = try await target.store.prune(expire: 0)
+        #expect(!FileManager.default.fileExists(atPath: pack + ".idx"))
+    }
+
     /// What a sync's progress closure heard, in order.
     final class Reports: Sendable {
         private let heard = Mutex<[SyncReport.Traffic]>([])

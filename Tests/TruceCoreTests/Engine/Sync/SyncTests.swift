@@ -218,6 +218,15 @@ import Testing
         #expect(snapshot(ofStore: remote.path) == remoteBefore, "the remote changed")
     }
 
+    /// `source` itself, or a hub on a git daemon that `source` synced with (the daemon runs as long as it is held).
+    static func remote(holding source: TestStore, throughHub: Bool) throws -> (String, GitDaemon?) {
+        guard throughHub else { return (source.path, nil) }
+        let daemon = try GitDaemon()
+        let hub = try daemon.makeHub()
+        _ = try source.store.sync(with: hub)
+        return (hub, daemon)
+    }
+
     /// A sync killed after it brought a head in, before it adopted it, then a prune killed while it deleted those
     /// unreachable objects, can leave a copy of the head without its parents. Holding the commit is no proof of its
     /// history: the next sync checks and brings that history, from another store or through a hub.
@@ -238,13 +247,8 @@ import Testing
             #expect(written.output.hasPrefix(object))
         }
         #expect(try git(["-C", target.path, "cat-file", "-e", second.id.hex]).status != 0)
-        let daemon = throughHub ? try GitDaemon() : nil
-        let remote =
-            try daemon.map { daemon in
-                let hub = try daemon.makeHub()
-                _ = try source.store.sync(with: hub)
-                return hub
-            } ?? source.path
+        let (remote, daemon) = try Self.remote(holding: source, throughHub: throughHub)
+        defer { withExtendedLifetime(daemon) {} }
 
         let report = try await target.store.sync(with: remote)
         #expect(report.refused.isEmpty, "\(report.refused)")
@@ -274,19 +278,11 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: pack + ".idx"))
         try FileManager.default.removeItem(atPath: pack + ".pack")
         #expect(try git(["-C", target.path, "cat-file", "-e", first.id.hex]).status != 0)
-        let daemon = throughHub ? try GitDaemon() : nil
-        let remote =
-            try daemon.map { daemon in
-                let hub = try daemon.makeHub()
-                _ = try source.store.sync(with: hub)
-                return hub
-            } ?? source.path
+        let (remote, daemon) = try Self.remote(holding: source, throughHub: throughHub)
+        defer { withExtendedLifetime(daemon) {} }
 
-        let report = try await target.store.sync(with: remote)
-        #expect(report.refused.isEmpty, "\(report.refused)")
-        #expect(try target.store.contents(of: "notes/a.md") == .text("three\n"))
-        let history = try target.git("log", "--format=%H", third.id.hex).split(separator: "\n").map(String.init)
-        #expect(history == [third.id.hex, second.id.hex, first.id.hex])
+        #expect(try await target.store.sync(with: remote).refused.isEmpty)
+        #expect(try target.git("log", "--format=%H", third.id.hex).split(separator: "\n").map(String.init) == [third, second, first].map(\.id.hex))
         #expect(try target.git("fsck", "--strict", "--no-dangling").isEmpty)
         // The next prune takes the index away with the other leftovers.
         _ = try await target.store.prune(expire: 0)

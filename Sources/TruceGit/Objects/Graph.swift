@@ -62,16 +62,17 @@ extension Repository {
     }
 
     /// `forEachCommit(reachableFrom:entering:_:)`, handing `visit` each commit's message too, as its bytes (valid
-    /// during the call): a push counts what it sends by them without reading any commit again.
+    /// during the call): a push counts what it sends by them without reading any commit again. Each commit is read
+    /// from `entries` first, when given, which remember where for a copy of it (`pushLocally`).
     package func forEachCommit(
-        reachableFrom tips: [ObjectID], entering: (ObjectID) -> Bool = { _ in true },
+        reachableFrom tips: [ObjectID], entering: (ObjectID) -> Bool = { _ in true }, readingFrom entries: PackEntries? = nil,
         _ visit: (_ commit: ObjectID, _ tree: ObjectID, _ message: UnsafeRawBufferPointer) throws(GitError) -> Void
     ) throws(GitError) {
         var seen = Set<ObjectID>()
         var pending = tips
         while let id = pending.popLast() {
             guard seen.insert(id).inserted, entering(id) else { continue }
-            let parents = try readCommitParts(of: id) { (tree, message) throws(GitError) in try visit(id, tree, message) }
+            let parents = try readCommitParts(of: id, from: entries) { (tree, message) throws(GitError) in try visit(id, tree, message) }
             for parent in parents where !seen.contains(parent) { pending.append(parent) }
         }
     }
@@ -81,9 +82,9 @@ extension Repository {
     /// (about ten times their bytes) though the walk never reads one again. A commit that is missing, is no commit, or
     /// that git's fsck rules refuse is read by libgit2, as before, and fails or passes as libgit2 decides (`GraphTests`).
     private func readCommitParts(
-        of id: ObjectID, _ body: (_ tree: ObjectID, _ message: UnsafeRawBufferPointer) throws(GitError) -> Void
+        of id: ObjectID, from entries: PackEntries?, _ body: (_ tree: ObjectID, _ message: UnsafeRawBufferPointer) throws(GitError) -> Void
     ) throws(GitError) -> [ObjectID] {
-        if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true) {
+        if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true, from: entries) {
             let parsed: (tree: ObjectID, parents: [ObjectID], message: Int)? = raw.withUnsafeBufferPointer { bytes in
                 guard case .success(let header) = CommitHeader.scan(bytes), let tree = ObjectID(hexBytes: bytes[header.tree]) else { return nil }
                 let parents = header.parents.compactMap { ObjectID(hexBytes: bytes[$0]) }

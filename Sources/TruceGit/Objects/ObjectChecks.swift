@@ -40,10 +40,12 @@ extension Repository {
     /// An object's bytes as stored, nil when it is of another type (or missing, with `missingIsNil`).
     ///
     /// Read past libgit2's object cache (see `uncached_read.c`): these reads check what another store sent, and walk
-    /// a history (`forEachCommit`), once each. `directPackReads` is asked first; with `rememberingProof`, what it
-    /// proves is remembered for the copy of the same object (see `PackEntries.read`).
-    func rawObject(_ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool, rememberingProof: Bool = true) throws(GitError) -> [UInt8]? {
-        if let found = directPackReads?.read(id, remembering: rememberingProof) { return found.type == type ? found.bytes : nil }
+    /// a history (`forEachCommit`), once each. `entries`, else `directPackReads`, is asked first; with
+    /// `rememberingProof`, what it proves is remembered for the copy of the same object (see `PackEntries.read`).
+    func rawObject(
+        _ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool, rememberingProof: Bool = true, from entries: PackEntries? = nil
+    ) throws(GitError) -> [UInt8]? {
+        if let found = (entries ?? directPackReads)?.read(id, remembering: rememberingProof) { return found.type == type ? found.bytes : nil }
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }

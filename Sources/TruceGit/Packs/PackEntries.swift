@@ -106,10 +106,15 @@ package final class PackEntries {
     /// With `remembering`, the proof is kept (while there is room) for the copy that `entry(of:)` makes of it later:
     /// the copy then neither inflates nor hashes it again. A sync's checks read each commit and tree they pass this
     /// way, and the copy of the same objects proved each once more.
+    ///
+    /// An entry proven by its CRC (the store's own packs) is inflated here, to exactly the size its header gives, which
+    /// zlib's own checksum then vouches for: a local push reads its commits and trees so, and copies them as read.
     func read(_ id: ObjectID, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
-        // Only a hashed proof inflates: entries proven by their CRC are copied, never read.
-        guard proof == .hash, let (position, offset, found) = find(id) else { return nil }
-        noteRead()
+        guard let (position, offset, found) = find(id) else { return nil }
+        if proof == .indexCRC, !inflate(found) { return nil }
+        // A push's walk reads its own packs at random, and a release every few hundred reads faulted the same pages in
+        // again and again (most of its time): `PackWriter` lets them go as it copies, in pack order.
+        if proof == .hash { noteRead() }
         if remembering, remembered.count < Self.rememberedLimit, let location = Location(pack: position, offset: offset, length: found.stream.count) {
             remembered[id] = location.word
         }
@@ -135,6 +140,49 @@ package final class PackEntries {
             return (entry.type, entry.size, UnsafeRawBufferPointer(rebasing: entry.rest.prefix(location.length)))
         }
         return find(id)?.entry
+    }
+
+    /// Where a copy finds an entry: its pack and offset, and its place in that pack's index (what proves it), or for one
+    /// `read` proved, the length of its stream.
+    struct Place {
+        let pack: Int, offset: Int, index: Int
+        let provenLength: Int?
+
+        /// Pack order: a copy that goes through each pack front to back faults each page in once.
+        static func precedes(_ first: Place, _ second: Place) -> Bool {
+            first.pack != second.pack ? first.pack < second.pack : first.offset < second.offset
+        }
+    }
+
+    /// Where `id`'s entry is, as the indexes say (the packs themselves are not read), nil when no index lists it; an
+    /// entry `read` proved and remembered is taken as proved, and forgotten.
+    func place(of id: ObjectID) -> Place? {
+        if let word = remembered.removeValue(forKey: id) {
+            let location = Location(word: word)
+            return Place(pack: location.pack, offset: location.offset, index: -1, provenLength: location.length)
+        }
+        // The pack of the last object found first, then the others in order.
+        for attempt in packs.indices {
+            let position = attempt == 0 ? lastFound : attempt - 1 < lastFound ? attempt - 1 : attempt
+            readSinceRelease[position] = true
+            guard let (index, offset) = packs[position].place(of: id) else { continue }
+            lastFound = position
+            return Place(pack: position, offset: offset, index: index, provenLength: nil)
+        }
+        return nil
+    }
+
+    /// `id`'s entry at `place`, proven; nil when it does not prove there (another pack may hold a good copy:
+    /// `entry(of:)` looks).
+    func entry(at place: Place, of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        readSinceRelease[place.pack] = true
+        let pack = packs[place.pack]
+        if let length = place.provenLength {
+            // The header was read when the entry was proved: it still parses.
+            guard let entry = pack.entry(at: place.offset) else { return nil }
+            return (entry.type, entry.size, UnsafeRawBufferPointer(rebasing: entry.rest.prefix(length)))
+        }
+        return proof == .hash ? proven(pack.entry(at: place.offset), id: id) : pack.entry(at: place.offset, checkingCRCOf: place.index)
     }
 
     /// `id`'s proven entry, with the pack and offset it was found at; its inflated bytes are then in `scratch`.
@@ -174,6 +222,19 @@ package final class PackEntries {
         }
 
         var word: UInt64 { UInt64(pack) << 56 | UInt64(length) << 40 | UInt64(offset) }
+    }
+
+    /// Inflates `entry` into `scratch`; false when its stream does not inflate to exactly its size, or it is larger
+    /// than `largestCopied`.
+    private func inflate(_ entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)) -> Bool {
+        guard entry.size <= Self.largestCopied, let start = entry.stream.baseAddress else { return false }
+        if scratch.count < entry.size { scratch = [UInt8](repeating: 0, count: entry.size) }
+        var consumed = 0
+        return scratch.withUnsafeMutableBytes { out in
+            truce_inflater_inflate_exact(
+                inflater, out.baseAddress!.assumingMemoryBound(to: UInt8.self), entry.size, start.assumingMemoryBound(to: UInt8.self),
+                entry.stream.count, &consumed) == 0
+        }
     }
 
     private func proven(

@@ -160,8 +160,19 @@ extension Repository {
     /// Goes through tree `id` depth first: `entering` hears each tree (this one first) and says whether to read it
     /// and go below; `blob` hears each blob a read tree names. No blob is read, and a submodule's commit, which no
     /// store holds, is passed over.
-    func walkTree(_ id: ObjectID, entering: (ObjectID) -> Bool, blob: (ObjectID) -> Void) throws(GitError) {
+    func walkTree(_ id: ObjectID, readingFrom entries: PackEntries? = nil, entering: (ObjectID) -> Bool, blob: (ObjectID) -> Void)
+        throws(GitError)
+    {
         guard entering(id) else { return }
+        // Read raw from `entries` first, which remember where for the copy: libgit2's parse kept each tree in its cache.
+        if let entries, let raw = try rawObject(id, ofType: GIT_OBJECT_TREE, missingIsNil: true, from: entries),
+            let parsed = TreeEntries.parse(raw)
+        {
+            for entry in parsed {
+                if entry.isTree { try walkTree(entry.id, readingFrom: entries, entering: entering, blob: blob) } else { blob(entry.id) }
+            }
+            return
+        }
         var oid = id.raw
         var tree: OpaquePointer?
         try check(git_tree_lookup(&tree, handle, &oid), "read tree \(id)")

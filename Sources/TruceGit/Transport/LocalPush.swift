@@ -66,8 +66,10 @@ extension Repository {
         // walker hiding its refs held every commit of a million-document store in its own lists, a third of the push's
         // memory.
         var commits: [(commit: ObjectID, tree: ObjectID)] = []
+        // Each commit and tree is read from this store's packs, which remember where for its copy: libgit2's reads
+        // found each once and the copy once more.
         try forEachCommit(
-            reachableFrom: tips, entering: { !held.contains($0) },
+            reachableFrom: tips, entering: { !held.contains($0) }, readingFrom: entries,
             { commit, tree, message in
                 commits.append((commit, tree))
                 if isCounted(message) { result.counted += 1 }
@@ -76,7 +78,7 @@ extension Repository {
         for start in stride(from: 0, to: commits.count, by: max(commitsPerPack, 1)) {
             if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
             let batch = commits[start..<min(start + max(commitsPerPack, 1), commits.count)]
-            let objects = try objectsLacking(in: held, broughtBy: batch)
+            let objects = try objectsLacking(in: held, broughtBy: batch, readingFrom: entries)
             guard !objects.isEmpty else { continue }
             let before = result
             let pack = try PackWriter(repository: self, into: packDirectory ?? destination.gitDirectory + "objects/pack/").write(
@@ -118,7 +120,7 @@ extension Repository {
     /// `commits` (which the repository lacks), then each tree and blob their trees hold that it lacks, each once; a
     /// tree it has is not read, nor anything below it.
     private func objectsLacking(
-        in held: HeldObjects, broughtBy commits: ArraySlice<(commit: ObjectID, tree: ObjectID)>
+        in held: HeldObjects, broughtBy commits: ArraySlice<(commit: ObjectID, tree: ObjectID)>, readingFrom entries: PackEntries
     ) throws(GitError) -> [ObjectID] {
         var objects = commits.map(\.commit)
         var seen = Set(objects)
@@ -128,7 +130,7 @@ extension Repository {
             return true
         }
         for commit in commits {
-            try walkTree(commit.tree, entering: add, blob: { _ = add($0) })
+            try walkTree(commit.tree, readingFrom: entries, entering: add, blob: { _ = add($0) })
         }
         return objects
     }

@@ -1,3 +1,4 @@
+import CLibgit2
 import Foundation
 import TestSupport
 import Testing
@@ -120,6 +121,14 @@ import Testing
         let damagedEntries = try PackEntries(objectsDirectory: damaged.path + "/objects", provenBy: .indexCRC)
         #expect(damagedEntries.entry(of: blobs["small"]!) == nil)
         #expect(damagedEntries.entry(of: commit) != nil)
+        // Read (as a local push reads its commits and trees) and at the place the index gives, the same.
+        #expect(damagedEntries.read(blobs["small"]!, remembering: true) == nil)
+        let place = try #require(damagedEntries.place(of: blobs["small"]!))
+        #expect(damagedEntries.entry(at: place, of: blobs["small"]!) == nil)
+        let read = try #require(byCRC.read(commit, remembering: true))
+        let commitBytes = try genuine.git("cat-file", "commit", commit.hex).stdout
+        #expect(read.type == GIT_OBJECT_COMMIT && Data(read.bytes) == commitBytes)
+        #expect(byCRC.read(blobs["large"]!, remembering: true) == nil, "a large object is read through libgit2, not into memory here")
     }
 
     /// An index or pack cut short leaves its objects unfound: nothing is read past its end.

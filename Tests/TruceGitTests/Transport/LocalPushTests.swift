@@ -142,6 +142,45 @@ import Testing
         #expect(try hub.fsckFindings().isEmpty)
     }
 
+    /// The ids of the objects in the packs of `fixture`, in the order each pack holds them (by offset, as
+    /// `git verify-pack -v` gives them).
+    static func packOrder(_ fixture: Fixture) throws -> [String] {
+        try fixture.packs().flatMap { pack in
+            try fixture.git("verify-pack", "-v", "objects/pack/" + pack).output.split(separator: "\n").compactMap { line -> (Int, String)? in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 5, fields[0].count == 40, let offset = Int(fields[4]) else { return nil }
+                return (offset, String(fields[0]))
+            }.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// A push reads the commits and trees it sends from the store's packs in whatever order its walk takes, and
+    /// copies them in the order those packs hold them: at random, each copy faulted pages of the packs in again.
+    @Test func aPushCopiesObjectsInTheOrderItsPacksHoldThem() throws {
+        let source = try Fixture()
+        let repository = try Repository.openBare(at: source.path)
+        let signature = PackWriterTests.signature
+        var tips: [ObjectID] = []
+        for index in 0..<40 {
+            let blob = try repository.writeBlob(.text("document \(index)\n"))
+            let folder = try repository.writeTree([TreeEntry(name: "doc\(index).txt", id: blob, isTree: false)])
+            let tree = try repository.writeTree([TreeEntry(name: "d\(index)", id: folder, isTree: true)])
+            tips.append(try repository.writeCommit(tree: tree, parents: [], author: signature, committer: signature, message: "\(index)"))
+        }
+        for (index, tip) in tips.enumerated() { _ = try source.git("update-ref", "refs/heads/\(index)", tip.hex) }
+        // git packs the commits first, then the trees, then the blobs: not the order of the walk from the tips.
+        _ = try source.git("repack", "-a", "-d", "-q", "--window=0")
+        let hub = try Fixture()
+        let result = try repository.pushLocally(
+            reachableFrom: tips.shuffled(), to: hub.path, setting: tips.enumerated().map { ("refs/heads/\($0.offset)", $0.element) },
+            copyingFrom: source.path + "/objects")
+        #expect(result.objects == 160)
+        let sourceOrder = try Self.packOrder(source), pushed = try Self.packOrder(hub)
+        #expect(pushed.count == 160 && Set(pushed) == Set(sourceOrder))
+        #expect(pushed == sourceOrder.filter(Set(pushed).contains))
+        #expect(try hub.fsckFindings().isEmpty)
+    }
+
     /// Objects the repository holds as loose files (as git's receive-pack leaves a small push) are not sent again.
     @Test func objectsTheRepositoryHoldsLooseAreNotSentAgain() throws {
         let history = try History()

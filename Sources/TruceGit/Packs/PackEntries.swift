@@ -57,39 +57,37 @@ package final class PackEntries {
         self.inflater = inflater
         let directory = objectsDirectory + "/pack/"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let resident = ResidentChunks()
+        self.resident = resident
         // The biggest first: most objects are found by the first search, where name order made most look in several.
         packs = names.filter { $0.hasSuffix(".idx") }.sorted().compactMap { name in
-            MappedPack(index: directory + name, pack: directory + name.dropLast(".idx".count) + ".pack")
+            MappedPack(index: directory + name, pack: directory + name.dropLast(".idx".count) + ".pack", counting: resident)
         }.sorted { $0.count > $1.count }
     }
 
     deinit { truce_inflater_free(inflater) }
 
-    /// How many objects a long copy takes from these packs between two `releaseResidentPages()`: a copy reads an
-    /// object's index entry and its bytes once, so pages kept longer only count as memory. With the packs in the
-    /// page cache, each page read maps its cached neighbours too (64 KB a fault on Linux; `MADV_RANDOM` does not stop
-    /// it), so objects asked for out of pack order map up to 64 KB each until the next release.
-    static let objectsBetweenReleases = 1 << 8
-    private var objectsSinceRelease = 0
-    /// Whether each pack was read since the last release: only those have pages to let go.
-    private lazy var readSinceRelease = [Bool](repeating: false, count: packs.count)
+    /// How much of the packs' files reads may map before their pages are let go (`noteRead`). A read maps the 64 KB
+    /// around what it reads (the page cache's neighbours come along; `MADV_RANDOM` does not stop it): the packs of a
+    /// small store are mapped once and stay, and those of a large store count for no more than this as the process's
+    /// memory, whatever order they are read in. A release every few hundred objects, as before, faulted the same
+    /// pages in again and again when they were read out of pack order (most of a first push's time).
+    static let residentBudget = 64 << 20
+    /// The bytes of 64 KB chunks the packs' mappings have had read since the last release, all packs together.
+    let resident: ResidentChunks
 
-    /// Counts one object read or copied out of these packs (`read` calls it, `PackWriter` for each copy), letting their
-    /// pages go every `objectsBetweenReleases`.
+    /// Looks at how much of the packs reads have mapped (`read` calls it, `PackWriter` after each copy), letting their
+    /// pages go once that reaches `residentBudget`.
     func noteRead() {
-        objectsSinceRelease += 1
-        if objectsSinceRelease >= Self.objectsBetweenReleases { releaseResidentPages() }
+        if resident.bytes >= Self.residentBudget { releaseResidentPages() }
     }
 
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
     /// maps them in again, but they no longer count as this process's memory (a push of a million documents reads
     /// 450 MB of packs).
     package func releaseResidentPages() {
-        for position in packs.indices where readSinceRelease[position] {
-            packs[position].releaseResidentPages()
-            readSinceRelease[position] = false
-        }
-        objectsSinceRelease = 0
+        for pack in packs where pack.wasRead { pack.releaseResidentPages() }
+        resident.bytes = 0
     }
 
     /// How many proofs `read` remembers for a later copy (`remembered`): a sync's checks read a batch's commits and
@@ -112,9 +110,7 @@ package final class PackEntries {
     func read(_ id: ObjectID, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
         guard let (position, offset, found) = find(id) else { return nil }
         if proof == .indexCRC, !inflate(found) { return nil }
-        // A push's walk reads its own packs at random, and a release every few hundred reads faulted the same pages in
-        // again and again (most of its time): `PackWriter` lets them go as it copies, in pack order.
-        if proof == .hash { noteRead() }
+        noteRead()
         if remembering, remembered.count < Self.rememberedLimit, let location = Location(pack: position, offset: offset, length: found.stream.count) {
             remembered[id] = location.word
         }
@@ -134,7 +130,6 @@ package final class PackEntries {
     func entry(of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
         if let word = remembered.removeValue(forKey: id) {
             let location = Location(word: word)
-            readSinceRelease[location.pack] = true
             // The header was read when the entry was proved: it still parses.
             guard let entry = packs[location.pack].entry(at: location.offset) else { return nil }
             return (entry.type, entry.size, UnsafeRawBufferPointer(rebasing: entry.rest.prefix(location.length)))
@@ -161,10 +156,13 @@ package final class PackEntries {
             let location = Location(word: word)
             return Place(pack: location.pack, offset: location.offset, index: -1, provenLength: location.length)
         }
-        // The pack of the last object found first, then the others in order.
+        return locate(id)
+    }
+
+    /// Where the indexes put `id`: the pack of the last object found first, then the others in order.
+    private func locate(_ id: ObjectID) -> Place? {
         for attempt in packs.indices {
             let position = attempt == 0 ? lastFound : attempt - 1 < lastFound ? attempt - 1 : attempt
-            readSinceRelease[position] = true
             guard let (index, offset) = packs[position].place(of: id) else { continue }
             lastFound = position
             return Place(pack: position, offset: offset, index: index, provenLength: nil)
@@ -175,7 +173,6 @@ package final class PackEntries {
     /// `id`'s entry at `place`, proven; nil when it does not prove there (another pack may hold a good copy:
     /// `entry(of:)` looks).
     func entry(at place: Place, of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
-        readSinceRelease[place.pack] = true
         let pack = packs[place.pack]
         if let length = place.provenLength {
             // The header was read when the entry was proved: it still parses.
@@ -199,8 +196,6 @@ package final class PackEntries {
 
     private func find(_ id: ObjectID, inPack position: Int) -> (offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))?
     {
-        // Searched is read: a miss reads pages of the index too.
-        readSinceRelease[position] = true
         guard let (index, offset) = packs[position].place(of: id) else { return nil }
         let found = proof == .hash ? proven(packs[position].entry(at: offset), id: id) : packs[position].entry(at: offset, checkingCRCOf: index)
         guard let found else { return nil }
@@ -270,8 +265,13 @@ final class MappedPack {
     let count: Int
     /// Index entries compared so far by `offset(of:)` (tests count them).
     private(set) var probes = 0
+    /// The 64 KB chunks of the pack read since the last release, a bit each, counted into `resident`.
+    private var packChunks: [UInt64]
+    let resident: ResidentChunks
+    /// Whether anything was read since the last release: only then are there pages to let go.
+    private(set) var wasRead = false
 
-    init?(index indexPath: String, pack packPath: String) {
+    init?(index indexPath: String, pack packPath: String, counting resident: ResidentChunks = ResidentChunks()) {
         guard let index = Self.map(indexPath) else { return nil }
         guard let pack = Self.map(packPath) else {
             munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
@@ -293,6 +293,8 @@ final class MappedPack {
             return nil
         }
         self.count = count
+        self.resident = resident
+        packChunks = [UInt64](repeating: 0, count: pack.count >> 22 + 1)
     }
 
     deinit {
@@ -304,6 +306,29 @@ final class MappedPack {
     func releaseResidentPages() {
         madvise(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count, MADV_DONTNEED)
         madvise(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count, MADV_DONTNEED)
+        for word in packChunks.indices { packChunks[word] = 0 }
+        wasRead = false
+    }
+
+    /// Counts the chunks of `bytes` from `start` (up to `end`) as read, each once until the next release.
+    private static func note(_ chunks: inout [UInt64], from start: Int, to end: Int, into resident: ResidentChunks) {
+        guard start < end else { return }
+        for chunk in (start >> 16)...((end - 1) >> 16) {
+            let bit = UInt64(1) << UInt64(chunk & 63)
+            guard chunks[chunk >> 6] & bit == 0 else { continue }
+            chunks[chunk >> 6] |= bit
+            resident.bytes += 1 << 16
+        }
+    }
+
+    /// A read of the index is not counted: a lookup reads a few bytes, at random, in each pack that does not hold the
+    /// object, and counting each such page made a large store's lookups release the packs (and fault them in again)
+    /// every few hundred objects. The index's pages go at each release too.
+    private func noteIndexRead() { wasRead = true }
+
+    private func notePackRead(at offset: Int, length: Int) {
+        wasRead = true
+        Self.note(&packChunks, from: offset, to: min(offset + length, pack.count), into: resident)
     }
 
     /// Where `id`'s entry starts in the pack, as the index says; nil when it lists no such id.
@@ -319,6 +344,7 @@ final class MappedPack {
         let ids = 8 + 256 * 4
         let found: Int? = withUnsafeBytes(of: &oid.id) { wanted in
             let first = Int(wanted[0])
+            noteIndexRead()
             var low = first == 0 ? 0 : Int(Self.bigEndian32(index, at: 8 + (first - 1) * 4))
             var high = Int(Self.bigEndian32(index, at: 8 + first * 4))
             guard low <= high, high <= count else { return nil }
@@ -334,15 +360,18 @@ final class MappedPack {
                 }
                 placed += 1
                 probes += 1
+                noteIndexRead()
                 let entry = UnsafeRawBufferPointer(start: index.baseAddress! + ids + middle * 20, count: 20)
-                let order = memcmp(entry.baseAddress!, wanted.baseAddress!, 20)
+                // The leading words decide nearly every probe: the whole ids are compared only when they are equal.
+                let entryKey = Self.leadingWord(entry)
+                let order = entryKey != key ? (entryKey < key ? -1 : 1) : memcmp(entry.baseAddress!, wanted.baseAddress!, 20)
                 if order == 0 { return middle }
                 if order < 0 {
                     low = middle + 1
-                    lowKey = Self.leadingWord(entry)
+                    lowKey = entryKey
                 } else {
                     high = middle
-                    highKey = Self.leadingWord(entry)
+                    highKey = entryKey
                 }
             }
             return nil
@@ -354,6 +383,7 @@ final class MappedPack {
     /// The pack offset the index gives its `position`th entry; nil when a large offset points outside its table.
     private func offset(atIndex position: Int) -> Int? {
         let offsets = 8 + 256 * 4 + count * 24
+        noteIndexRead()
         let small = Self.bigEndian32(index, at: offsets + position * 4)
         guard small & 0x8000_0000 != 0 else { return Int(small) }
         let large = offsets + count * 4 + Int(small & 0x7FFF_FFFF) * 8
@@ -381,6 +411,8 @@ final class MappedPack {
         let headerLength = UnsafeRawPointer(rest) - (pack.baseAddress! + offset)
         guard end > offset + headerLength, end <= pack.count - 20 else { return nil }
         let crcs = 8 + 256 * 4 + count * 20
+        noteIndexRead()
+        notePackRead(at: offset, length: end - offset)
         let bytes = UnsafeRawBufferPointer(rebasing: pack[offset..<end])
         guard
             UInt32(truce_crc32(0, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count))
@@ -409,6 +441,9 @@ final class MappedPack {
         position += 1
         // 1 to 4: commit, tree, blob, tag; 6 and 7 are deltas.
         guard (1...4).contains(type), size >= 0 else { return nil }
+        // Its zlib stream is read next: at most its size and zlib's overhead (5 bytes a 16 KB block, and its header).
+        let span = min(size, pack.count)
+        notePackRead(at: offset, length: position - offset + span + span >> 12 + 64)
         return (git_object_t(type), size, UnsafeRawBufferPointer(rebasing: pack[position..<end]))
     }
 
@@ -432,6 +467,13 @@ final class MappedPack {
     }
 
     private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | UInt32($1) }
+        precondition(offset >= 0 && offset + 4 <= bytes.count)
+        return UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
+}
+
+/// The bytes of the 64 KB chunks that reads of a set of `MappedPack`s have touched since their pages were last let go:
+/// an estimate of what those mappings count for as the process's memory.
+final class ResidentChunks {
+    var bytes = 0
 }

@@ -131,6 +131,38 @@ import Testing
         #expect(byCRC.read(blobs["large"]!, remembering: true) == nil, "a large object is read through libgit2, not into memory here")
     }
 
+    /// What reads map of a pack is counted by the 64 KB chunks they touch, each once until the pages are let go: the
+    /// estimate of the packs' share of the process's memory that `noteRead` holds to `residentBudget`.
+    @Test(arguments: [PackEntries.Proof.hash, .indexCRC]) func readsCountEachChunkOfAPackOnceUntilItsPagesGo(provenBy proof: PackEntries.Proof) throws
+    {
+        let fixture = try Fixture()
+        let bulk = try MemoryRepository(path: fixture.path)
+        let contents: [String: Data] = [
+            "a": .text("one line\n"), "b": .text("another line\n"), "random": PackWriterTests.randomBytes(200_000, seed: 8),
+        ]
+        let (blobs, _, _) = try PackWriterTests.recordCommit(of: contents, in: bulk)
+        _ = try bulk.flush(compressed: true)
+        let entries = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: proof)
+        try withExtendedLifetime(entries) {
+            #expect(entries.resident.bytes == 0)
+            let random = try #require(entries.entry(of: blobs["random"]!))
+            let chunk = 1 << 16
+            // The random blob is stored about as large as it is: four chunks at least, five at most with its neighbours.
+            #expect((4 * chunk...5 * chunk).contains(entries.resident.bytes), "\(entries.resident.bytes)")
+            #expect(random.stream.count > 3 * chunk)
+            let afterRandom = entries.resident.bytes
+            _ = try #require(entries.entry(of: blobs["a"]!))
+            _ = try #require(entries.entry(of: blobs["b"]!))
+            #expect(entries.resident.bytes - afterRandom <= chunk, "two small entries side by side count one chunk at most")
+            entries.noteRead()
+            #expect(entries.resident.bytes > 0, "below the budget nothing is let go")
+            entries.releaseResidentPages()
+            #expect(entries.resident.bytes == 0)
+            _ = try #require(entries.entry(of: blobs["a"]!))
+            #expect(entries.resident.bytes == chunk, "read again after a release, a chunk counts again")
+        }
+    }
+
     /// An index or pack cut short leaves its objects unfound: nothing is read past its end.
     @Test(arguments: [4, -1, -21]) func aTruncatedIndexOrPackFindsNothing(keeping length: Int) throws {
         let fixture = try Fixture()

@@ -191,6 +191,28 @@ extension Repository {
         return git_commit_time(commit)
     }
 
+    /// `committerTime(of:)` of each of `ids`, in their order, read from this repository's packs in the order the packs
+    /// hold them: a replica's first manifest dates its parts by the heads they list, and reading each of a hundred
+    /// thousand heads through libgit2, at random in the packs, was a sixth of a first push.
+    package func committerTimes(of ids: [ObjectID]) throws(GitError) -> [Int64] {
+        let entries = try PackEntries(objectsDirectory: gitDirectory + "objects", provenBy: .indexCRC)
+        var times = [Int64](repeating: 0, count: ids.count)
+        for index in entries.indicesInPackOrder(of: ids) {
+            let id = ids[index]
+            if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true, rememberingProof: false, from: entries),
+                let time = raw.withUnsafeBufferPointer({ bytes -> Int64? in
+                    guard case .success(let header) = CommitHeader.scan(bytes) else { return nil }
+                    return CommitHeader.time(ofIdent: bytes[header.committer])
+                })
+            {
+                times[index] = time
+            } else {
+                times[index] = try committerTime(of: id)
+            }
+        }
+        return times
+    }
+
     /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.
     package func readCommit(_ id: ObjectID) throws(GitError) -> CommitRecord {
         instrumentation.countCommitRead()

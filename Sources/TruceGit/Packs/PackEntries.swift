@@ -143,9 +143,16 @@ package final class PackEntries {
         let pack: Int, offset: Int, index: Int
         let provenLength: Int?
 
-        /// Pack order: a copy that goes through each pack front to back faults each page in once.
-        static func precedes(_ first: Place, _ second: Place) -> Bool {
-            first.pack != second.pack ? first.pack < second.pack : first.offset < second.offset
+        /// The indices of `places` in pack order, those without one last: what goes through each pack front to back
+        /// faults each page in once.
+        static func packOrder(of places: [Place?]) -> [Int] {
+            places.indices.sorted { first, second in
+                switch (places[first], places[second]) {
+                case (let one?, let other?): one.pack != other.pack ? one.pack < other.pack : one.offset < other.offset
+                case (.some, nil): true
+                case (nil, _): false
+                }
+            }
         }
     }
 
@@ -169,6 +176,10 @@ package final class PackEntries {
         }
         return nil
     }
+
+    /// The indices of `ids` in the order the packs hold those objects, those no index lists last: reading them in
+    /// this order goes through the packs front to back.
+    func indicesInPackOrder(of ids: [ObjectID]) -> [Int] { Place.packOrder(of: ids.map(locate)) }
 
     /// `id`'s entry at `place`, proven; nil when it does not prove there (another pack may hold a good copy:
     /// `entry(of:)` looks).

@@ -59,13 +59,7 @@ package struct PackWriter {
         var places: [PackEntries.Place?] = []
         if let entries {
             let found = objects.map { entries.place(of: $0) }
-            let order = objects.indices.sorted { first, second in
-                switch (found[first], found[second]) {
-                case (let one?, let other?): PackEntries.Place.precedes(one, other)
-                case (.some, nil): true
-                case (nil, _): false
-                }
-            }
+            let order = PackEntries.Place.packOrder(of: found)
             objects = order.map { objects[$0] }
             places = order.map { found[$0] }
         }

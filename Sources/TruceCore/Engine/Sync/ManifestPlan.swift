@@ -145,10 +145,13 @@ struct ManifestPlan {
         // Grouped into parts until the manifest itself has at most `fanOut` parents; the same bytes give the same ids
         // everywhere. Every parent is a head or part read or written just now: none is looked up again.
         var listsHeads = true
+        // The heads' dates date the parts that list them: all read at once, in the order the packs hold them.
+        let headTimes = fixed.count + listed.count > ReplicaManifest.fanOut ? try repository.committerTimes(of: listed) : []
         while fixed.count + listed.count > ReplicaManifest.fanOut {
             listed = try stride(from: 0, to: listed.count, by: ReplicaManifest.fanOut).map { start in
-                let group = Array(listed[start..<min(start + ReplicaManifest.fanOut, listed.count)])
-                let signature = listsHeads ? try ReplicaManifest.partSignature(listing: group, in: repository) : next.signature
+                let end = min(start + ReplicaManifest.fanOut, listed.count)
+                let group = Array(listed[start..<end])
+                let signature = listsHeads ? ReplicaManifest.partSignature(listing: headTimes[start..<end]) : next.signature
                 let part = try repository.writeCommit(
                     tree: tree, knownParents: group, author: signature, committer: signature,
                     message: ReplicaManifest.partMessage(of: next.header.replica))

@@ -42,7 +42,7 @@ enum ReplicaManifest {
     /// fetch's negotiation, every push) time that grows with the square of that.
     static let fanOut = 64
 
-    /// The signature of a part that lists `listed` (heads and manifests): a second older than the oldest of them.
+    /// The signature of a part that lists heads dated `times`: a second older than the oldest of them.
     ///
     /// libgit2's walks take commits newest first from one list kept sorted by
     /// committer time, inserting each behind every commit as new or newer: a
@@ -58,10 +58,11 @@ enum ReplicaManifest {
     /// a walk that hides a manifest then stops without taking up these parts.
     /// Not epoch 0: a manifest's own new parts would be the oldest commits of
     /// the walk that pushes them, which would then read all the history it
-    /// hides before it stops. The time comes from what is listed, so a part
-    /// has the same id wherever it is written.
-    static func partSignature(listing listed: [ObjectID], in repository: Repository) throws -> Signature {
-        let oldest = try listed.map { try repository.committerTime(of: $0) }.min() ?? 0
+    /// hides before it stops. The time comes from what is listed (`times`, the
+    /// committer times of the heads it lists), so a part has the same id
+    /// wherever it is written.
+    static func partSignature(listing times: ArraySlice<Int64>) -> Signature {
+        let oldest = times.min() ?? 0
         // git's dates start at 0: a part of versions dated 1970 can only be as old as they are.
         return Signature(name: "truce", email: "manifest@truce", time: max(0, oldest - 1), offsetMinutes: 0)
     }

@@ -72,7 +72,7 @@ package final class PackEntries {
     /// small store are mapped once and stay, and those of a large store count for no more than this as the process's
     /// memory, whatever order they are read in. A release every few hundred objects, as before, faulted the same
     /// pages in again and again when they were read out of pack order (most of a first push's time).
-    static let residentBudget = 64 << 20
+    static let residentBudget = 32 << 20
     /// The bytes of 64 KB chunks the packs' mappings have had read since the last release, all packs together.
     let resident: ResidentChunks
 

@@ -11,7 +11,7 @@ package final class StoreInstrumentation: Sendable {
 
     /// Counts, and pauses for up to a minute the first time the process reaches the fault point `pausePoint` (nil: never);
     /// a sync receives `receiveBatchSize` listed heads at a time.
-    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 16, indexSnapshotFloor: Int = 100) {
+    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100) {
         counters = Instrumentation(pausingAt: pausePoint, receiveBatchSize: receiveBatchSize, indexSnapshotFloor: indexSnapshotFloor)
     }
 

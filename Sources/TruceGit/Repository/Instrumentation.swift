@@ -37,7 +37,7 @@ package final class Instrumentation: Sendable {
     package let indexSnapshotFloor: Int
 
     /// Counts, and pauses for up to a minute the first time the process reaches `pausePoint` (nil: never).
-    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 16, indexSnapshotFloor: Int = 100) {
+    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100) {
         self.pausePoint = pausePoint
         self.receiveBatchSize = max(receiveBatchSize, 1)
         self.indexSnapshotFloor = max(indexSnapshotFloor, 1)

@@ -24,6 +24,9 @@ package final class Quarantine {
     private let store: Repository
     /// The object directory of the local store objects are read from in place (`borrowObjects`), rather than downloaded.
     private var borrowed: String?
+    /// Whether the objects come from a local store read in place (`borrowObjects`): they are copied into the store in
+    /// every case, where a download checked whole moves in as it came.
+    package var isBorrowing: Bool { borrowed != nil }
     /// The indexes of the packs the store had when the quarantine was made: what a copy leaves out (see `admit`).
     private let storePacksBefore: [String]
 
@@ -160,7 +163,10 @@ package final class Quarantine {
             if let reads = repository.directPackReads {
                 entries = reads
             } else {
-                entries = try PackEntries(objectsDirectory: source)
+                // The download's own packs: libgit2's indexer hashed every object as it came and wrote the index here,
+                // CRCs too, so an entry's CRC proves it as it proves the store's own (a first sync in batches copied
+                // each batch's part of the download inflating and hashing every object again).
+                entries = try PackEntries(objectsDirectory: source, provenBy: .indexCRC)
             }
             defer { entries.forgetRemembered() }
             try PackWriter(repository: repository, into: storeObjects + "/pack/").write(

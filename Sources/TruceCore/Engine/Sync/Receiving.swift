@@ -29,7 +29,8 @@ extension StoreEngine {
     /// and saves meanwhile.
     ///
     /// The heads listed are checked, admitted and adopted in batches
-    /// (`Instrumentation.receiveBatchSize`), each in one transaction, so that
+    /// (`Instrumentation.receiveBatchSize`, at most `localReceiveBatchSize`
+    /// from a local store), each in one transaction, so that
     /// memory follows the batch and not the store. The manifests read are
     /// remembered only after the last: a sync stopped between batches keeps
     /// the batches adopted, whole, and the next one reads the same manifests
@@ -49,7 +50,12 @@ extension StoreEngine {
             from: remote, readingManifests: readingManifests, environment: environment, refused: &refused, progress: transfer,
             cancellation: cancellation)
         var received: [Change] = [], legacyReferences: [String] = []
-        let size = instrumentation.receiveBatchSize, count = listing.candidates.count
+        // A download checked in one batch moves into the store as it came, and only then; a local store's objects are
+        // copied either way, and in smaller batches for less memory at no cost (a first sync of 100,000 documents
+        // peaked at 367 MB in one batch, 264 MB in two).
+        let batchSize = instrumentation.receiveBatchSize
+        let size = listing.quarantine.isBorrowing ? min(batchSize, Self.localReceiveBatchSize) : batchSize
+        let count = listing.candidates.count
         // One batch at least: with no head to check, the manifests read are still remembered.
         var stored = 0
         for start in stride(from: 0, to: max(count, 1), by: size) {
@@ -82,6 +88,9 @@ extension StoreEngine {
         }
         return Received(changes: received, refused: refused, hub: hub)
     }
+
+    /// The most heads a receive from a local store checks, admits and adopts at a time.
+    static let localReceiveBatchSize = 1 << 16
 
     /// Makes the heads of one checked batch local heads, in one transaction; returns the new versions. Called with the
     /// sync lock held.

@@ -46,6 +46,10 @@ package final class PackEntries {
     private var scratch: [UInt8] = []
     /// The pack the last object found was in.
     private var lastFound = 0
+    /// Index entries compared by lookups so far, in all packs (tests count them).
+    var probes: Int { packs.reduce(0) { $0 + $1.probes } }
+    /// Which packs list each id, once there are enough packs to search that a table pays (`PackOwners`).
+    private lazy var owners: PackOwners? = packs.count >= PackOwners.fewestPacks ? PackOwners(packs) : nil
 
     /// The entries of the packs in `objectsDirectory/pack` that have a version 2 index; packs that cannot be read are
     /// left out (their objects are then read through libgit2).
@@ -79,14 +83,18 @@ package final class PackEntries {
     /// Looks at how much of the packs reads have mapped (`read` calls it, `PackWriter` after each copy), letting their
     /// pages go once that reaches `residentBudget`.
     func noteRead() {
-        if resident.bytes >= Self.residentBudget { releaseResidentPages() }
+        // The indexes stay: a lookup reads a page of one at random, and letting them go with the packs faulted one in
+        // again for nearly every lookup. They go with each batch (`releaseResidentPages()`).
+        if resident.bytes >= Self.residentBudget { release(includingIndexes: false) }
     }
 
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
     /// maps them in again, but they no longer count as this process's memory (a push of a million documents reads
     /// 450 MB of packs).
-    package func releaseResidentPages() {
-        for pack in packs where pack.wasRead { pack.releaseResidentPages() }
+    package func releaseResidentPages() { release(includingIndexes: true) }
+
+    private func release(includingIndexes: Bool) {
+        for pack in packs where pack.wasRead { pack.releaseResidentPages(includingIndex: includingIndexes) }
         resident.bytes = 0
     }
 
@@ -166,8 +174,18 @@ package final class PackEntries {
         return locate(id)
     }
 
-    /// Where the indexes put `id`: the pack of the last object found first, then the others in order.
+    /// Where the indexes put `id`: the pack of the last object found first, then the others in order (only those that
+    /// list it, with many packs).
     private func locate(_ id: ObjectID) -> Place? {
+        if let owners {
+            var found: Place?
+            owners.forEachOwner(of: id) { position in
+                guard let (index, offset) = packs[position].place(of: id) else { return false }
+                found = Place(pack: position, offset: offset, index: index, provenLength: nil)
+                return true
+            }
+            return found
+        }
         for attempt in packs.indices {
             let position = attempt == 0 ? lastFound : attempt - 1 < lastFound ? attempt - 1 : attempt
             guard let (index, offset) = packs[position].place(of: id) else { continue }
@@ -196,6 +214,15 @@ package final class PackEntries {
     /// `id`'s proven entry, with the pack and offset it was found at; its inflated bytes are then in `scratch`.
     private func find(_ id: ObjectID) -> (pack: Int, offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))? {
         guard !packs.isEmpty else { return nil }
+        if let owners {
+            var result: (pack: Int, offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))?
+            owners.forEachOwner(of: id) { position in
+                guard let found = find(id, inPack: position) else { return false }
+                result = (position, found.offset, found.entry)
+                return true
+            }
+            return result
+        }
         if let found = find(id, inPack: lastFound) { return (lastFound, found.offset, found.entry) }
         for position in packs.indices where position != lastFound {
             guard let found = find(id, inPack: position) else { continue }
@@ -313,12 +340,13 @@ final class MappedPack {
         munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
     }
 
-    /// Drops both mappings' resident pages; read-only file pages, so the next read brings them back unchanged.
-    func releaseResidentPages() {
-        madvise(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count, MADV_DONTNEED)
+    /// Drops the pack's resident pages, and the index's unless told otherwise; read-only file pages, so the next read
+    /// brings them back unchanged.
+    func releaseResidentPages(includingIndex: Bool = true) {
+        if includingIndex { madvise(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count, MADV_DONTNEED) }
         madvise(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count, MADV_DONTNEED)
         for word in packChunks.indices { packChunks[word] = 0 }
-        wasRead = false
+        wasRead = !includingIndex && wasRead
     }
 
     /// Counts the chunks of `bytes` from `start` (up to `end`) as read, each once until the next release.
@@ -344,6 +372,13 @@ final class MappedPack {
 
     /// Where `id`'s entry starts in the pack, as the index says; nil when it lists no such id.
     func offset(of id: ObjectID) -> Int? { place(of: id)?.offset }
+
+    /// Calls `body` with the leading 32 bits of each id the index lists, in its order.
+    func forEachLeadingKey(_ body: (UInt32) -> Void) {
+        let ids = 8 + 256 * 4
+        for position in 0..<count { body(Self.bigEndian32(index, at: ids + position * 20)) }
+        noteIndexRead()
+    }
 
     /// Where the index lists `id` and where its entry starts in the pack; nil when it lists no such id.
     ///

@@ -163,6 +163,46 @@ import Testing
         }
     }
 
+    /// With many packs, a lookup searches only the packs that list the id (`PackOwners`): each object is found, in
+    /// each pack that holds it, and an id no pack lists is found in none, with a probe or two per lookup where trying
+    /// the packs in turn took one or two in each.
+    @Test func withManyPacksALookupSearchesOnlyThePacksThatListTheID() throws {
+        let fixture = try Fixture()
+        let repository = try Repository.openBare(at: fixture.path)
+        var blobs: [[ObjectID]] = []
+        for pack in 0..<PackOwners.fewestPacks + 2 {
+            // Enough ids that a pack not holding one is searched a probe or two past its fan-out table.
+            var known: [ObjectID: RawObject] = [:]
+            let ids = (0..<2_000).map { number in
+                let bytes = Array("pack \(pack) blob \(number)\n".utf8)
+                let id = ObjectID.blobHash(of: bytes)
+                known[id] = RawObject(type: RawObject.blobType, bytes: bytes)
+                return id
+            }
+            try PackWriter(repository: repository).write(ids, known: known)
+            blobs.append(ids)
+        }
+        // One object in two packs: either copy serves.
+        let shared = blobs[0][0]
+        try PackWriter(repository: repository).write([shared, try repository.writeBlob(.text("beside the shared one\n"))])
+        for hashed in [false, true] {
+            let entries = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: hashed ? .hash : .indexCRC)
+            try withExtendedLifetime(entries) {
+                // In no pack's order, so that the pack of the last object found is seldom the next one's.
+                var random = SeededRandom(seed: 11)
+                for id in Array(blobs.joined()).map({ (id: $0, order: random.next()) }).sorted(by: { $0.order < $1.order }).map(\.id) {
+                    let entry = try #require(entries.entry(of: id), "\(id) unfound")
+                    #expect(entry.type == GIT_OBJECT_BLOB)
+                    #expect(entries.place(of: id) != nil)
+                }
+                #expect(entries.entry(of: ObjectID(hex: String(repeating: "5a", count: 20))!) == nil)
+                #expect(entries.place(of: ObjectID(hex: String(repeating: "a5", count: 20))!) == nil)
+                let lookups = blobs.joined().count * 2 + 2
+                #expect(entries.probes <= lookups * 3, "\(entries.probes) probes for \(lookups) lookups")
+            }
+        }
+    }
+
     /// An index or pack cut short leaves its objects unfound: nothing is read past its end.
     @Test(arguments: [4, -1, -21]) func aTruncatedIndexOrPackFindsNothing(keeping length: Int) throws {
         let fixture = try Fixture()

@@ -305,7 +305,7 @@ final class MappedPack {
     private(set) var probes = 0
     /// The 64 KB chunks of the pack read since the last release, a bit each, counted into `resident`.
     private var packChunks: [UInt64]
-    let resident: ResidentChunks
+    private let resident: ResidentChunks
     /// Whether anything was read since the last release: only then are there pages to let go.
     private(set) var wasRead = false
 
@@ -360,9 +360,9 @@ final class MappedPack {
         }
     }
 
-    /// A read of the index is not counted: a lookup reads a few bytes, at random, in each pack that does not hold the
-    /// object, and counting each such page made a large store's lookups release the packs (and fault them in again)
-    /// every few hundred objects. The index's pages go at each release too.
+    /// A read of the index is not counted: a lookup reads a few bytes of it at random, and counting each such page made
+    /// a large store's lookups release the packs (and fault them in again) every few hundred objects. The index's pages
+    /// go at the end of each batch (`PackEntries.releaseResidentPages()`).
     private func noteIndexRead() { wasRead = true }
 
     private func notePackRead(at offset: Int, length: Int) {
@@ -406,7 +406,6 @@ final class MappedPack {
                 }
                 placed += 1
                 probes += 1
-                noteIndexRead()
                 let entry = UnsafeRawBufferPointer(start: index.baseAddress! + ids + middle * 20, count: 20)
                 // The leading words decide nearly every probe: the whole ids are compared only when they are equal.
                 let entryKey = Self.leadingWord(entry)

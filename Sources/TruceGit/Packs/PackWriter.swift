@@ -54,8 +54,8 @@ package struct PackWriter {
         var seen = Set<ObjectID>()
         var objects = distinct ? ids : ids.filter { seen.insert($0).inserted }
         guard !objects.isEmpty else { return nil }
-        // What `entries` holds is copied in pack order, the rest after it: in the order asked, a push read its packs
-        // at random, and most of its time went to faulting their pages in again after each release (`noteRead`).
+        // What `entries` holds is copied in pack order, the rest after it: in the order asked, a push read its packs at
+        // random, and most of its time went to faulting their pages in again once they had been let go.
         var places: [PackEntries.Place?] = []
         if let entries {
             let found = objects.map { entries.place(of: $0) }

@@ -136,7 +136,8 @@ struct ManifestPlan {
 
     /// Writes the new manifest's commit into `repository` (the same id wherever it is written) and returns it, with
     /// every object written for it (its empty tree, its parts, itself); `previous` and none when there is no new one.
-    func write(in repository: Repository) throws -> (manifest: ObjectID, objects: [ObjectID]) {
+    /// The heads it lists are read from `store`'s packs (`repository` is a scratch one that reads them through it).
+    func write(in repository: Repository, readingHeadsFrom store: Repository) throws -> (manifest: ObjectID, objects: [ObjectID]) {
         guard let next else { return (previous!, []) }
         let tree = try repository.writeTree([])
         var objects = [tree]
@@ -146,7 +147,7 @@ struct ManifestPlan {
         // everywhere. Every parent is a head or part read or written just now: none is looked up again.
         var listsHeads = true
         // The heads' dates date the parts that list them: all read at once, in the order the packs hold them.
-        let headTimes = fixed.count + listed.count > ReplicaManifest.fanOut ? try repository.committerTimes(of: listed) : []
+        let headTimes = fixed.count + listed.count > ReplicaManifest.fanOut ? try store.committerTimes(of: listed) : []
         while fixed.count + listed.count > ReplicaManifest.fanOut {
             listed = try stride(from: 0, to: listed.count, by: ReplicaManifest.fanOut).map { start in
                 let end = min(start + ReplicaManifest.fanOut, listed.count)

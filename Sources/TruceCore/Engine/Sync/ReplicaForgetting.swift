@@ -94,7 +94,7 @@ extension SyncSession {
         }
         let snapshot = HubIndex.snapshot(of: index.hub, after: index.tip, sequence: index.header.sequence + 1, listing: kept)
         let scratch = try Quarantine(of: engine.repository, outgoing: true)
-        let written = try snapshot.write(in: scratch.repository)
+        let written = try snapshot.write(in: scratch.repository, readingHeadsFrom: engine.repository)
         try scratch.repository.updateReference(HubIndex.reference, to: written.manifest, expecting: nil, message: "truce: index")
         let name = ReplicaManifest.reference(of: replica)
         let updates: [(name: String, target: ObjectID?)] =

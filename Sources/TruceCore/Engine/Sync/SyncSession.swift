@@ -163,7 +163,7 @@ final class SyncSession: @unchecked Sendable {
             return 0
         }
         let scratch = try Quarantine(of: repository, outgoing: true)
-        let written = try plan.write(in: scratch.repository)
+        let written = try plan.write(in: scratch.repository, readingHeadsFrom: repository)
         let manifest = written.manifest
         try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")
         var updates: [(name: String, target: ObjectID?)] = hub.legacyReferences.map { ($0, nil) }
@@ -171,7 +171,7 @@ final class SyncSession: @unchecked Sendable {
         if usesIndex {
             if hub.index?.lists(manifest) != true {
                 let next = try indexEntry(listing: manifest, in: scratch.repository)
-                let written = try next.plan.write(in: scratch.repository)
+                let written = try next.plan.write(in: scratch.repository, readingHeadsFrom: repository)
                 entry = (next.header, written)
                 updates.append((HubIndex.reference, written.manifest))
             }

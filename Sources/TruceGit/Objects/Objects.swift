@@ -176,7 +176,12 @@ extension Repository {
     /// read (missing, or refused by git's fsck rules) is read by libgit2, which fails or passes as it decides.
     package func committerTime(of id: ObjectID) throws(GitError) -> Int64 {
         if let commit = keptCommits?[id]?.record { return commit.committer.time }
-        if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true),
+        return try committerTime(of: id, readingFrom: nil, rememberingProof: true)
+    }
+
+    /// `committerTime(of:)` read raw (from `entries` first, when given), or by libgit2 when the bytes do not scan.
+    private func committerTime(of id: ObjectID, readingFrom entries: PackEntries?, rememberingProof: Bool) throws(GitError) -> Int64 {
+        if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true, rememberingProof: rememberingProof, from: entries),
             let time = raw.withUnsafeBufferPointer({ bytes -> Int64? in
                 guard case .success(let header) = CommitHeader.scan(bytes) else { return nil }
                 return CommitHeader.time(ofIdent: bytes[header.committer])
@@ -198,17 +203,7 @@ extension Repository {
         let entries = try PackEntries(objectsDirectory: gitDirectory + "objects", provenBy: .indexCRC)
         var times = [Int64](repeating: 0, count: ids.count)
         for index in entries.indicesInPackOrder(of: ids) {
-            let id = ids[index]
-            if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true, rememberingProof: false, from: entries),
-                let time = raw.withUnsafeBufferPointer({ bytes -> Int64? in
-                    guard case .success(let header) = CommitHeader.scan(bytes) else { return nil }
-                    return CommitHeader.time(ofIdent: bytes[header.committer])
-                })
-            {
-                times[index] = time
-            } else {
-                times[index] = try committerTime(of: id)
-            }
+            times[index] = try committerTime(of: ids[index], readingFrom: entries, rememberingProof: false)
         }
         return times
     }

@@ -174,23 +174,29 @@ package final class PackEntries {
         return locate(id)
     }
 
-    /// Where the indexes put `id`: the pack of the last object found first, then the others in order (only those that
-    /// list it, with many packs).
+    /// Where the indexes put `id`.
     private func locate(_ id: ObjectID) -> Place? {
+        firstPack(listing: id) { position in
+            packs[position].place(of: id).map { Place(pack: position, offset: $0.offset, index: $0.index, provenLength: nil) }
+        }
+    }
+
+    /// The first non-nil `body` of the packs that may hold `id`: those `owners` names, with many packs; else the pack of
+    /// the last object found, then the others in order.
+    private func firstPack<T>(listing id: ObjectID, _ body: (_ position: Int) -> T?) -> T? {
         if let owners {
-            var found: Place?
+            var result: T?
             owners.forEachOwner(of: id) { position in
-                guard let (index, offset) = packs[position].place(of: id) else { return false }
-                found = Place(pack: position, offset: offset, index: index, provenLength: nil)
-                return true
+                result = body(position)
+                return result != nil
             }
-            return found
+            return result
         }
         for attempt in packs.indices {
             let position = attempt == 0 ? lastFound : attempt - 1 < lastFound ? attempt - 1 : attempt
-            guard let (index, offset) = packs[position].place(of: id) else { continue }
+            guard let result = body(position) else { continue }
             lastFound = position
-            return Place(pack: position, offset: offset, index: index, provenLength: nil)
+            return result
         }
         return nil
     }
@@ -213,23 +219,7 @@ package final class PackEntries {
 
     /// `id`'s proven entry, with the pack and offset it was found at; its inflated bytes are then in `scratch`.
     private func find(_ id: ObjectID) -> (pack: Int, offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))? {
-        guard !packs.isEmpty else { return nil }
-        if let owners {
-            var result: (pack: Int, offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))?
-            owners.forEachOwner(of: id) { position in
-                guard let found = find(id, inPack: position) else { return false }
-                result = (position, found.offset, found.entry)
-                return true
-            }
-            return result
-        }
-        if let found = find(id, inPack: lastFound) { return (lastFound, found.offset, found.entry) }
-        for position in packs.indices where position != lastFound {
-            guard let found = find(id, inPack: position) else { continue }
-            lastFound = position
-            return (position, found.offset, found.entry)
-        }
-        return nil
+        firstPack(listing: id) { position in find(id, inPack: position).map { (position, $0.offset, $0.entry) } }
     }
 
     private func find(_ id: ObjectID, inPack position: Int) -> (offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))?
@@ -346,7 +336,8 @@ final class MappedPack {
         if includingIndex { madvise(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count, MADV_DONTNEED) }
         madvise(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count, MADV_DONTNEED)
         for word in packChunks.indices { packChunks[word] = 0 }
-        wasRead = !includingIndex && wasRead
+        // The index's pages stay mapped until a release that takes them too.
+        if includingIndex { wasRead = false }
     }
 
     /// Counts the chunks of `bytes` from `start` (up to `end`) as read, each once until the next release.

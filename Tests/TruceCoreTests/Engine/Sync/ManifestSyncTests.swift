@@ -539,6 +539,23 @@ import Testing
         try expectHubFsckClean(hub)
     }
 
+    /// A first push into a hub on a local path reads what it sends, and the heads its manifest's parts are dated by,
+    /// from the store's packs, not through libgit2 (the parts' dates were once read through the scratch repository the
+    /// manifest is written in, whose own packs are none, and so each through libgit2).
+    @Test func aFirstPushReadsTheStoresPackedVersionsInPlace() async throws {
+        let writer = try TestStore()
+        let documents = ReplicaManifest.fanOut * 3
+        _ = try await writer.store.saveBatch(
+            (0..<documents).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
+        let hub = hubPath(try makeHub(.localPath))
+        let before = writer.store.instrumentation.rawReadsThroughLibgit2
+        #expect(try await writer.store.sync(with: hub).sent == documents)
+        // The manifest and its parts, written in memory to be pushed, are read through libgit2: a few, not one per head.
+        let throughLibgit2 = writer.store.instrumentation.rawReadsThroughLibgit2 - before
+        #expect(throughLibgit2 <= documents / ReplicaManifest.fanOut + 2, "\(throughLibgit2) objects read through libgit2")
+        #expect(try git("-C", hub, "fsck", "--strict").status == 0)
+    }
+
     /// How a test reaches its hub: through the git daemon (libgit2's push), or by its path (Truce writes the pack there).
     enum HubAccess: String, CaseIterable {
         case gitDaemon, localPath

@@ -123,15 +123,9 @@ struct ChangeJournal {
         return reached ? entries.reversed() : nil
     }
 
-    /// The manifests among `manifests` that the changes the journal records from `tip` back to its start came through,
-    /// when every change came through one of them; nil when one did not (a save here, a version from elsewhere). A
-    /// batch entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
-    func manifests(from tip: ObjectID, among manifests: Set<ObjectID>) throws -> Set<ObjectID>? {
-        try self.manifests(from: tip, where: manifests.contains)
-    }
-
     /// The manifests that the changes the journal records from `tip` back to its start came through, when every change
-    /// came through one that `isAmong` accepts; nil when one did not.
+    /// came through one that `isAmong` accepts; nil when one did not (a save here, a version from elsewhere). A batch
+    /// entry's `Via:` answers for all its changes, and only an entry without one is read line by line.
     func manifests(from tip: ObjectID, where isAmong: (ObjectID) throws -> Bool) throws -> Set<ObjectID>? {
         var through = Set<ObjectID>()
         var every = true

@@ -95,10 +95,15 @@ extension StoreEngine {
             sequences[header.replica] = max(sequences[header.replica] ?? -1, header.sequence)
         }
         let copies = Set(copies)
+        // A manifest is named by every journal entry that came through it: each is read once.
+        var verdicts: [ObjectID: Bool] = [:]
         return { [repository] manifest in
             if copies.contains(manifest) { return true }
-            guard let header = ReplicaManifest.header(parsing: try repository.readCommit(manifest).message) else { return false }
-            return header.sequence <= sequences[header.replica] ?? -1
+            if let verdict = verdicts[manifest] { return verdict }
+            let header = ReplicaManifest.header(parsing: try repository.readCommit(manifest).message)
+            let verdict = header.map { $0.sequence <= sequences[$0.replica] ?? -1 } ?? false
+            verdicts[manifest] = verdict
+            return verdict
         }
     }
 

@@ -81,15 +81,15 @@ import Testing
             let tip = try #require(try repository.reference(ChangeJournal.reference))
             #expect(try test.git("log", "-1", "--format=%(trailers:key=Via,valueonly)", tip.hex) == "\(first.hex) \(second.hex)\n\n")
             // The saveBatch entry below came through nothing, so only a walk that stops above it is answered yes.
-            #expect(try ChangeJournal(repository: repository).manifests(from: tip, among: [first, second]) == nil)
+            #expect(try ChangeJournal(repository: repository).manifests(from: tip, where: Set([first, second]).contains) == nil)
             // The same entry alone, without its changes file: only the trailer can answer, as it must (the file is not read).
             let entry = try repository.readCommit(tip)
             let lone = try repository.writeCommit(
                 tree: repository.writeTree([]), parents: [], author: entry.author, committer: entry.committer, message: entry.message)
             // Only the manifests the changes came through, of those offered.
             let third = ObjectID(hex: String(repeating: "4", count: 40))!
-            #expect(try ChangeJournal(repository: repository).manifests(from: lone, among: [first, second, third]) == [first, second])
-            #expect(try ChangeJournal(repository: repository).manifests(from: lone, among: [first]) == nil)
+            #expect(try ChangeJournal(repository: repository).manifests(from: lone, where: Set([first, second, third]).contains) == [first, second])
+            #expect(try ChangeJournal(repository: repository).manifests(from: lone, where: Set([first]).contains) == nil)
             #expect(before != tip)
         }
     }
@@ -108,7 +108,7 @@ import Testing
             let lone = try repository.writeCommit(
                 tree: repository.readCommit(tip).tree, parents: [], author: repository.readCommit(tip).author,
                 committer: repository.readCommit(tip).committer, message: repository.readCommit(tip).message)
-            #expect(try ChangeJournal(repository: repository).manifests(from: lone, among: [manifest]) == nil)
+            #expect(try ChangeJournal(repository: repository).manifests(from: lone, where: Set([manifest]).contains) == nil)
             let recorded = try #require(try ChangeJournal(repository: repository).recorded(in: repository.readCommit(tip)))
             #expect(recorded.map(\.via) == [nil] + Array(repeating: Optional(manifest), count: 29))
         }

@@ -29,8 +29,8 @@ package final class StoreInstrumentation: Sendable {
     package var packedRecordsRead: Int { counters.packedRecordsRead }
     /// Loose object files a sync's quarantine looked for: none for objects read from packs.
     package var looseObjectLooks: Int { counters.looseObjectLooks }
-    /// Objects read raw through libgit2 because no pack read in place held them.
-    package var rawReadsThroughLibgit2: Int { counters.rawReadsThroughLibgit2 }
+    /// Objects read raw, or their header read, through libgit2 because no pack read in place held them.
+    package var readsThroughLibgit2: Int { counters.readsThroughLibgit2 }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing): where a test plays the writer
     /// a reader races.

@@ -46,7 +46,7 @@ extension Repository {
         _ id: ObjectID, ofType type: git_object_t, missingIsNil: Bool, rememberingProof: Bool = true, from entries: PackEntries? = nil
     ) throws(GitError) -> [UInt8]? {
         if let found = (entries ?? directPackReads)?.read(id, remembering: rememberingProof) { return found.type == type ? found.bytes : nil }
-        instrumentation.countRawReadThroughLibgit2()
+        instrumentation.countReadThroughLibgit2()
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }

@@ -126,6 +126,15 @@ package final class PackEntries {
         return (found.type, bytes)
     }
 
+    /// The type `id`'s entry header gives, nil when no index here lists it or its entry is a delta (whose header does
+    /// not say): what libgit2's header read tells, without mapping the packs a second time through libgit2. Nothing is
+    /// proven: a copy of the object proves it as it copies.
+    func type(of id: ObjectID) -> git_object_t? {
+        let type = firstPack(listing: id) { position in packs[position].place(of: id).flatMap { packs[position].entry(at: $0.offset)?.type } }
+        noteRead()
+        return type
+    }
+
     /// Forgets the proofs `read` remembered and no copy took (objects of heads refused, or that the store had).
     func forgetRemembered() { remembered = [:] }
 

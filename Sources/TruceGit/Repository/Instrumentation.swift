@@ -21,7 +21,7 @@ package final class Instrumentation: Sendable {
     private let packedRecords = Atomic<Int>(0)
     /// Loose object files a sync's quarantine looked for: objects read from packs, its own or a borrowed store's, need none.
     private let looseLooks = Atomic<Int>(0)
-    /// Objects read raw through libgit2 because no pack read in place (`PackEntries`) held them.
+    /// Objects read raw, or their header read, through libgit2 because no pack read in place (`PackEntries`) held them.
     private let libgit2Reads = Atomic<Int>(0)
     /// The fault point where this process stops, so that a test can kill it exactly there.
     private let pausePoint: String?
@@ -51,7 +51,7 @@ package final class Instrumentation: Sendable {
     package var sessionsOpened: Int { sessions.load(ordering: .relaxed) }
     package var packedRecordsRead: Int { packedRecords.load(ordering: .relaxed) }
     package var looseObjectLooks: Int { looseLooks.load(ordering: .relaxed) }
-    package var rawReadsThroughLibgit2: Int { libgit2Reads.load(ordering: .relaxed) }
+    package var readsThroughLibgit2: Int { libgit2Reads.load(ordering: .relaxed) }
 
     package func countReferencesListed(_ count: Int) { listed.add(count, ordering: .relaxed) }
     package func countCommitRead() { commits.add(1, ordering: .relaxed) }
@@ -59,7 +59,7 @@ package final class Instrumentation: Sendable {
     package func countSessionOpened() { sessions.add(1, ordering: .relaxed) }
     package func countPackedRecordsRead(_ count: Int) { packedRecords.add(count, ordering: .relaxed) }
     package func countLooseObjectLooks(_ count: Int) { looseLooks.add(count, ordering: .relaxed) }
-    package func countRawReadThroughLibgit2() { libgit2Reads.add(1, ordering: .relaxed) }
+    package func countReadThroughLibgit2() { libgit2Reads.add(1, ordering: .relaxed) }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing).
     package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { listingHook.withLock { $0 = hook } }

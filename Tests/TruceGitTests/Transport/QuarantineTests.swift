@@ -34,6 +34,34 @@ import Testing
         }
     }
 
+    /// What the checks ask of a borrowed store's objects besides their bytes (is this a blob, a commit; the commit as
+    /// parsed) is answered from its packs read in place, not through libgit2, which would map every pack and index
+    /// there a second time; an object the packs lack still goes to libgit2.
+    @Test func aBorrowedStoresObjectsAreLookedUpInItsPacksInPlace() throws {
+        let hub = try Fixture(), store = try Fixture()
+        let bulk = try MemoryRepository(path: hub.path)
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("one\n")], in: bulk)
+        _ = try bulk.flush(compressed: true)
+        _ = try hub.git("update-ref", "refs/heads/main", commit.hex)
+        let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
+        _ = try quarantine.borrowObjects(of: hub.path, refsMatching: "refs/heads/*")
+        let repository = quarantine.repository
+        repository.keptCommits = nil
+        let blob = try #require(blobs["a"])
+        let before = repository.instrumentation.readsThroughLibgit2
+
+        #expect(try repository.containsBlob(blob))
+        #expect(try !repository.containsBlob(tree))
+        #expect(try repository.containsCommit(commit))
+        #expect(try !repository.containsCommit(blob))
+        #expect(try repository.readCommit(commit).tree == tree)
+        #expect(repository.instrumentation.readsThroughLibgit2 == before, "a lookup went through libgit2")
+
+        let elsewhere = ObjectID(hex: String(repeating: "ab", count: 20))!
+        #expect(try !repository.containsBlob(elsewhere))
+        #expect(repository.instrumentation.readsThroughLibgit2 == before + 1)
+    }
+
     /// What a copy leaves out because the store has it: a store's few objects are read from their indexes into a set,
     /// many are looked up in the packs instead; either way an object the store holds is not copied again.
     @Test func aStoresFewObjectsAreKnownFromTheirIndexesAndManyAreLookedUp() throws {

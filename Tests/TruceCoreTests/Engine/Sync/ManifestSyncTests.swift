@@ -548,12 +548,29 @@ import Testing
         _ = try await writer.store.saveBatch(
             (0..<documents).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
         let hub = hubPath(try makeHub(.localPath))
-        let before = writer.store.instrumentation.rawReadsThroughLibgit2
+        let before = writer.store.instrumentation.readsThroughLibgit2
         #expect(try await writer.store.sync(with: hub).sent == documents)
         // The manifest and its parts, written in memory to be pushed, are read through libgit2: a few, not one per head.
-        let throughLibgit2 = writer.store.instrumentation.rawReadsThroughLibgit2 - before
+        let throughLibgit2 = writer.store.instrumentation.readsThroughLibgit2 - before
         #expect(throughLibgit2 <= documents / ReplicaManifest.fanOut + 2, "\(throughLibgit2) objects read through libgit2")
         #expect(try git("-C", hub, "fsck", "--strict").status == 0)
+    }
+
+    /// A first sync from a hub on a local path reads the hub's packs in place, the blobs' headers too: through libgit2,
+    /// the check that each version's file is a blob mapped every pack of the hub a second time.
+    @Test func aFirstSyncReadsTheHubsPacksInPlace() async throws {
+        let writer = try TestStore(), reader = try TestStore()
+        let documents = ReplicaManifest.fanOut * 3
+        _ = try await writer.store.saveBatch(
+            (0..<documents).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
+        let hub = hubPath(try makeHub(.localPath))
+        _ = try await writer.store.sync(with: hub)
+        let before = reader.store.instrumentation.readsThroughLibgit2
+        #expect(try await reader.store.sync(with: hub).received.count == documents)
+        // The hub's index and the reader's own first manifest, which it pushes: a few, not one per head.
+        let throughLibgit2 = reader.store.instrumentation.readsThroughLibgit2 - before
+        #expect(throughLibgit2 <= documents / ReplicaManifest.fanOut + 2, "\(throughLibgit2) objects read through libgit2")
+        #expect(try reader.store.contents(of: "d/7.txt") == .text("7\n"))
     }
 
     /// How a test reaches its hub: through the git daemon (libgit2's push), or by its path (Truce writes the pack there).

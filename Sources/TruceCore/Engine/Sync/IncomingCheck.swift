@@ -48,7 +48,7 @@ extension StoreEngine {
     /// checks of `incomingProblem`; the others are adopted as if it had not
     /// been listed. Nothing of a refused head stays in the store.
     func checkAndAdmit(
-        _ batch: ArraySlice<IncomingCandidate>, isLast: Bool, of listing: inout IncomingListing, refused: inout [SyncReport.RefusedHead],
+        _ batch: Slice<IncomingCandidates>, isLast: Bool, of listing: inout IncomingListing, refused: inout [SyncReport.RefusedHead],
         checking: ((Int, Int) -> Void)? = nil, storing: ((Int, Int) -> Void)? = nil, cancellation: Cancellation? = nil
     ) throws -> IncomingHeads {
         let incoming = listing.quarantine.repository
@@ -70,7 +70,13 @@ extension StoreEngine {
                 listing.rejected.insert(candidate.id)
             case .success(let key):
                 if candidate.legacy, !listing.isTruceStore { result.legacyReferences.append(candidate.reference) }
-                guard listing.accepted.insert(candidate.id).inserted else { continue }
+                // The listing holds each head manifests list once, before the head refs: only a head ref may name one
+                // accepted before, so only what head refs name is remembered.
+                if candidate.legacy {
+                    guard listing.accepted.insert(candidate.id).inserted else { continue }
+                } else if listing.candidates.headReferencesName(candidate.id) {
+                    listing.accepted.insert(candidate.id)
+                }
                 // The first manifest to list a head is the one a later manifest of ours lists in its place.
                 if let via = candidate.via { result.via[candidate.id] = via }
                 if result.byKey[key] == nil { hidden += try localHeads.of(key) }

@@ -1,23 +1,13 @@
 import Foundation
 internal import TruceGit
 
-/// A head another store listed, with the ref that listed it; `legacy` for a head ref (a Truce store's own, or a hub's
-/// from before manifests), whose name must match its version.
-struct IncomingCandidate {
-    let id: ObjectID
-    let reference: String
-    let legacy: Bool
-    /// The manifest of another replica that listed it, which this replica's next manifest may list in its place.
-    var via: ObjectID? = nil
-}
-
 /// What one fetch brought and its manifests list, before any head is checked: the heads to check, which `receive`
 /// checks and adopts in batches (`Instrumentation.receiveBatchSize`), and what to remember once they are all in.
 struct IncomingListing {
     /// The scratch repository the download waits in, until the last batch is in.
     let quarantine: Quarantine
-    /// Every head listed, in the order listed; a head may be listed more than once.
-    let candidates: [IncomingCandidate]
+    /// Every head listed, in the order listed, each once (a head ref however often it repeats).
+    let candidates: IncomingCandidates
     /// Every ref under `refs/truce/` the other side advertised.
     let advertised: [String: ObjectID]
     /// Whether the other side is a Truce store: its head refs are its own, not a hub's to delete once adopted.
@@ -36,7 +26,8 @@ struct IncomingListing {
     let hubIndex: HubIndexView?
     /// Every manifest the hub's refs and the manifests read from them name, read or not: what the hub holds.
     let named: Set<ObjectID>
-    /// Heads decided so far, by the batches checked: a head listed twice is checked once.
+    /// Heads refused so far, by the batches checked; of the heads head refs name, those accepted so far: a head
+    /// listed twice is adopted once.
     var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
 }
 
@@ -95,7 +86,7 @@ extension StoreEngine {
                 remote, reason: "it is an encrypted hub, and this store has not joined it (truce hub join, then approve this device)")
         }
         let advertisedByName = Dictionary(advertised.map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
-        var candidates: [IncomingCandidate] = []
+        var candidates = IncomingCandidates()
         var newest: [String: (target: ObjectID, seen: ObjectID?, sequence: Int)] = [:]
         var read = Set<ObjectID>(), manifestsRead: [ObjectID] = [], chainCommits: [ObjectID] = []
         var pending: [(replica: String, target: ObjectID, name: String)] = [], named = Set<ObjectID>()
@@ -150,7 +141,7 @@ extension StoreEngine {
                     ))
             case .success(let listing):
                 chainCommits += listing.commits
-                candidates += listing.heads.map { IncomingCandidate(id: $0, reference: item.name, legacy: false, via: isOurs ? nil : item.target) }
+                candidates.append(contentsOf: listing.heads, reference: item.name, legacy: false, via: isOurs ? nil : item.target)
                 pending += listing.manifests.map { ($0.replica, $0.id, ReplicaManifest.reference(of: $0.replica)) }
                 guard !isOurs else { continue }
                 manifestsRead.append(item.target)
@@ -158,8 +149,9 @@ extension StoreEngine {
             }
         }
         for reference in advertised where reference.name.hasPrefix(ReferenceLayout.headsRoot) {
-            candidates.append(IncomingCandidate(id: reference.target, reference: reference.name, legacy: true))
+            candidates.append(contentsOf: [reference.target], reference: reference.name, legacy: true, via: nil)
         }
+        candidates.finish()
         return IncomingListing(
             quarantine: quarantine, candidates: candidates, advertised: advertisedByName,
             // A Truce store's head refs are its own; a hub's are what replicas pushed before manifests, and go once adopted.

@@ -74,7 +74,9 @@ final class SyncSession: @unchecked Sendable {
                 from: remote, environment: environment, transfer: meter.received, checking: meter.checking, storing: meter.storing,
                 cancellation: cancellation)
         }
-        received += ours.changes
+        // Taken whole when this is the first receive: appending copied every version a first sync received while
+        // the receive's own list still held them.
+        if received.isEmpty { received = ours.changes } else { received += ours.changes }
         refused += ours.refused
         hub = ours.hub
         meter.adopted(Set(ours.changes.map(\.key)).count)

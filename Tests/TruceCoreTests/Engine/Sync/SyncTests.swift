@@ -318,6 +318,23 @@ import Testing
         #expect(report.traffic == last)
     }
 
+    /// A store that has pushed to a hub lists each of its heads twice to a sync straight from it: in its manifest and
+    /// as its own head ref. Each version is adopted once, and the store holds it once.
+    @Test func aHeadBothAManifestAndAHeadRefListIsAdoptedOnce() async throws {
+        let writer = try TestStore()
+        _ = try await writer.store.saveBatch((0..<20).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
+        let hub = TemporaryDirectory("truce-twice-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        _ = try await writer.store.sync(with: hub)
+        #expect(try git(["-C", writer.path, "for-each-ref", "refs/truce/replicas/"]).stdout.isEmpty == false)
+
+        let replica = try TestStore()
+        let report = try await replica.store.sync(with: writer.path)
+        #expect(report.received.count == 20 && Set(report.received.map(\.version)).count == 20, "\(report.received.count) received")
+        #expect(report.traffic.headsToCheck == 40 && report.traffic.documentsAdopted == 20, "\(report.traffic)")
+        #expect(try replica.store.changes().changes.count == 20)
+    }
+
     /// Traffic written as JSON before the check and store counts existed still reads, with those counts 0.
     @Test func trafficWrittenBeforeTheCheckCountsReadsThemAsZero() throws {
         let old = #"{"receivedObjects":1,"receivedBytes":2,"sentObjects":3,"sentBytes":4,"documentsAdopted":5}"#

@@ -60,15 +60,25 @@ package struct PackedReferences {
 
     /// `references(withPrefix:)`, adding to `probes` the records it looked at: the work tests count.
     package func references(withPrefix prefix: String, probes: inout Int) throws(GitError) -> [(name: String, target: ObjectID)] {
-        let wanted = Array(prefix.utf8)
         var found: [(name: String, target: ObjectID)] = []
+        try forEachReference(withPrefix: prefix, probes: &probes) { name, target in found.append((String(decoding: name, as: UTF8.self), target)) }
+        return found
+    }
+
+    /// Calls `body` with the name's bytes (valid during the call) and the target of each reference whose name starts
+    /// with `prefix`, in the file's order, letting the pages behind go as it reads: for a caller that needs no name
+    /// kept (a million heads' names took 144 MB as strings).
+    package func forEachReference(
+        withPrefix prefix: String, probes: inout Int, _ visit: (Slice<UnsafeBufferPointer<UInt8>>, ObjectID) -> Void
+    ) throws(GitError) {
+        let wanted = Array(prefix.utf8)
         let first = isSorted ? lowerBound(wanted, probes: &probes) : body
         var record = first, released = first
         while record < file.bytes.count {
             probes += 1
             let (name, target, next) = try self.record(at: record)
             if name.starts(with: wanted) {
-                found.append((String(decoding: name, as: UTF8.self), target))
+                visit(name, target)
             } else if isSorted {
                 break
             }
@@ -79,7 +89,6 @@ package struct PackedReferences {
             }
         }
         file.releasePages(released..<record)
-        return found
     }
 
     /// `references(withPrefix:probes:)` of each of `prefixes`, in their order, reading the file once from start to

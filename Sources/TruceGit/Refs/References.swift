@@ -89,6 +89,23 @@ extension Repository {
         try listing(underEach: [directory], listingLooseUnder: directory).references[0]
     }
 
+    /// The targets of `references(under:)`, read the same way, without their names: a packed reference's name is
+    /// compared with the loose ones', never kept (a snapshot manifest of a million heads listed 144 MB of names it
+    /// did not read).
+    package func referenceTargets(under directory: String) throws(GitError) -> [ObjectID] {
+        let loose = try listing(underEach: [directory], listingLooseUnder: directory, readingPacked: false)
+        var targets = loose.references[0].map(\.target)
+        var probes = 0
+        try packedReferences().forEachReference(withPrefix: directory, probes: &probes) { name, target in
+            // A loose file overrides its packed record (rare: most heads are packed).
+            if !loose.looseNames.isEmpty, loose.looseNames.contains(String(decoding: name, as: UTF8.self)) { return }
+            targets.append(target)
+        }
+        instrumentation.countPackedRecordsRead(probes)
+        instrumentation.countReferencesListed(targets.count)
+        return targets
+    }
+
     /// The references under each of `directories` (each `root` or below it, ending in `/`), in their order, from one
     /// listing of the loose files under `root` and one reading of `packed-refs`.
     ///
@@ -112,7 +129,9 @@ extension Repository {
 
     /// `references(underEach:listingLooseUnder:)`, with what else the listing saw: a writer uses the loose names and
     /// the stamp to tell, after publishing, whether another writer published beside it, and takes over stale locks.
-    package func listing(underEach directories: [String], listingLooseUnder root: String) throws(GitError) -> ReferenceListing {
+    package func listing(underEach directories: [String], listingLooseUnder root: String, readingPacked: Bool = true) throws(GitError)
+        -> ReferenceListing
+    {
         // Which folders asked for hold a loose file: made only once there is one (a store's heads are mostly packed,
         // and a batch asks for 131,072 folders).
         lazy var positions = Dictionary(grouping: directories.indices, by: { directories[$0] })
@@ -148,6 +167,7 @@ extension Repository {
             // Only a writer that keeps deleting refs here could make every listing change under it: then take the last.
             if vanished, attempt < 50 { continue }
             var probes = 0, count = 0
+            guard readingPacked else { return ReferenceListing(references: found, looseNames: looseNames, lockFiles: lockFiles, packedStamp: nil) }
             let packed = try packedReferences()
             for (position, records) in try packed.references(withEachPrefix: directories, probes: &probes).enumerated() {
                 found[position] += records.filter { !looseNames.contains($0.name) }

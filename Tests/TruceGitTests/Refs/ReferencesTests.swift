@@ -43,4 +43,22 @@ import Testing
         try Data("damaged\n".utf8).write(to: URL(fileURLWithPath: fixture.path + "/refs/h/bb/y/3"))
         #expect(throws: GitError.self) { try fixture.repository.references(underEach: directories, listingLooseUnder: "refs/h/") }
     }
+
+    /// The targets alone of a folder's references (what a snapshot manifest lists) are those git lists there: a loose
+    /// file's over the packed line of its name, packed lines of other folders and lock files left out.
+    @Test func aFoldersTargetsAloneAreWhatGitLists() throws {
+        let fixture = try PackedReferencesTests.Fixture()
+        let (a, b, c) = (try fixture.object("a"), try fixture.object("b"), try fixture.object("c"))
+        func update(_ name: String, _ target: ObjectID) throws {
+            #expect(try git(["-C", fixture.path, "update-ref", name, target.hex]).status == 0)
+        }
+        for (name, target) in [("refs/h/aa/x/1", a), ("refs/h/aa/x/2", b), ("refs/g/1", c)] { try update(name, target) }
+        #expect(try git(["-C", fixture.path, "pack-refs", "--all", "--prune"]).status == 0)
+        #expect(try fixture.repository.referenceTargets(under: "refs/h/").sorted() == [a, b].sorted())
+        for (name, target) in [("refs/h/aa/x/2", c), ("refs/h/bb/y/3", a)] { try update(name, target) }
+        try Data("\(b.hex)\n".utf8).write(to: URL(fileURLWithPath: fixture.path + "/refs/h/aa/x/4.lock"))
+        let expected = try fixture.gitReferences().filter { $0.key.hasPrefix("refs/h/") }.values.sorted()
+        #expect(try fixture.repository.referenceTargets(under: "refs/h/").map(\.hex).sorted() == expected)
+        #expect(expected == [a, a, c].map(\.hex).sorted())
+    }
 }

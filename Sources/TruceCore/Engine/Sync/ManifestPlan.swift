@@ -63,7 +63,10 @@ extension StoreEngine {
         }
         // A snapshot: the manifests of the other replicas known here, and every head none of them lists.
         let copies = try repository.references(under: ReplicaManifest.root).filter { $0.name != name }.map(\.target).sorted()
-        let heads = try repository.references(under: ReferenceLayout.headsRoot).map(\.target)
+        // Sorted in place: counting them distinct then needs no set of a million ids beside them.
+        var heads = try repository.referenceTargets(under: ReferenceLayout.headsRoot)
+        heads.sort()
+        let distinctHeads = heads.indices.count { $0 == 0 || heads[$0] != heads[$0 - 1] }
         let unlisted: [ObjectID]
         var listed = copies
         if previous == nil, let journal, !copies.isEmpty,
@@ -81,7 +84,7 @@ extension StoreEngine {
         if previous == nil, unlisted.isEmpty, listed.isEmpty { return nil }
         let next = ReplicaManifest.Header(
             replica: replica, sequence: (header?.sequence ?? 0) + 1, journal: journal, isSnapshot: true,
-            listedSinceSnapshot: 0, snapshotHeads: Set(heads).count)
+            listedSinceSnapshot: 0, snapshotHeads: distinctHeads)
         return ManifestPlan(name: name, previous: previous, next: (unlisted + listed, next, Self.signature(of: replica)))
     }
 

@@ -10,9 +10,15 @@ package final class StoreInstrumentation: Sendable {
     let counters: Instrumentation
 
     /// Counts, and pauses for up to a minute the first time the process reaches the fault point `pausePoint` (nil: never);
-    /// a sync receives `receiveBatchSize` listed heads at a time.
-    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100) {
-        counters = Instrumentation(pausingAt: pausePoint, receiveBatchSize: receiveBatchSize, indexSnapshotFloor: indexSnapshotFloor)
+    /// a sync receives `receiveBatchSize` listed heads at a time, and checks a first sync's batch of at least
+    /// `fewestHeadsCheckedOnTwoThreads` on two threads.
+    package init(
+        pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100,
+        fewestHeadsCheckedOnTwoThreads: Int = 4096
+    ) {
+        counters = Instrumentation(
+            pausingAt: pausePoint, receiveBatchSize: receiveBatchSize, indexSnapshotFloor: indexSnapshotFloor,
+            fewestHeadsCheckedOnTwoThreads: fewestHeadsCheckedOnTwoThreads)
     }
 
     init(_ counters: Instrumentation) { self.counters = counters }
@@ -31,6 +37,8 @@ package final class StoreInstrumentation: Sendable {
     package var looseObjectLooks: Int { counters.looseObjectLooks }
     /// Objects read raw, or their header read, through libgit2 because no pack read in place held them.
     package var readsThroughLibgit2: Int { counters.readsThroughLibgit2 }
+    /// Heads a first sync's checks passed or refused on a second thread.
+    package var headsCheckedOnASecondThread: Int { counters.headsCheckedOnASecondThread }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing): where a test plays the writer
     /// a reader races.

@@ -69,6 +69,26 @@ package final class PackEntries {
         }.sorted { $0.count > $1.count }
     }
 
+    /// Reads of the same packs as `other`, through the same mappings, for another thread: each thread reads through
+    /// its own (its own inflater, counts and remembered proofs), and the pages both read count once.
+    private init(sharing other: PackEntries, inflater: OpaquePointer) {
+        proof = other.proof
+        self.inflater = inflater
+        let resident = ResidentChunks()
+        self.resident = resident
+        packs = other.packs.map { MappedPack(sharing: $0, counting: resident) }
+        owners = other.owners
+        residentShare = other.residentShare
+    }
+
+    /// `PackEntries` of the same packs for another thread (see `init(sharing:inflater:)`).
+    package func forAnotherThread() throws(GitError) -> PackEntries {
+        guard let inflater = truce_inflater_new() else {
+            throw GitError(operation: "read packs on another thread", code: -1, errorClass: 0, message: "out of memory")
+        }
+        return PackEntries(sharing: self, inflater: inflater)
+    }
+
     deinit { truce_inflater_free(inflater) }
 
     /// How much of the packs' files reads may map before their pages are let go (`noteRead`). A read maps the 64 KB
@@ -77,6 +97,9 @@ package final class PackEntries {
     /// memory, whatever order they are read in. A release every few hundred objects, as before, faulted the same
     /// pages in again and again when they were read out of pack order (most of a first push's time).
     static let residentBudget = 32 << 20
+    /// The share of `residentBudget` these packs' mappings may take: two readers of the same packs on two threads
+    /// (`Quarantine.secondReader`) take half each.
+    package var residentShare = residentBudget
     /// The bytes of 64 KB chunks the packs' mappings have had read since the last release, all packs together.
     let resident: ResidentChunks
 
@@ -85,7 +108,7 @@ package final class PackEntries {
     func noteRead() {
         // The indexes stay: a lookup reads a page of one at random, and letting them go with the packs faulted one in
         // again for nearly every lookup. They go with each batch (`releaseResidentPages()`).
-        if resident.bytes >= Self.residentBudget { release(includingIndexes: false) }
+        if resident.bytes >= residentShare { release(includingIndexes: false) }
     }
 
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
@@ -133,6 +156,15 @@ package final class PackEntries {
         let type = firstPack(listing: id) { position in packs[position].place(of: id).flatMap { packs[position].entry(at: $0.offset)?.type } }
         noteRead()
         return type
+    }
+
+    /// Takes the proofs `other`, made of the same packs for another thread, remembered (while there is room here):
+    /// the copy, which reads through `self`, then proves none of those objects again. Nothing is taken from entries of
+    /// other packs, or proven another way.
+    package func takeRemembered(from other: PackEntries) {
+        guard other.proof == proof, other.packs.map(\.indexPath) == packs.map(\.indexPath) else { return }
+        for (id, word) in other.remembered where remembered.count < Self.rememberedLimit { remembered[id] = word }
+        other.forgetRemembered()
     }
 
     /// Forgets the proofs `read` remembered and no copy took (objects of heads refused, or that the store had).
@@ -298,6 +330,10 @@ package final class PackEntries {
 final class MappedPack {
     private let index: UnsafeRawBufferPointer
     private let pack: UnsafeRawBufferPointer
+    /// What maps `index` and `pack`, shared with every `MappedPack` made by `init(sharing:counting:)`.
+    private let mapping: PackMapping
+    /// The index's path: which pack this is.
+    let indexPath: String
     /// How many objects the index lists.
     let count: Int
     /// Index entries compared so far by `offset(of:)` (tests count them).
@@ -316,6 +352,7 @@ final class MappedPack {
         }
         self.index = index
         self.pack = pack
+        self.indexPath = indexPath
         // Magic "\377tOc", version 2, 256 cumulative counts, then per object its id, CRC and 32-bit offset, then the
         // 64-bit offsets, the pack's checksum and the index's own.
         let count = index.count >= 8 + 256 * 4 ? Int(Self.bigEndian32(index, at: 8 + 255 * 4)) : -1
@@ -331,19 +368,39 @@ final class MappedPack {
         }
         self.count = count
         self.resident = resident
+        mapping = PackMapping(index: index, pack: pack)
         packChunks = [UInt64](repeating: 0, count: pack.count >> 22 + 1)
     }
 
-    deinit {
-        munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
-        munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
+    /// The same files through the same mappings, read on another thread: only the mappings are shared (read-only
+    /// memory), and the pages two readers read count once as the process's memory. Counts start anew, into `resident`.
+    init(sharing other: MappedPack, counting resident: ResidentChunks) {
+        (index, pack, mapping, indexPath, count) = (other.index, other.pack, other.mapping, other.indexPath, other.count)
+        self.resident = resident
+        packChunks = [UInt64](repeating: 0, count: pack.count >> 22 + 1)
     }
 
     /// Drops the pack's resident pages, and the index's unless told otherwise; read-only file pages, so the next read
     /// brings them back unchanged.
+    ///
+    /// Of the pack, only the 64 KB chunks read here go, in runs: another thread reading the same mapping
+    /// (`init(sharing:counting:)`) keeps the pages it is reading.
     func releaseResidentPages(includingIndex: Bool = true) {
         if includingIndex { madvise(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count, MADV_DONTNEED) }
-        madvise(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count, MADV_DONTNEED)
+        var chunk = 0
+        let chunks = pack.count >> 16 + 1
+        while chunk < chunks {
+            guard packChunks[chunk >> 6] & (1 << UInt64(chunk & 63)) != 0 else {
+                // A word of no chunk read is passed at once.
+                chunk = packChunks[chunk >> 6] == 0 ? (chunk | 63) + 1 : chunk + 1
+                continue
+            }
+            var end = chunk + 1
+            while end < chunks, packChunks[end >> 6] & (1 << UInt64(end & 63)) != 0 { end += 1 }
+            let start = chunk << 16, length = min(end << 16, pack.count) - start
+            madvise(UnsafeMutableRawPointer(mutating: pack.baseAddress! + start), length, MADV_DONTNEED)
+            chunk = end
+        }
         for word in packChunks.indices { packChunks[word] = 0 }
         // The index's pages stay mapped until a release that takes them too.
         if includingIndex { wasRead = false }
@@ -514,6 +571,19 @@ final class MappedPack {
     private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
         precondition(offset >= 0 && offset + 4 <= bytes.count)
         return UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+}
+
+/// A pack and its index mapped read-only, unmapped once the last `MappedPack` reading them goes.
+final class PackMapping {
+    let index: UnsafeRawBufferPointer
+    let pack: UnsafeRawBufferPointer
+
+    init(index: UnsafeRawBufferPointer, pack: UnsafeRawBufferPointer) { (self.index, self.pack) = (index, pack) }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+        munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
     }
 }
 

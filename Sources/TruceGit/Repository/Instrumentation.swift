@@ -23,6 +23,8 @@ package final class Instrumentation: Sendable {
     private let looseLooks = Atomic<Int>(0)
     /// Objects read raw, or their header read, through libgit2 because no pack read in place (`PackEntries`) held them.
     private let libgit2Reads = Atomic<Int>(0)
+    /// Heads a sync's checks passed or refused on a second thread (`fewestHeadsCheckedOnTwoThreads`).
+    private let secondThreadChecks = Atomic<Int>(0)
     /// The fault point where this process stops, so that a test can kill it exactly there.
     private let pausePoint: String?
     private let paused = Atomic<Bool>(false)
@@ -38,11 +40,19 @@ package final class Instrumentation: Sendable {
     /// last lists this many or as many as it listed. Tests make it small to see an index start again.
     package let indexSnapshotFloor: Int
 
+    /// The fewest heads of a first sync's batch whose checks are divided between two threads: below it a second
+    /// thread's setup costs more than it saves. Tests make it small to see the division with a few heads.
+    package let fewestHeadsCheckedOnTwoThreads: Int
+
     /// Counts, and pauses for up to a minute the first time the process reaches `pausePoint` (nil: never).
-    package init(pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100) {
+    package init(
+        pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100,
+        fewestHeadsCheckedOnTwoThreads: Int = 4096
+    ) {
         self.pausePoint = pausePoint
         self.receiveBatchSize = max(receiveBatchSize, 1)
         self.indexSnapshotFloor = max(indexSnapshotFloor, 1)
+        self.fewestHeadsCheckedOnTwoThreads = max(fewestHeadsCheckedOnTwoThreads, 2)
     }
 
     package var referencesListed: Int { listed.load(ordering: .relaxed) }
@@ -52,6 +62,7 @@ package final class Instrumentation: Sendable {
     package var packedRecordsRead: Int { packedRecords.load(ordering: .relaxed) }
     package var looseObjectLooks: Int { looseLooks.load(ordering: .relaxed) }
     package var readsThroughLibgit2: Int { libgit2Reads.load(ordering: .relaxed) }
+    package var headsCheckedOnASecondThread: Int { secondThreadChecks.load(ordering: .relaxed) }
 
     package func countReferencesListed(_ count: Int) { listed.add(count, ordering: .relaxed) }
     package func countCommitRead() { commits.add(1, ordering: .relaxed) }
@@ -60,6 +71,7 @@ package final class Instrumentation: Sendable {
     package func countPackedRecordsRead(_ count: Int) { packedRecords.add(count, ordering: .relaxed) }
     package func countLooseObjectLooks(_ count: Int) { looseLooks.add(count, ordering: .relaxed) }
     package func countReadThroughLibgit2() { libgit2Reads.add(1, ordering: .relaxed) }
+    package func countHeadCheckedOnASecondThread() { secondThreadChecks.add(1, ordering: .relaxed) }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing).
     package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { listingHook.withLock { $0 = hook } }

@@ -22,8 +22,9 @@ package final class Quarantine {
     private let storeObjects: String
     /// The store the objects are for.
     private let store: Repository
-    /// The object directory of the local store objects are read from in place (`borrowObjects`), rather than downloaded.
-    private var borrowed: String?
+    /// The object directory of the local store objects are read from in place (`borrowObjects`), rather than
+    /// downloaded, and that store's path.
+    private var borrowed: (objects: String, path: String)?
     /// Whether the objects come from a local store read in place (`borrowObjects`): they are copied into the store in
     /// every case, where a download checked whole moves in as it came.
     package var isBorrowing: Bool { borrowed != nil }
@@ -45,17 +46,7 @@ package final class Quarantine {
         let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
         directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
         repository = try Repository.createBare(at: directory, instrumentation: store.instrumentation)
-        // The checks read each incoming commit several times (listing, head check, history check): read it once.
-        repository.keptCommits = [:]
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, repository.handle), "open object database")
-        defer { git_odb_free(odb) }
-        try check(git_odb_add_disk_alternate(odb, storeObjects), "read the objects of \(store.path)")
-        // After every pack (the quarantine's, the store's, a borrowed store's) and before every loose backend. Told of
-        // the quarantine's own packs all the same, for a read that reaches it on a miss.
-        try check(
-            truce_odb_add_loose_object_guard(odb, storeObjects, directory + "/objects", Repository.looseGuardPriority),
-            "guard the loose objects of \(store.path)")
+        try Self.readStore(store, into: repository, quarantine: directory)
         if outgoing {
             // What a push sends waits in memory, not as loose files fsynced one by one, and enters the store as one pack
             // (`packIntoStore`) once the other side has taken it.
@@ -67,6 +58,42 @@ package final class Quarantine {
         // a hub offers one manifest per replica, and a sync with hundreds of replicas wrote, synced and deleted as many.
         if !references.isEmpty { try repository.updatePackedReferences(adding: references, removing: []) }
     }
+
+    /// Makes `repository`, the quarantine at `directory`, read the objects of `store` behind its own.
+    private static func readStore(_ store: Repository, into repository: Repository, quarantine directory: String) throws(GitError) {
+        // The checks read each incoming commit several times (listing, head check, history check): read it once.
+        repository.keptCommits = [:]
+        let storeObjects = store.gitDirectory + "objects"
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, repository.handle), "open object database")
+        defer { git_odb_free(odb) }
+        try check(git_odb_add_disk_alternate(odb, storeObjects), "read the objects of \(store.path)")
+        // After every pack (the quarantine's, the store's, a borrowed store's) and before every loose backend. Told of
+        // the quarantine's own packs all the same, for a read that reaches it on a miss.
+        try check(
+            truce_odb_add_loose_object_guard(odb, storeObjects, directory + "/objects", Repository.looseGuardPriority),
+            "guard the loose objects of \(store.path)")
+    }
+
+    /// Another handle on what `repository` reads (the download, or the borrowed store's packs read in place, and the
+    /// store), for a second thread: a handle, its object cache and its packs read in place serve one thread at a time.
+    ///
+    /// It costs little memory beside the first: its packs read in place go through the first's mappings, and take
+    /// half of what they may keep mapped, as the first's do from then on; it keeps few commits (one head's check reads
+    /// its commit again at once; the first keeps what the listing read for the checks).
+    package func secondReader() throws(GitError) -> Repository {
+        let reader = try Repository.openBare(at: directory, instrumentation: repository.instrumentation)
+        try Self.readStore(store, into: reader, quarantine: directory)
+        reader.keptCommitLimit = Self.secondReaderKeptCommits
+        if let borrowed {
+            repository.directPackReads?.residentShare = PackEntries.residentBudget / 2
+            try Self.borrow(borrowed.objects, of: borrowed.path, into: reader, readingPacksAs: repository.directPackReads?.forAnotherThread())
+        }
+        return reader
+    }
+
+    /// The raw bytes of commits `secondReader` keeps.
+    static let secondReaderKeptCommits = 2 << 20
 
     /// Writes `ids`, as `repository` reads them, into the store as one pack (fsynced), each once.
     package func packIntoStore(_ ids: [ObjectID]) throws(GitError) {
@@ -87,6 +114,16 @@ package final class Quarantine {
         let other = try Repository.openBare(at: path, instrumentation: repository.instrumentation)
         let references = try other.references(matching: pattern)
         let objects = other.gitDirectory + "objects"
+        try Self.borrow(objects, of: path, into: repository)
+        borrowed = (objects, path)
+        return references
+    }
+
+    /// Makes `repository` read the objects in `objects`, those of the store at `path`, first, its packs in place
+    /// (through `reads`, when given: another thread's reads of the same packs).
+    private static func borrow(_ objects: String, of path: String, into repository: Repository, readingPacksAs reads: PackEntries? = nil)
+        throws(GitError)
+    {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
@@ -100,9 +137,7 @@ package final class Quarantine {
         // three system calls an object, most of a first sync's time.
         try check(truce_odb_guards_also_packed(odb, objects), "tell the store's guard of \(path)")
         try check(truce_odb_add_loose_object_guard(odb, objects, nil, Repository.looseGuardPriority), "guard the loose objects of \(path)")
-        borrowed = objects
-        repository.directPackReads = try PackEntries(objectsDirectory: objects)
-        return references
+        if let reads { repository.directPackReads = reads } else { repository.directPackReads = try PackEntries(objectsDirectory: objects) }
     }
 
     /// The ids of the objects in the packs whose indexes are `indexes`, when they are few (none for no pack); nil when
@@ -137,7 +172,7 @@ package final class Quarantine {
         progress: ((Int, Int) -> Void)? = nil
     ) throws(GitError) {
         guard !tips.isEmpty else { return }
-        if let checked, let source = borrowed ?? (isWhole ? nil : directory + "/objects") {
+        if let checked, let source = borrowed?.objects ?? (isWhole ? nil : directory + "/objects") {
             // libgit2's pack builder walks the history again and its indexer maps each object it writes back in:
             // most of a first sync's time. The checks read every object the tips bring, and nothing else.
             // Only what the store lacked: a sync that brings nothing new writes nothing. What an earlier batch of

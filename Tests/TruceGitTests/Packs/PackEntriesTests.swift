@@ -56,6 +56,34 @@ import Testing
         }
     }
 
+    /// Reads for another thread go through the same mappings: both read every object alike at the same time, the
+    /// proofs the other remembered are handed back to the first's copy, and its reads outlive the first.
+    @Test func readsForAnotherThreadShareTheMappingsAndHandBackTheirProofs() throws {
+        let source = try Fixture()
+        let bulk = try MemoryRepository(path: source.path)
+        let contents = Dictionary(uniqueKeysWithValues: (0..<200).map { ("f\($0)", Data.text("file \($0)\n")) })
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
+        _ = try bulk.flush(compressed: true)
+        let ids = Array(blobs.values) + [tree, commit]
+        var first: PackEntries? = try PackEntries(objectsDirectory: source.path + "/objects")
+        let other = try first!.forAnotherThread()
+        nonisolated(unsafe) let readers = [first!, other]
+        nonisolated(unsafe) var read = [[ObjectID: [UInt8]]](repeating: [:], count: 2)
+        read.withUnsafeMutableBufferPointer { read in
+            nonisolated(unsafe) let read = read
+            DispatchQueue.concurrentPerform(iterations: 2) { reader in
+                for id in ids { read[reader][id] = readers[reader].read(id, remembering: reader == 1)?.bytes }
+            }
+        }
+        #expect(read[0].count == ids.count && read[0] == read[1])
+        let proofsBefore = first!.proofs
+        first!.takeRemembered(from: other)
+        for id in ids { _ = try #require(first!.entry(of: id)) }
+        #expect(first!.proofs == proofsBefore, "the copy proved again what the other thread proved")
+        first = nil
+        #expect(other.read(commit, remembering: false)?.bytes == read[1][commit], "the mappings went with the first")
+    }
+
     /// A pack whose index lists an id beside a different object of the same size, and a pack whose deflated bytes
     /// are damaged, are passed over: the object comes from a pack that proves it, or from nowhere.
     @Test func anEntryThatIsNotTheObjectItIsListedAsIsNeverHandedOut() throws {

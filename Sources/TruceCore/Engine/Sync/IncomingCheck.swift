@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import TruceGit
 
 /// Each document's head references in this store, read once per document, and not at all while the store has no heads
@@ -61,10 +62,14 @@ extension StoreEngine {
         // Every object the checks below read: when the download holds nothing else, it joins the store as it came.
         var checked = CheckedObjects([ObjectID.emptyTree])
         let total = listing.candidates.count
+        let checkedAhead = headChecksOnTwoThreads(batch, of: &listing, recording: &checked, versions: &result.versions, checking: checking)
         for (index, candidate) in zip(batch.indices, batch) where !listing.accepted.contains(candidate.id) || candidate.legacy {
-            if index % 256 == 0 { checking?(index, total) }
+            if index % 256 == 0, checkedAhead == nil { checking?(index, total) }
             if listing.rejected.contains(candidate.id) { continue }
-            switch headCheckOrError(candidate, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions) {
+            let outcome =
+                checkedAhead?[index - batch.startIndex]
+                ?? headCheckOrError(candidate, from: incoming, localHeads: &localHeads, recording: &checked, versions: &result.versions)
+            switch outcome {
             case .failure(let problem):
                 refused.append(SyncReport.RefusedHead(version: VersionID(candidate.id), reference: candidate.reference, reason: problem.reason))
                 listing.rejected.insert(candidate.id)
@@ -105,6 +110,72 @@ extension StoreEngine {
             admitted, hiding: hidden, whenOnly: refused.count == refusedBefore ? checked : nil, isWhole: isLast && batch.startIndex == 0,
             progress: storing)
         return result
+    }
+
+    /// The checks of the heads of a first sync's `batch` that manifests listed, divided between this thread and a
+    /// second with its own handle on the quarantine (`Quarantine.secondReader`), in `batch`'s order (nil for a head ref,
+    /// checked after in order); nil when the batch is checked on this thread alone.
+    ///
+    /// While this store has no heads, a head's check reads only what the
+    /// other side sent: the two halves of a batch share nothing but the
+    /// packs read, each through its own handle. What each passed joins
+    /// `checked` and `versions` after, the first half's first; the proofs the
+    /// second thread's reads made are handed to the copy
+    /// (`PackEntries.takeRemembered`). `checking` hears how many heads both
+    /// have checked, from one of them, so the count only grows.
+    private func headChecksOnTwoThreads(
+        _ batch: Slice<IncomingCandidates>, of listing: inout IncomingListing, recording checked: inout CheckedObjects,
+        versions: inout [VersionID: Version], checking: ((Int, Int) -> Void)?
+    ) -> [Result<DocumentKey, ReplicaManifest.ManifestProblem>?]? {
+        guard !listing.storeHadHeads, batch.count >= instrumentation.fewestHeadsCheckedOnTwoThreads,
+            ProcessInfo.processInfo.activeProcessorCount > 1
+        else { return nil }
+        // A handle the checks cannot have is only a slower sync: the batch is checked here alone.
+        if listing.secondReader == nil { listing.secondReader = try? listing.quarantine.secondReader() }
+        guard let second = listing.secondReader else { return nil }
+        final class Half {
+            let reader: Repository
+            let range: Range<Int>
+            var checked = CheckedObjects()
+            var versions: [VersionID: Version] = [:]
+            init(reader: Repository, range: Range<Int>) { (self.reader, self.range) = (reader, range) }
+        }
+        let middle = batch.count / 2
+        nonisolated(unsafe) let halves = [
+            Half(reader: listing.quarantine.repository, range: 0..<middle), Half(reader: second, range: middle..<batch.count),
+        ]
+        nonisolated(unsafe) let (engine, report) = (self, checking)
+        let candidates = batch
+        let total = listing.candidates.count, start = batch.startIndex
+        let done = Atomic<Int>(0)
+        var outcomes = [Result<DocumentKey, ReplicaManifest.ManifestProblem>?](repeating: nil, count: batch.count)
+        outcomes.withUnsafeMutableBufferPointer { outcomes in
+            // Each thread writes only the places of its half.
+            nonisolated(unsafe) let outcomes = outcomes
+            DispatchQueue.concurrentPerform(iterations: halves.count) { position in
+                let half = halves[position]
+                // No head here to read: the store has none.
+                var localHeads = LocalHeads(in: engine, storeHasHeads: false)
+                for offset in half.range {
+                    let candidate = candidates[start + offset]
+                    guard !candidate.legacy else { continue }
+                    outcomes[offset] = engine.headCheckOrError(
+                        candidate, from: half.reader, localHeads: &localHeads, recording: &half.checked, versions: &half.versions)
+                    if position == 1 { engine.instrumentation.countHeadCheckedOnASecondThread() }
+                    let checkedSoFar = done.add(1, ordering: .relaxed).newValue
+                    if position == 0, checkedSoFar % 256 == 0 { report?(start + checkedSoFar, total) }
+                }
+            }
+        }
+        for half in halves {
+            checked.insert(contentsOf: half.checked.inOrder)
+            versions.merge(half.versions) { first, _ in first }
+        }
+        if let reads = listing.quarantine.repository.directPackReads, let secondReads = second.directPackReads {
+            reads.takeRemembered(from: secondReads)
+        }
+        checking?(start + done.load(ordering: .relaxed), total)
+        return outcomes
     }
 
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.

@@ -29,6 +29,9 @@ struct IncomingListing {
     /// Heads refused so far, by the batches checked; of the heads head refs name, those accepted so far: a head
     /// listed twice is adopted once.
     var accepted = Set<ObjectID>(), rejected = Set<ObjectID>()
+    /// The second handle on the quarantine that a first sync's checks use on a second thread, once made: one for all
+    /// the batches.
+    var secondReader: Repository?
 }
 
 extension StoreEngine {

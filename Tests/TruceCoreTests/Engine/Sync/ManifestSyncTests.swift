@@ -681,6 +681,30 @@ import Testing
         #expect(try inBatches.sync(with: hub).received.isEmpty)
     }
 
+    /// A first sync whose checks divide between two threads adopts and refuses what one thread's checks do: the same
+    /// versions (documents with a history among them), with `refusing` the same head refused by name and nothing of it
+    /// in the store; without, every object the second thread checked copied into the store.
+    @Test(arguments: HubAccess.allCases, [false, true])
+    func aFirstSyncCheckedOnTwoThreadsEndsAsOneCheckedOnOne(_ access: HubAccess, refusing: Bool) throws {
+        let hub = try makeHub(access)
+        let laptop = try TestStore()
+        for index in 0..<40 { try laptop.store.save(.text("\(index)\n"), to: DocumentKey("d/\(index).md"), device: "laptop") }
+        for round in 0..<3 { try laptop.store.save(.text("long \(round)\n"), to: "long.md", device: "laptop") }
+        _ = try laptop.store.sync(with: hub)
+        let unparsable = refusing ? try listingAnUnparsableCommit(try replicaID(of: laptop), in: hub).unparsable : nil
+        let one = try TestStore(), two = try TestStore()
+        let instrumentation = StoreInstrumentation(fewestHeadsCheckedOnTwoThreads: 2)
+        let onTwoThreads = try DocumentStore.open(at: two.path, instrumentation: instrumentation)
+        let onOne = try one.store.sync(with: hub), divided = try onTwoThreads.sync(with: hub)
+        #expect(instrumentation.headsCheckedOnASecondThread >= 20, "\(instrumentation.headsCheckedOnASecondThread) on a second thread")
+        #expect(divided.refused.map(\.hex) == onOne.refused.map(\.hex) && divided.refused.map(\.hex) == unparsable.map { [$0] } ?? [])
+        #expect(divided.received.count == 43 && Set(divided.received.map(\.version)) == Set(onOne.received.map(\.version)))
+        #expect(divided.traffic.headsChecked == divided.traffic.headsToCheck)
+        #expect(try onTwoThreads.contents(of: "long.md") == .text("long 2\n"))
+        if let unparsable { #expect(try git("-C", two.path, "cat-file", "-e", unparsable).status != 0, "the refused head is in the store") }
+        #expect(try two.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
     /// A head refused in the last batch leaves the batches before it adopted, whole, and no manifest copy moved: the
     /// next sync reads the manifests again, adopts nothing twice and refuses the same head.
     @Test(arguments: HubAccess.allCases) func aHeadRefusedInALaterBatchKeepsTheEarlierBatchesAndMovesNoCopy(_ access: HubAccess) throws {

@@ -186,11 +186,17 @@ package final class PackEntries {
         return find(id)?.entry
     }
 
-    /// Where a copy finds an entry: its pack and offset, and its place in that pack's index (what proves it), or for one
-    /// `read` proved, the length of its stream.
+    /// Where a copy finds an entry: its pack and offset, and what proves it.
     struct Place {
-        let pack: Int, offset: Int, index: Int
-        let provenLength: Int?
+        /// An entry `read` proved, with the length of its stream; or one to prove, the `indexPosition`th its index lists
+        /// (whose CRC proves the store's own packs).
+        enum Proof {
+            case proven(streamLength: Int)
+            case toProve(indexPosition: Int)
+        }
+
+        let pack: Int, offset: Int
+        let proof: Proof
 
         /// The indices of `places` in pack order, those without one last: what goes through each pack front to back
         /// faults each page in once.
@@ -210,7 +216,7 @@ package final class PackEntries {
     func place(of id: ObjectID) -> Place? {
         if let word = remembered.removeValue(forKey: id) {
             let location = Location(word: word)
-            return Place(pack: location.pack, offset: location.offset, index: -1, provenLength: location.length)
+            return Place(pack: location.pack, offset: location.offset, proof: .proven(streamLength: location.length))
         }
         return locate(id)
     }
@@ -218,7 +224,7 @@ package final class PackEntries {
     /// Where the indexes put `id`.
     private func locate(_ id: ObjectID) -> Place? {
         firstPack(listing: id) { position in
-            packs[position].place(of: id).map { Place(pack: position, offset: $0.offset, index: $0.index, provenLength: nil) }
+            packs[position].place(of: id).map { Place(pack: position, offset: $0.offset, proof: .toProve(indexPosition: $0.index)) }
         }
     }
 
@@ -250,12 +256,14 @@ package final class PackEntries {
     /// `entry(of:)` looks).
     func entry(at place: Place, of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
         let pack = packs[place.pack]
-        if let length = place.provenLength {
+        switch place.proof {
+        case .proven(let length):
             // The header was read when the entry was proved: it still parses.
             guard let entry = pack.entry(at: place.offset) else { return nil }
             return (entry.type, entry.size, UnsafeRawBufferPointer(rebasing: entry.rest.prefix(length)))
+        case .toProve(let position):
+            return proof == .hash ? proven(pack.entry(at: place.offset), id: id) : pack.entry(at: place.offset, checkingCRCOf: position)
         }
-        return proof == .hash ? proven(pack.entry(at: place.offset), id: id) : pack.entry(at: place.offset, checkingCRCOf: place.index)
     }
 
     /// `id`'s proven entry, with the pack and offset it was found at; its inflated bytes are then in `scratch`.

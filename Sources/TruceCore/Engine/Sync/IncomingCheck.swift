@@ -163,7 +163,7 @@ extension StoreEngine {
                         candidate, from: half.reader, localHeads: &localHeads, recording: &half.checked, versions: &half.versions)
                     if position == 1 { engine.instrumentation.countHeadCheckedOnASecondThread() }
                     let checkedSoFar = done.add(1, ordering: .relaxed).newValue
-                    if position == 0, checkedSoFar % 256 == 0 { report?(start + checkedSoFar, total) }
+                    if position == 0, (offset - half.range.lowerBound) % 128 == 0 { report?(start + checkedSoFar, total) }
                 }
             }
         }

@@ -296,14 +296,21 @@ import Testing
         var all: [SyncReport.Traffic] { heard.withLock { $0 } }
     }
 
+    /// A store of `documents` documents (`d/<n>.txt`) that has pushed them to a new hub on a local path, and the hub.
+    private func writerPushed(_ documents: Int) async throws -> (writer: TestStore, hub: String) {
+        let writer = try TestStore()
+        _ = try await writer.store.saveBatch(
+            (0..<documents).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
+        let hub = TemporaryDirectory("truce-pushed-hub").file("hub.git")
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        _ = try await writer.store.sync(with: hub)
+        return (writer, hub)
+    }
+
     /// A first sync says how far its checks and its writing are, not only what moved on the wire: a sync from a local
     /// hub moves nothing over one, and those steps are all its time.
     @Test func aFirstSyncReportsTheHeadsItChecksAndTheObjectsItStores() async throws {
-        let writer = try TestStore()
-        _ = try await writer.store.saveBatch((0..<300).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
-        let hub = TemporaryDirectory("truce-progress-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
-        _ = try await writer.store.sync(with: hub)
+        let (_, hub) = try await writerPushed(300)
 
         let replica = try TestStore()
         let reports = Reports()
@@ -319,13 +326,10 @@ import Testing
     }
 
     /// A store that has pushed to a hub lists each of its heads twice to a sync straight from it: in its manifest and
-    /// as its own head ref. Each version is adopted once, and the store holds it once.
+    /// as its own head ref. Each version is adopted once, and the store holds it once (adoption folds a head listed
+    /// twice: this holds the outcome, not the listing's skip of the second check's admission).
     @Test func aHeadBothAManifestAndAHeadRefListIsAdoptedOnce() async throws {
-        let writer = try TestStore()
-        _ = try await writer.store.saveBatch((0..<20).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
-        let hub = TemporaryDirectory("truce-twice-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
-        _ = try await writer.store.sync(with: hub)
+        let (writer, _) = try await writerPushed(20)
         #expect(try git(["-C", writer.path, "for-each-ref", "refs/truce/replicas/"]).stdout.isEmpty == false)
 
         let replica = try TestStore()

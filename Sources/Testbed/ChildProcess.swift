@@ -152,7 +152,7 @@ enum ChildProcess {
     }
 }
 
-/// Why a child process could not be started.
+/// Why a child process could not be started, or did not do what it was started for.
 public struct ChildProcessError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }

@@ -86,8 +86,7 @@ import Testing
     }
 
     @Test func theRecoveryCodeIsReadFromStandardInputAndBadInputIsOneLine() throws {
-        let hub = TemporaryDirectory("truce-cli-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        let bare = try BareRepository("truce-cli-hub"), hub = bare.path
         let founder = try CLIStore()
         let founding = try truceJSON(["hub", "encrypt", hub], store: founder, environment: environment())
         let code = try #require(founding["recoveryCode"] as? String)

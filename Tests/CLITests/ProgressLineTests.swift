@@ -44,8 +44,7 @@ import Testing
     /// objects it stores.
     @Test func aFirstSyncCountsTheHeadsItChecksAndTheObjectsItStores() throws {
         let store = try Self.store(documents: 600)
-        let hub = TemporaryDirectory("truce-progress-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        let bare = try BareRepository("truce-progress-hub"), hub = bare.path
         #expect(try store.run("sync", hub).status == 0)
         let replica = try CLIStore()
         let synced = try Self.onTerminal(["sync", hub], store: replica.path)

@@ -6,20 +6,20 @@ import Testing
 /// every store stay whole, and the next sync completes.
 @Suite(.timeLimit(.minutes(10)), .serialized) struct EncryptedHubCrashTests {
     /// A bare repository on a local path that `writer` made an encrypted hub, joined by `reader` and approved.
-    static func encryptedHub(_ name: String) throws -> (hub: String, writer: CLIStore, reader: CLIStore) {
-        let hub = TemporaryDirectory(name).file("hub.git")
-        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+    static func encryptedHub(_ name: String) throws -> (bare: BareRepository, writer: CLIStore, reader: CLIStore) {
+        let bare = try BareRepository(name), hub = bare.path
         let writer = try CLIStore(), reader = try CLIStore()
         #expect(try writer.run("hub", "encrypt", hub).status == 0)
         let asking = try truce(["hub", "join", hub, "--json"], store: reader.path)
         let device = try #require((JSONSerialization.jsonObject(with: asking.stdout) as? [String: Any])?["thisDevice"] as? String)
         #expect(try writer.run("hub", "approve", device, hub).status == 0)
-        return (hub, writer, reader)
+        return (bare, writer, reader)
     }
 
     @Test func syncsKilledAtRandomMomentsLoseNothingAndTheNextOneCompletes() throws {
         var random = SeededRandom(seed: Reliability.seed(47, for: "encrypted-hub-crash"))
-        let (hub, writer, reader) = try Self.encryptedHub("truce-crash-hub")
+        let (bare, writer, reader) = try Self.encryptedHub("truce-crash-hub")
+        let hub = bare.path
 
         var typical = 0.3, killedMidway = 0
         var saved: [String: String] = [:]
@@ -63,7 +63,8 @@ import Testing
     /// Syncs of one store with one encrypted hub, and of two stores, all at once: each waits for the cache it needs,
     /// none fails for another, and nothing is lost.
     @Test func concurrentSyncsWithOneEncryptedHubAllComplete() throws {
-        let (hub, writer, reader) = try Self.encryptedHub("truce-concurrent-hub")
+        let (bare, writer, reader) = try Self.encryptedHub("truce-concurrent-hub")
+        let hub = bare.path
         for round in 0..<4 {
             try writer.save("w/\(round).md", "writer \(round)\n")
             try reader.save("r/\(round).md", "reader \(round)\n")

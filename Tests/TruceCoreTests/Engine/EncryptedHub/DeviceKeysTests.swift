@@ -7,7 +7,7 @@ import Testing
 /// A store's device key on disk: mode 0600, and sealed when a passphrase is given.
 @Suite(.timeLimit(.minutes(10))) struct DeviceKeysTests {
     @Test func theKeyFileIsReadableByItsOwnerAloneAndHoldsNoPublicKeyInTheClearWhenSealed() async throws {
-        let hub = try EncryptedHubTests.bareHub()
+        let bare = try EncryptedHubTests.bareHub(), hub = bare.path
         var environment = SyncEnvironment.empty
         environment.deviceKeyPassphrase = "correct horse battery staple"
         let founder = try TestStore(syncEnvironment: environment)
@@ -40,7 +40,8 @@ import Testing
 
     @Test func withoutAPassphraseTheKeyFileIsPlainButStillTheOwnersAlone() async throws {
         let founder = try TestStore()
-        _ = try await founder.store.encryptHub(try EncryptedHubTests.bareHub())
+        let bare = try EncryptedHubTests.bareHub()
+        _ = try await founder.store.encryptHub(bare.path)
         let file = founder.path + "/truce-device.key"
         #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)).starts(with: Data("truce device key 1\n".utf8)))

@@ -17,12 +17,8 @@ import Testing
         return try git(["-C", hub, "cat-file", "--batch"], input: ids).stdout
     }
 
-    /// A new empty bare repository (`git init --bare`) on a local path.
-    static func bareHub() throws -> String {
-        let path = TemporaryDirectory("truce-encrypted-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", path]).status == 0)
-        return path
-    }
+    /// A new empty bare repository (`git init --bare`) on a local path, removed when the value is released.
+    static func bareHub() throws -> BareRepository { try BareRepository("truce-encrypted-hub") }
 
     /// A new store that joined the encrypted hub at `hub` and was approved by `member`, with its device's fingerprint.
     static func joinedAndApproved(_ hub: String, by member: TestStore) async throws -> (store: TestStore, device: String) {
@@ -47,12 +43,8 @@ import Testing
     @Test(arguments: [false, true])
     func storesConvergeThroughAHubThatHoldsOnlyCiphertext(throughDaemon: Bool) async throws {
         let daemon = throughDaemon ? try GitDaemon() : nil
-        let hub: String
-        if let daemon {
-            hub = try daemon.makeHub()
-        } else {
-            hub = try Self.bareHub()
-        }
+        let bare = throughDaemon ? nil : try Self.bareHub()
+        let hub = try daemon?.makeHub() ?? bare!.path
         let (founder, joiner, founding) = try await Self.foundedAndJoined(hub: hub)
         #expect(founding.recoveryCode != nil && founding.members.count == 2)
         try founder.store.save(.text(Self.secretContent), to: DocumentKey(stringLiteral: Self.secretKey), device: "alice-laptop")
@@ -128,7 +120,7 @@ import Testing
     /// Both replicas resolve what they see after each sync and converge on one resolution commit; a recorded answer
     /// travels and is replayed as the same commit; prune on either side loses nothing the next sync needs.
     @Test func resolutionRecordedAnswersAndPruneWorkAsThroughAPlainHub() async throws {
-        let hub = try EncryptedHubTests.bareHub()
+        let bare = try EncryptedHubTests.bareHub(), hub = bare.path
         let (a, b, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
         let heads: [(String, Data?)] = [("laptop", .text("one\nTWO\nthree\n")), ("phone", .text("one\n2\nthree\n"))]
         try a.makeConflict("x.md", base: .text("one\ntwo\nthree\n"), heads: heads)
@@ -166,7 +158,7 @@ import Testing
 /// A store whose cache of an encrypted hub is lost joins it again and goes on: its own chain is taken back.
 @Suite(.timeLimit(.minutes(10))) struct LostCacheTests {
     @Test func aStoreThatLostItsCacheJoinsAgainAndItsChainGoesOn() async throws {
-        let hub = try EncryptedHubTests.bareHub()
+        let bare = try EncryptedHubTests.bareHub(), hub = bare.path
         let (a, b, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
         try b.store.save(.text("one\n"), to: "b.md", device: "b")
         _ = try await b.store.sync(with: hub)

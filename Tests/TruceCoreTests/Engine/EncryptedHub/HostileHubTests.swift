@@ -59,8 +59,7 @@ import Testing
 
     @Test(arguments: Attack.allCases)
     func aHubThatAltersWhatItHoldsIsRefused(attack: Attack) async throws {
-        let path = TemporaryDirectory("truce-hostile-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", path]).status == 0)
+        let bare = try BareRepository("truce-hostile-hub"), path = bare.path
         let hub = Hub(path: path)
         let (writer, reader, _) = try await EncryptedHubTests.foundedAndJoined(hub: path)
         let key: DocumentKey = "notes/a.md"

@@ -7,7 +7,7 @@ import Testing
 /// Who reads an encrypted hub: joining, revoking, and the recovery code.
 @Suite(.timeLimit(.minutes(10))) struct HubKeyRingTests {
     @Test func aDeviceNotYetApprovedReadsNothingAndIsToldHowToBeApproved() async throws {
-        let hub = try EncryptedHubTests.bareHub()
+        let bare = try EncryptedHubTests.bareHub(), hub = bare.path
         let founder = try TestStore(), newcomer = try TestStore()
         _ = try await founder.store.encryptHub(hub)
         try founder.store.save(.text("secret\n"), to: "a.md", device: "founder")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func aRevokedDeviceReadsNothingWrittenAfterAndTheOthersReadEverything() async throws {
-        let hub = try EncryptedHubTests.bareHub()
+        let bare = try EncryptedHubTests.bareHub(), hub = bare.path
         let (founder, kept, _) = try await EncryptedHubTests.foundedAndJoined(hub: hub)
         let (revoked, revokedDevice) = try await EncryptedHubTests.joinedAndApproved(hub, by: founder)
         try founder.store.save(.text("before\n"), to: "old.md", device: "founder")
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func theRecoveryCodeRestoresTheStoreOnANewMachine() async throws {
-        let hub = try EncryptedHubTests.bareHub()
+        let bare = try EncryptedHubTests.bareHub(), hub = bare.path
         let founder = try TestStore()
         let founding = try await founder.store.encryptHub(hub)
         try founder.store.save(.text("kept safe\n"), to: "a.md", device: "founder")
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func aPlainSyncRefusesAnEncryptedHubAndAnEncryptedHubRefusesAPlainOne() async throws {
-        let hub = try EncryptedHubTests.bareHub()
+        let bare = try EncryptedHubTests.bareHub(), hub = bare.path
         let founder = try TestStore(), plain = try TestStore()
         _ = try await founder.store.encryptHub(hub)
         try plain.store.save(.text("plain\n"), to: "a.md", device: "plain")
@@ -87,7 +87,7 @@ import Testing
         }
         #expect(try git(["-C", hub, "for-each-ref"]).output == before)
 
-        let plainHub = try EncryptedHubTests.bareHub()
+        let plainBare = try EncryptedHubTests.bareHub(), plainHub = plainBare.path
         _ = try await plain.store.sync(with: plainHub)
         await #expect(throws: TruceError.self) { _ = try await founder.store.encryptHub(plainHub) }
         let other = try TestStore()

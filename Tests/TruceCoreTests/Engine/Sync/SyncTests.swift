@@ -297,13 +297,12 @@ import Testing
     }
 
     /// A store of `documents` documents (`d/<n>.txt`) that has pushed them to a new hub on a local path, and the hub.
-    private func writerPushed(_ documents: Int) async throws -> (writer: TestStore, hub: String) {
+    private func writerPushed(_ documents: Int) async throws -> (writer: TestStore, hub: BareRepository) {
         let writer = try TestStore()
         _ = try await writer.store.saveBatch(
             (0..<documents).map { BatchSave(key: DocumentKey(stringLiteral: "d/\($0).txt"), content: .text("\($0)\n")) })
-        let hub = TemporaryDirectory("truce-pushed-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
-        _ = try await writer.store.sync(with: hub)
+        let hub = try BareRepository("truce-pushed-hub")
+        _ = try await writer.store.sync(with: hub.path)
         return (writer, hub)
     }
 
@@ -314,7 +313,7 @@ import Testing
 
         let replica = try TestStore()
         let reports = Reports()
-        let report = try await replica.store.sync(with: hub) { reports.add($0) }
+        let report = try await replica.store.sync(with: hub.path) { reports.add($0) }
         let seen = reports.all
         #expect(report.received.count == 300)
         let last = try #require(seen.last)
@@ -329,7 +328,7 @@ import Testing
     /// as its own head ref. Each version is adopted once, and the store holds it once (adoption folds a head listed
     /// twice: this holds the outcome, not the listing's skip of the second check's admission).
     @Test func aHeadBothAManifestAndAHeadRefListIsAdoptedOnce() async throws {
-        let (writer, _) = try await writerPushed(20)
+        let (writer, hub) = try await writerPushed(20)
         #expect(try git(["-C", writer.path, "for-each-ref", "refs/truce/replicas/"]).stdout.isEmpty == false)
 
         let replica = try TestStore()
@@ -337,6 +336,7 @@ import Testing
         #expect(report.received.count == 20 && Set(report.received.map(\.version)).count == 20, "\(report.received.count) received")
         #expect(report.traffic.headsToCheck == 40 && report.traffic.documentsAdopted == 20, "\(report.traffic)")
         #expect(try replica.store.changes().changes.count == 20)
+        withExtendedLifetime(hub) {}
     }
 
     /// Traffic written as JSON before the check and store counts existed still reads, with those counts 0.
@@ -356,8 +356,7 @@ import Testing
     /// The writer's next manifest builds on the one it kept, with the pushed one's sequence again; a reader that read
     /// the pushed one still reads the next (it lists all the pushed one did, and more).
     @Test func aManifestPushedButNotKeptDoesNotHideTheNextOne() async throws {
-        let hub = TemporaryDirectory("truce-unkept-hub").file("hub.git")
-        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        let bare = try BareRepository("truce-unkept-hub"), hub = bare.path
         let writer = try TestStore(), reader = try TestStore()
         try writer.store.save(.text("one\n"), to: "a.md", device: "writer")
         _ = try await writer.store.sync(with: hub)

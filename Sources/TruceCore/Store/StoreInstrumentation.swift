@@ -11,14 +11,14 @@ package final class StoreInstrumentation: Sendable {
 
     /// Counts, and pauses for up to a minute the first time the process reaches the fault point `pausePoint` (nil: never);
     /// a sync receives `receiveBatchSize` listed heads at a time, and checks a first sync's batch of at least
-    /// `fewestHeadsCheckedOnTwoThreads` on two threads.
+    /// `fewestDividedOnTwoThreads` heads, or a local push reads at least that many commits, on two threads.
     package init(
         pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100,
-        fewestHeadsCheckedOnTwoThreads: Int = 4096
+        fewestDividedOnTwoThreads: Int = 4096
     ) {
         counters = Instrumentation(
             pausingAt: pausePoint, receiveBatchSize: receiveBatchSize, indexSnapshotFloor: indexSnapshotFloor,
-            fewestHeadsCheckedOnTwoThreads: fewestHeadsCheckedOnTwoThreads)
+            fewestDividedOnTwoThreads: fewestDividedOnTwoThreads)
     }
 
     init(_ counters: Instrumentation) { self.counters = counters }
@@ -39,6 +39,8 @@ package final class StoreInstrumentation: Sendable {
     package var readsThroughLibgit2: Int { counters.readsThroughLibgit2 }
     /// Heads a first sync's checks passed or refused on a second thread.
     package var headsCheckedOnASecondThread: Int { counters.headsCheckedOnASecondThread }
+    /// Commits and trees a local push's walk, or the dating of a first manifest, read on a second thread.
+    package var objectsReadOnASecondThread: Int { counters.objectsReadOnASecondThread }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing): where a test plays the writer
     /// a reader races.

@@ -81,24 +81,14 @@ extension Repository {
     /// object cache: a first push of a million documents walks a million commits, which that cache would keep parsed
     /// (about ten times their bytes) though the walk never reads one again. A commit that is missing, is no commit, or
     /// that git's fsck rules refuse is read by libgit2, as before, and fails or passes as libgit2 decides (`GraphTests`).
-    private func readCommitParts(
+    func readCommitParts(
         of id: ObjectID, from entries: PackEntries?, _ body: (_ tree: ObjectID, _ message: UnsafeRawBufferPointer) throws(GitError) -> Void
     ) throws(GitError) -> [ObjectID] {
-        if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true, from: entries) {
-            let parsed: (tree: ObjectID, parents: [ObjectID], message: Int)? = raw.withUnsafeBufferPointer { bytes in
-                guard case .success(let header) = CommitHeader.scan(bytes), let tree = ObjectID(hexBytes: bytes[header.tree]) else { return nil }
-                let parents = header.parents.compactMap { ObjectID(hexBytes: bytes[$0]) }
-                // The message follows the blank line, two bytes on from where `end` puts its first line feed.
-                return parents.count == header.parents.count ? (tree, parents, header.end + 2) : nil
-            }
-            if let parsed {
-                try raw.withUnsafeBytes { bytes in
-                    Result { () throws(GitError) in
-                        try body(parsed.tree, UnsafeRawBufferPointer(rebasing: bytes[min(parsed.message, bytes.count)...]))
-                    }
-                }.get()
-                return parsed.parents
-            }
+        if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true, from: entries), let parsed = Self.commitParts(raw) {
+            try raw.withUnsafeBytes { bytes in
+                Result { () throws(GitError) in try body(parsed.tree, UnsafeRawBufferPointer(rebasing: bytes[parsed.message...])) }
+            }.get()
+            return parsed.parents
         }
         var oid = id.raw
         var commit: OpaquePointer?
@@ -109,6 +99,17 @@ extension Repository {
             ?? UnsafeRawBufferPointer(start: nil, count: 0)
         try body(ObjectID(git_commit_tree_id(commit).pointee), message)
         return (0..<git_commit_parentcount(commit)).map { ObjectID(git_commit_parent_id(commit, $0).pointee) }
+    }
+
+    /// A commit's tree and parents, and where its message starts, from its raw bytes; nil when its header does not pass
+    /// git's fsck rules (`CommitHeader`).
+    static func commitParts(_ raw: [UInt8]) -> (tree: ObjectID, parents: [ObjectID], message: Int)? {
+        raw.withUnsafeBufferPointer { bytes in
+            guard case .success(let header) = CommitHeader.scan(bytes), let tree = ObjectID(hexBytes: bytes[header.tree]) else { return nil }
+            let parents = header.parents.compactMap { ObjectID(hexBytes: bytes[$0]) }
+            // The message follows the blank line, two bytes on from where `end` puts its first line feed.
+            return parents.count == header.parents.count ? (tree, parents, min(header.end + 2, bytes.count)) : nil
+        }
     }
 
     /// The commits reachable from `tips` but not from `hidden`: newest first (children before parents),

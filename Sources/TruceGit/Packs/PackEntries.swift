@@ -140,9 +140,28 @@ package final class PackEntries {
     /// zlib's own checksum then vouches for: a local push reads its commits and trees so, and copies them as read.
     func read(_ id: ObjectID, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
         guard let (position, offset, found) = find(id) else { return nil }
+        return inflated(found, of: id, at: (position, offset), remembering: remembering)
+    }
+
+    /// `read(_:remembering:)` of an object `inPackOrder` placed: its index is not searched again.
+    func read(_ id: ObjectID, at place: Place, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
+        if case .toProve(let position) = place.proof, let found = proven(id, inPack: place.pack, at: place.offset, indexPosition: position) {
+            return inflated(found, of: id, at: (place.pack, place.offset), remembering: remembering)
+        }
+        // Proven already (a copy's), or not proven there: another pack may hold a good copy.
+        return read(id, remembering: remembering)
+    }
+
+    /// The bytes of `found`, a proven entry of `id`, inflated into `scratch` unless `proven` did; its proof remembered.
+    private func inflated(
+        _ found: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer), of id: ObjectID, at place: (pack: Int, offset: Int),
+        remembering: Bool
+    ) -> (type: git_object_t, bytes: [UInt8])? {
         if proof == .indexCRC, !inflate(found) { return nil }
         noteRead()
-        if remembering, remembered.count < Self.rememberedLimit, let location = Location(pack: position, offset: offset, length: found.stream.count) {
+        if remembering, remembered.count < Self.rememberedLimit,
+            let location = Location(pack: place.pack, offset: place.offset, length: found.stream.count)
+        {
             remembered[id] = location.word
         }
         let bytes = scratch.withUnsafeBytes { Array($0.prefix(found.size)) }
@@ -201,13 +220,13 @@ package final class PackEntries {
         /// The indices of `places` in pack order, those without one last: what goes through each pack front to back
         /// faults each page in once.
         static func packOrder(of places: [Place?]) -> [Int] {
-            places.indices.sorted { first, second in
-                switch (places[first], places[second]) {
-                case (let one?, let other?): one.pack != other.pack ? one.pack < other.pack : one.offset < other.offset
-                case (.some, nil): true
-                case (nil, _): false
-                }
+            // Sorted by one word each (pack, then offset; none last), ties in the order given: a comparison that looked
+            // into two optional places was most of a sort of a hundred thousand.
+            var keyed = places.indices.map { index in
+                (key: places[index].map { UInt64($0.pack) << 40 | UInt64($0.offset) } ?? .max, index: index)
             }
+            keyed.sort { $0.key != $1.key ? $0.key < $1.key : $0.index < $1.index }
+            return keyed.map(\.index)
         }
     }
 
@@ -252,6 +271,16 @@ package final class PackEntries {
     /// this order goes through the packs front to back.
     func indicesInPackOrder(of ids: [ObjectID]) -> [Int] { Place.packOrder(of: ids.map(locate)) }
 
+    /// Where the indexes put `id` (a proof `read` remembered is left for the copy), nil when none lists it.
+    func placeInIndex(of id: ObjectID) -> Place? { locate(id) }
+
+    /// `ids` with where the indexes put each, in the order the packs hold them, those no index lists last
+    /// (`read(_:at:remembering:)` reads them).
+    func inPackOrder(_ ids: [ObjectID]) -> [(id: ObjectID, place: Place?)] {
+        let places = ids.map(locate)
+        return Place.packOrder(of: places).map { (ids[$0], places[$0]) }
+    }
+
     /// `id`'s entry at `place`, proven; nil when it does not prove there (another pack may hold a good copy:
     /// `entry(of:)` looks).
     func entry(at place: Place, of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
@@ -274,9 +303,14 @@ package final class PackEntries {
     private func find(_ id: ObjectID, inPack position: Int) -> (offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))?
     {
         guard let (index, offset) = packs[position].place(of: id) else { return nil }
-        let found = proof == .hash ? proven(packs[position].entry(at: offset), id: id) : packs[position].entry(at: offset, checkingCRCOf: index)
-        guard let found else { return nil }
-        return (offset, found)
+        return proven(id, inPack: position, at: offset, indexPosition: index).map { (offset, $0) }
+    }
+
+    /// `id`'s entry at `offset` in a pack, the `index`th its index lists, proven; nil when it does not prove.
+    private func proven(
+        _ id: ObjectID, inPack position: Int, at offset: Int, indexPosition index: Int
+    ) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
+        proof == .hash ? proven(packs[position].entry(at: offset), id: id) : packs[position].entry(at: offset, checkingCRCOf: index)
     }
 
     /// A remembered entry's place, packed into one word: offset in the low 40 bits, stream length in the next 16, pack

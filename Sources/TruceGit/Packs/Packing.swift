@@ -164,27 +164,28 @@ extension Repository {
         throws(GitError)
     {
         guard entering(id) else { return }
-        // Read raw from `entries` first, which remember where for the copy: libgit2's parse kept each tree in its cache.
+        for entry in try treeEntries(of: id, readingFrom: entries) {
+            if entry.isTree { try walkTree(entry.id, readingFrom: entries, entering: entering, blob: blob) } else { blob(entry.id) }
+        }
+    }
+
+    /// The trees and blobs tree `id` names, a submodule's commit passed over: read raw from `entries` first, which
+    /// remember where for the copy (libgit2's parse kept each tree in its cache), else through libgit2.
+    func treeEntries(of id: ObjectID, readingFrom entries: PackEntries?) throws(GitError) -> [TreeEntries.Entry] {
         if let entries, let raw = try rawObject(id, ofType: GIT_OBJECT_TREE, missingIsNil: true, from: entries),
             let parsed = TreeEntries.parse(raw)
         {
-            for entry in parsed {
-                if entry.isTree { try walkTree(entry.id, readingFrom: entries, entering: entering, blob: blob) } else { blob(entry.id) }
-            }
-            return
+            return parsed
         }
         var oid = id.raw
         var tree: OpaquePointer?
         try check(git_tree_lookup(&tree, handle, &oid), "read tree \(id)")
         defer { git_tree_free(tree) }
-        for index in 0..<git_tree_entrycount(tree) {
-            guard let entry = git_tree_entry_byindex(tree, index) else { continue }
-            let entryID = ObjectID(git_tree_entry_id(entry).pointee)
-            switch git_tree_entry_type(entry) {
-            case GIT_OBJECT_TREE: try walkTree(entryID, entering: entering, blob: blob)
-            case GIT_OBJECT_BLOB: blob(entryID)
-            default: continue
-            }
+        return (0..<git_tree_entrycount(tree)).compactMap { index in
+            guard let entry = git_tree_entry_byindex(tree, index) else { return nil }
+            let type = git_tree_entry_type(entry)
+            guard type == GIT_OBJECT_TREE || type == GIT_OBJECT_BLOB else { return nil }
+            return TreeEntries.Entry(id: ObjectID(git_tree_entry_id(entry).pointee), isTree: type == GIT_OBJECT_TREE)
         }
     }
 }

@@ -23,8 +23,10 @@ package final class Instrumentation: Sendable {
     private let looseLooks = Atomic<Int>(0)
     /// Objects read raw, or their header read, through libgit2 because no pack read in place (`PackEntries`) held them.
     private let libgit2Reads = Atomic<Int>(0)
-    /// Heads a sync's checks passed or refused on a second thread (`fewestHeadsCheckedOnTwoThreads`).
+    /// Heads a sync's checks passed or refused on a second thread (`fewestDividedOnTwoThreads`).
     private let secondThreadChecks = Atomic<Int>(0)
+    /// Commits and trees a local push's walk, or the dating of a first manifest, read on a second thread.
+    private let secondThreadReads = Atomic<Int>(0)
     /// The fault point where this process stops, so that a test can kill it exactly there.
     private let pausePoint: String?
     private let paused = Atomic<Bool>(false)
@@ -40,19 +42,20 @@ package final class Instrumentation: Sendable {
     /// last lists this many or as many as it listed. Tests make it small to see an index start again.
     package let indexSnapshotFloor: Int
 
-    /// The fewest heads of a first sync's batch whose checks are divided between two threads: below it a second
-    /// thread's setup costs more than it saves. Tests make it small to see the division with a few heads.
-    package let fewestHeadsCheckedOnTwoThreads: Int
+    /// The fewest heads of a first sync's batch whose checks, or commits of a local push whose reads, are divided
+    /// between two threads: below it a second thread's setup costs more than it saves. Tests make it small to see the
+    /// division with a few heads.
+    package let fewestDividedOnTwoThreads: Int
 
     /// Counts, and pauses for up to a minute the first time the process reaches `pausePoint` (nil: never).
     package init(
         pausingAt pausePoint: String? = nil, receiveBatchSize: Int = 1 << 17, indexSnapshotFloor: Int = 100,
-        fewestHeadsCheckedOnTwoThreads: Int = 4096
+        fewestDividedOnTwoThreads: Int = 4096
     ) {
         self.pausePoint = pausePoint
         self.receiveBatchSize = max(receiveBatchSize, 1)
         self.indexSnapshotFloor = max(indexSnapshotFloor, 1)
-        self.fewestHeadsCheckedOnTwoThreads = max(fewestHeadsCheckedOnTwoThreads, 2)
+        self.fewestDividedOnTwoThreads = max(fewestDividedOnTwoThreads, 2)
     }
 
     package var referencesListed: Int { listed.load(ordering: .relaxed) }
@@ -63,6 +66,7 @@ package final class Instrumentation: Sendable {
     package var looseObjectLooks: Int { looseLooks.load(ordering: .relaxed) }
     package var readsThroughLibgit2: Int { libgit2Reads.load(ordering: .relaxed) }
     package var headsCheckedOnASecondThread: Int { secondThreadChecks.load(ordering: .relaxed) }
+    package var objectsReadOnASecondThread: Int { secondThreadReads.load(ordering: .relaxed) }
 
     package func countReferencesListed(_ count: Int) { listed.add(count, ordering: .relaxed) }
     package func countCommitRead() { commits.add(1, ordering: .relaxed) }
@@ -72,6 +76,7 @@ package final class Instrumentation: Sendable {
     package func countLooseObjectLooks(_ count: Int) { looseLooks.add(count, ordering: .relaxed) }
     package func countReadThroughLibgit2() { libgit2Reads.add(1, ordering: .relaxed) }
     package func countHeadCheckedOnASecondThread() { secondThreadChecks.add(1, ordering: .relaxed) }
+    package func countObjectsReadOnASecondThread(_ count: Int) { secondThreadReads.add(count, ordering: .relaxed) }
 
     /// Sets what runs between listing loose references and reading them (nil: nothing).
     package func afterListingLooseReferences(_ hook: (@Sendable () -> Void)?) { listingHook.withLock { $0 = hook } }

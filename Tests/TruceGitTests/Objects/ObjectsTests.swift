@@ -9,10 +9,12 @@ import Testing
     typealias Fixture = PackWriterTests.Fixture
 
     /// Commits in two packs and one loose, asked for in an order none of them holds: each time is the one
-    /// `committerTime(of:)` reads, in the order asked, as `git log` prints it.
-    @Test func committerTimesAreEachCommitsInTheOrderAsked() throws {
+    /// `committerTime(of:)` reads, in the order asked, as `git log` prints it; the same when the reads are divided
+    /// between two threads (the loose commit, which no pack holds, read through libgit2 after).
+    @Test(arguments: [false, true]) func committerTimesAreEachCommitsInTheOrderAsked(onTwoThreads: Bool) throws {
         let fixture = try Fixture()
-        let repository = try Repository.openBare(at: fixture.path)
+        let instrumentation = Instrumentation(fewestDividedOnTwoThreads: onTwoThreads ? 2 : 4096)
+        let repository = try Repository.openBare(at: fixture.path, instrumentation: instrumentation)
         let tree = try repository.writeTree([])
         var commits: [ObjectID] = []
         for (index, time) in [1_700_000_300, 1_700_000_100, 1_700_000_200, 5, 1_700_000_000].enumerated() {
@@ -27,5 +29,6 @@ import Testing
             Int64(try fixture.git("log", "-1", "--format=%ct", id.hex).output.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         #expect(times == logged.compactMap { $0 } && times.count == 6)
+        #expect((instrumentation.objectsReadOnASecondThread > 0) == (onTwoThreads && ProcessInfo.processInfo.activeProcessorCount > 1))
     }
 }

@@ -181,6 +181,59 @@ import Testing
         #expect(try hub.fsckFindings().isEmpty)
     }
 
+    /// A push whose walk reads each generation on two threads sends exactly what one read on one thread sends: the
+    /// objects two documents share once, a commit two lines of history reach once (and counted once), and what the
+    /// second thread cannot read from the packs (loose objects) read on the first.
+    @Test func aPushReadOnTwoThreadsSendsWhatOneThreadSends() throws {
+        let source = try Fixture()
+        let signature = PackWriterTests.signature
+        func history(_ repository: Repository, packingAfter packed: Int) throws -> [ObjectID] {
+            var tips: [ObjectID] = []
+            let shared = try repository.writeBlob(.text("the same in every third document\n"))
+            for index in 0..<80 {
+                let blob = index % 3 == 0 ? shared : try repository.writeBlob(.text("document \(index)\n"))
+                let folder = try repository.writeTree([TreeEntry(name: "doc.txt", id: blob, isTree: false)])
+                let tree = try repository.writeTree([TreeEntry(name: "d\(index % 7)", id: folder, isTree: true)])
+                var tip = try repository.writeCommit(tree: tree, parents: [], author: signature, committer: signature, message: "v \(index)")
+                if index % 4 == 0 {
+                    tip = try repository.writeCommit(tree: tree, parents: [tip], author: signature, committer: signature, message: "v again")
+                }
+                // Every tenth document joins the line of the one before: a commit both reach.
+                if index % 10 == 9, let before = tips.last {
+                    tip = try repository.writeCommit(tree: tree, parents: [tip, before], author: signature, committer: signature, message: "v merge")
+                }
+                tips.append(tip)
+                if index == packed {
+                    // Every object so far, as whole objects (a store's packs hold no delta; one is read through libgit2).
+                    let all = try source.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)").output
+                    #expect(try git(["-C", source.path, "pack-objects", "-q", "--window=0", "objects/pack/pack"], input: Data(all.utf8)).status == 0)
+                    _ = try source.git("prune-packed")
+                }
+            }
+            let empty = try repository.writeTree([])
+            return [try repository.writeCommit(tree: empty, parents: tips, author: signature, committer: signature, message: "part")]
+        }
+        let tips = try history(try Repository.openBare(at: source.path), packingAfter: 59)
+        func push(dividing: Bool) throws -> (result: Repository.LocalPushResult, hub: Fixture, secondThreadReads: Int) {
+            let instrumentation = Instrumentation(fewestDividedOnTwoThreads: dividing ? 2 : 4096)
+            let repository = try Repository.openBare(at: source.path, instrumentation: instrumentation)
+            let hub = try Fixture()
+            let result = try repository.pushLocally(
+                reachableFrom: tips, to: hub.path, setting: [("refs/heads/main", tips[0])], copyingFrom: source.path + "/objects",
+                counting: { $0.first == UInt8(ascii: "v") })
+            return (result, hub, instrumentation.objectsReadOnASecondThread)
+        }
+        let one = try push(dividing: false), two = try push(dividing: true)
+        #expect(one.secondThreadReads == 0)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(two.secondThreadReads > 0) }
+        #expect(try source.packs().count == 1 && two.result.objects == one.result.objects && two.result.counted == one.result.counted)
+        #expect(Set(two.result.commits) == Set(one.result.commits) && two.result.commits.count == Set(two.result.commits).count)
+        #expect(try Self.packedIDs(two.hub) == Self.packedIDs(one.hub))
+        let reachable = try source.git("rev-list", "--objects", tips[0].hex).output.split(separator: "\n").map { $0.prefix(40) }
+        #expect(two.result.objects == reachable.count && two.result.counted == 80 + 20 + 8)
+        #expect(try two.hub.fsckFindings().isEmpty)
+    }
+
     /// Objects the repository holds as loose files (as git's receive-pack leaves a small push) are not sent again.
     @Test func objectsTheRepositoryHoldsLooseAreNotSentAgain() throws {
         let history = try History()

@@ -127,7 +127,7 @@ extension StoreEngine {
         _ batch: Slice<IncomingCandidates>, of listing: inout IncomingListing, recording checked: inout CheckedObjects,
         versions: inout [VersionID: Version], checking: ((Int, Int) -> Void)?
     ) -> [Result<DocumentKey, ReplicaManifest.ManifestProblem>?]? {
-        guard !listing.storeHadHeads, batch.count >= instrumentation.fewestHeadsCheckedOnTwoThreads,
+        guard !listing.storeHadHeads, batch.count >= instrumentation.fewestDividedOnTwoThreads,
             ProcessInfo.processInfo.activeProcessorCount > 1
         else { return nil }
         // A handle the checks cannot have is only a slower sync: the batch is checked here alone.

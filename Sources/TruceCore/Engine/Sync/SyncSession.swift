@@ -201,7 +201,7 @@ final class SyncSession: @unchecked Sendable {
         func versions(among commits: [ObjectID]) throws -> Int {
             try commits.count { id in VersionMessage(parsing: try scratch.repository.readCommit(id).message) != nil }
         }
-        let isVersion = { (message: UnsafeRawBufferPointer) in !ReplicaManifest.hasReplicaLine(in: message) }
+        let isVersion: @Sendable (UnsafeRawBufferPointer) -> Bool = { message in !ReplicaManifest.hasReplicaLine(in: message) }
         let lacking: Int
         engine.instrumentation.willPush()
         do {

@@ -693,7 +693,7 @@ import Testing
         _ = try laptop.store.sync(with: hub)
         let unparsable = refusing ? try listingAnUnparsableCommit(try replicaID(of: laptop), in: hub).unparsable : nil
         let one = try TestStore(), two = try TestStore()
-        let instrumentation = StoreInstrumentation(fewestHeadsCheckedOnTwoThreads: 2)
+        let instrumentation = StoreInstrumentation(fewestDividedOnTwoThreads: 2)
         let onTwoThreads = try DocumentStore.open(at: two.path, instrumentation: instrumentation)
         let onOne = try one.store.sync(with: hub), divided = try onTwoThreads.sync(with: hub)
         #expect(instrumentation.headsCheckedOnASecondThread >= 20, "\(instrumentation.headsCheckedOnASecondThread) on a second thread")

@@ -160,7 +160,8 @@ private struct PackFileWriter {
     let directory: String
     private let temporary: String
     private let descriptor: Int32
-    private var sha = SHA1()
+    /// Hashes and writes each full megabyte on another thread while the next one fills.
+    private let flusher = PackFileFlusher()
     private var buffer: [UInt8] = []
     private var installed = false
     /// The bytes appended so far: the next entry's offset.
@@ -179,22 +180,28 @@ private struct PackFileWriter {
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws(GitError) {
-        sha.update(bytes)
         written += UInt64(bytes.count)
         if bytes.count >= 1 << 20 {
             try flush()
+            try flusher.finished()
+            flusher.sha.update(bytes)
             try DurableFiles.writeAll(bytes, to: descriptor, path: temporary)
         } else {
             buffer += bytes
-            if buffer.count >= 1 << 20 { try flush() }
+            if buffer.count >= 1 << 20 {
+                try flusher.finished()
+                flusher.start(buffer, to: descriptor, path: temporary)
+                buffer = []
+                buffer.reserveCapacity(1 << 20 + 1 << 16)
+            }
         }
     }
 
     /// Appends the SHA-1 of everything so far, which ends a pack, writes it all and fsyncs it; returns the SHA-1.
     mutating func finish() throws(GitError) -> [UInt8] {
-        let checksum = sha.finalize()
-        buffer += checksum
         try flush()
+        let checksum = flusher.sha.finalize()
+        try DurableFiles.writeAll(checksum, to: descriptor, path: temporary)
         guard fsync(descriptor) == 0 else { throw DurableFiles.failure("fsync \(temporary)") }
         return checksum
     }
@@ -220,16 +227,53 @@ private struct PackFileWriter {
         DurableFiles.syncDirectory(directory)
     }
 
-    /// Closes the file, and removes it unless it was installed.
+    /// Closes the file once no write is under way, and removes it unless it was installed.
     func removeTemporary() {
+        _ = try? flusher.finished()
         close(descriptor)
         if !installed { unlink(temporary) }
     }
 
+    /// Hashes and writes what the buffer holds, here, once the megabyte before it is written.
     private mutating func flush() throws(GitError) {
+        try flusher.finished()
         guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { flusher.sha.update($0) }
         try DurableFiles.writeAll(buffer, to: descriptor, path: temporary)
         buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// A pack's bytes hashed and written on another thread, a megabyte at a time, while the writer fills the next: the
+/// SHA-1 of a first push's 30 MB pack was a sixth of its copy.
+///
+/// One thread at a time touches `sha` and the file: the writer's between `finished()` and `start`, the queue's from
+/// `start` until `finished()` returns.
+private final class PackFileFlusher: @unchecked Sendable {
+    var sha = SHA1()
+    private let queue = DispatchQueue(label: "truce.pack-file")
+    private let group = DispatchGroup()
+    private var failure: GitError?
+
+    /// Hashes `bytes`, then writes them to `descriptor`, on the queue.
+    func start(_ bytes: [UInt8], to descriptor: Int32, path: String) {
+        queue.async(group: group) { [self] in
+            bytes.withUnsafeBytes { sha.update($0) }
+            do throws(GitError) {
+                try DurableFiles.writeAll(bytes, to: descriptor, path: path)
+            } catch {
+                failure = error
+            }
+        }
+    }
+
+    /// Waits for the write under way, if any; throws what it failed with.
+    func finished() throws(GitError) {
+        group.wait()
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
     }
 }
 

@@ -140,4 +140,38 @@ struct FullDiskTests {
         #expect(try Reliability.fsckProblems(store) == [])
         #expect(try git(["-C", store, "config", "truce.version"]).output == "1\n")
     }
+
+    /// A first push whose pack is megabytes long, into a hub on a full disk: each megabyte is hashed and written on
+    /// another thread while the next fills, and the write refused there fails the push with one line (a hub that refuses
+    /// the push, exit 2). The hub keeps no
+    /// part of a pack and moves no reference, the store moves nothing, and with room the same sync completes.
+    @Test func aPushIntoAHubOnAFullDiskFailsWithOneLineAndLeavesNoPackPartBehind() throws {
+        let store = try CLIStore()
+        var random = SeededRandom(seed: 0xF1_11)
+        var stream = Data()
+        for index in 0..<300 {
+            // Random bytes, which deflate cannot shrink: the pack is about 2.5 MB, several flushes.
+            let body = Data((0..<8192).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            stream += Data("M 100644 inline d/\(index).bin\ndata \(body.count)\n".utf8) + body + Data("\n".utf8)
+        }
+        #expect(try store.run(["import", "-"], input: stream).status == 0)
+        let disk = try FullDisk(megabytes: 16)
+        let hub = disk.directory + "/hub.git"
+        #expect(try git(["init", "-q", "--bare", hub]).status == 0)
+        let storeBefore = snapshot(ofStore: store.path)
+        try disk.fill()
+        let full = try store.run("sync", hub)
+        // The hub's disk, not the store's: a remote that refuses the push, exit 2.
+        #expect(full.status == 2, "a push into a full hub exited \(full.status): \(full.errorOutput)")
+        #expect(full.errorLines.count == 1 && full.errorLines.first?.contains("No space left on device") == true, "\(full.errorOutput)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: hub + "/objects/pack").isEmpty)
+        #expect(try git(["-C", hub, "for-each-ref"]).output.isEmpty)
+        #expect(snapshot(ofStore: store.path) == storeBefore)
+
+        try disk.makeRoom()
+        let roomy = try store.run("sync", hub)
+        #expect(roomy.status == 0, "the sync with room: \(roomy.errorOutput)")
+        #expect(try git(["-C", hub, "fsck", "--strict", "--no-dangling"]).status == 0)
+        #expect(try git(["-C", hub, "count-objects", "-v"]).output.contains("size-pack: 2"))
+    }
 }

@@ -67,9 +67,11 @@ extension Repository {
         // walker hiding its refs held every commit of a million-document store in its own lists, a third of the push's
         // memory. Each commit and tree is read from this store's packs, which remember where for its copy: libgit2's
         // reads found each once and the copy once more.
-        let walk = PushWalk(repository: self, held: held, entries: entries)
+        let walk = PushWalk(repository: self, held: held, entries: entries, orderedAtOnce: commitsPerPack)
         let (commits, counted) = try walk.commits(reachableFrom: tips, counting: isCounted)
         (result.commits, result.counted) = (commits.map(\.commit), counted)
+        // The walk's set of every commit seen is gone; its pages go back before the copies take their own.
+        Libgit2.releaseFreedMemory()
         for start in stride(from: 0, to: commits.count, by: max(commitsPerPack, 1)) {
             if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
             let batch = commits[start..<min(start + max(commitsPerPack, 1), commits.count)]

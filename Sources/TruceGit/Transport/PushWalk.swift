@@ -24,11 +24,15 @@ final class PushWalk {
     /// The fewest objects of a generation whose reads are divided: below it a second thread costs more than it saves;
     /// never on one core.
     private let fewestDivided: Int
+    /// The most ids of a generation placed and read in pack order at once.
+    private let orderedAtOnce: Int
     /// The second thread's reads of the packs, made when the walk first divides.
     private var second: PackEntries?
 
-    init(repository: Repository, held: HeldObjects, entries: PackEntries) {
-        (self.repository, self.held, self.entries) = (repository, held, entries)
+    /// A walk reading through `entries`, whose generations are placed and read `orderedAtOnce` ids at a time (a push's
+    /// batch: a generation of a million heads, placed and ordered at once, held about 150 MB beside them).
+    init(repository: Repository, held: HeldObjects, entries: PackEntries, orderedAtOnce: Int) {
+        (self.repository, self.held, self.entries, self.orderedAtOnce) = (repository, held, entries, max(orderedAtOnce, 1))
         fewestDivided = ProcessInfo.processInfo.activeProcessorCount > 1 ? repository.instrumentation.fewestDividedOnTwoThreads : .max
     }
 
@@ -46,7 +50,10 @@ final class PushWalk {
         var seen = Set<ObjectID>()
         var generation = tips
         while !generation.isEmpty {
+            // Grown once a generation, to what it may bring: doubling as it went held twice a million commits' worth.
+            seen.reserveCapacity(seen.count + generation.count)
             let lacking = generation.filter { seen.insert($0).inserted && !held.contains($0) }
+            found.commits.reserveCapacity(found.commits.count + lacking.count)
             let (halves, unread) = read(lacking, ofType: GIT_OBJECT_COMMIT, into: Found()) { found, id, raw in
                 guard let parts = Repository.commitParts(raw) else { return false }
                 found.commits.append((id, parts.tree))
@@ -107,6 +114,15 @@ final class PushWalk {
         _ ids: [ObjectID], ofType type: git_object_t, into empty: Part,
         _ take: (_ part: inout Part, _ id: ObjectID, _ raw: [UInt8]) -> Bool
     ) -> (parts: [Part], unread: [ObjectID]) {
+        guard ids.count <= orderedAtOnce else {
+            var result: (parts: [Part], unread: [ObjectID]) = ([], [])
+            for start in stride(from: 0, to: ids.count, by: orderedAtOnce) {
+                let run = read(Array(ids[start..<min(start + orderedAtOnce, ids.count)]), ofType: type, into: empty, take)
+                result.parts += run.parts
+                result.unread += run.unread
+            }
+            return result
+        }
         let ordered = entries.inPackOrder(ids)
         guard ordered.count >= fewestDivided, let second = secondReader() else {
             let half = PushWalkHalf(empty)

@@ -214,24 +214,28 @@ import Testing
             return [try repository.writeCommit(tree: empty, parents: tips, author: signature, committer: signature, message: "part")]
         }
         let tips = try history(try Repository.openBare(at: source.path), packingAfter: 59)
-        func push(dividing: Bool) throws -> (result: Repository.LocalPushResult, hub: Fixture, secondThreadReads: Int) {
+        func push(dividing: Bool, commitsPerPack: Int = 1 << 17) throws -> (result: Repository.LocalPushResult, hub: Fixture, secondThreadReads: Int)
+        {
             let instrumentation = Instrumentation(fewestDividedOnTwoThreads: dividing ? 2 : 4096)
             let repository = try Repository.openBare(at: source.path, instrumentation: instrumentation)
             let hub = try Fixture()
             let result = try repository.pushLocally(
                 reachableFrom: tips, to: hub.path, setting: [("refs/heads/main", tips[0])], copyingFrom: source.path + "/objects",
-                counting: { $0.first == UInt8(ascii: "v") })
+                commitsPerPack: commitsPerPack, counting: { $0.first == UInt8(ascii: "v") })
             return (result, hub, instrumentation.objectsReadOnASecondThread)
         }
-        let one = try push(dividing: false), two = try push(dividing: true)
+        let one = try push(dividing: false)
         #expect(one.secondThreadReads == 0)
-        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(two.secondThreadReads > 0) }
-        #expect(try source.packs().count == 1 && two.result.objects == one.result.objects && two.result.counted == one.result.counted)
-        #expect(Set(two.result.commits) == Set(one.result.commits) && two.result.commits.count == Set(two.result.commits).count)
-        #expect(try Self.packedIDs(two.hub) == Self.packedIDs(one.hub))
         let reachable = try source.git("rev-list", "--objects", tips[0].hex).output.split(separator: "\n").map { $0.prefix(40) }
-        #expect(two.result.objects == reachable.count && two.result.counted == 80 + 20 + 8)
-        #expect(try two.hub.fsckFindings().isEmpty)
+        #expect(one.result.objects == reachable.count && one.result.counted == 80 + 20 + 8)
+        // Divided; and divided with generations read 16 at a time (a push's batch), in several packs.
+        for two in [try push(dividing: true), try push(dividing: true, commitsPerPack: 16)] {
+            if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(two.secondThreadReads > 0) }
+            #expect(try source.packs().count == 1 && two.result.objects == one.result.objects && two.result.counted == one.result.counted)
+            #expect(Set(two.result.commits) == Set(one.result.commits) && two.result.commits.count == Set(two.result.commits).count)
+            #expect(try Set(Self.packedIDs(two.hub).flatMap { $0 }) == Set(Self.packedIDs(one.hub).flatMap { $0 }))
+            #expect(try two.hub.fsckFindings().isEmpty)
+        }
     }
 
     /// Objects the repository holds as loose files (as git's receive-pack leaves a small push) are not sent again.

@@ -70,8 +70,6 @@ extension Repository {
         let walk = PushWalk(repository: self, held: held, entries: entries, orderedAtOnce: commitsPerPack)
         let (commits, counted) = try walk.commits(reachableFrom: tips, counting: isCounted)
         (result.commits, result.counted) = (commits.map(\.commit), counted)
-        // The walk's set of every commit seen is gone; its pages go back before the copies take their own.
-        Libgit2.releaseFreedMemory()
         for start in stride(from: 0, to: commits.count, by: max(commitsPerPack, 1)) {
             if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
             let batch = commits[start..<min(start + max(commitsPerPack, 1), commits.count)]

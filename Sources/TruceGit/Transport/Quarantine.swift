@@ -44,7 +44,9 @@ package final class Quarantine {
         storePacksBefore = names.filter { $0.hasSuffix(".idx") && names.contains($0.dropLast(".idx".count) + ".pack") }
             .sorted().map { packDirectory + $0 }
         let parent = outgoing ? NSTemporaryDirectory() : storeObjects + "/"
-        directory = parent + "tmp_truce_\(outgoing ? "outgoing" : "incoming")_\(getpid())_\(UUID().uuidString)"
+        // An incoming one a killed sync left is the store's prune's to remove; an outgoing one is no store's.
+        if outgoing { OutgoingLeftovers.removeStale(in: parent) }
+        directory = parent + "\(outgoing ? OutgoingLeftovers.prefix : "tmp_truce_incoming_")\(getpid())_\(UUID().uuidString)"
         repository = try Repository.createBare(at: directory, instrumentation: store.instrumentation)
         try Self.readStore(store, into: repository, quarantine: directory)
         if outgoing {

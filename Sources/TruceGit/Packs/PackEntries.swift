@@ -269,7 +269,7 @@ package final class PackEntries {
 
     /// The indices of `ids` in the order the packs hold those objects, those no index lists last: reading them in
     /// this order goes through the packs front to back.
-    func indicesInPackOrder(of ids: [ObjectID]) -> [Int] { Place.packOrder(of: ids.map(locate)) }
+    package func indicesInPackOrder(of ids: [ObjectID]) -> [Int] { Place.packOrder(of: ids.map(locate)) }
 
     /// Where the indexes put `id` (a proof `read` remembered is left for the copy), nil when none lists it.
     func placeInIndex(of id: ObjectID) -> Place? { locate(id) }

@@ -135,14 +135,19 @@ extension StoreEngine {
         guard let second = listing.secondReader else { return nil }
         final class Half {
             let reader: Repository
-            let range: Range<Int>
+            let offsets: ArraySlice<Int>
             var checked = CheckedObjects()
             var versions: [VersionID: Version] = [:]
-            init(reader: Repository, range: Range<Int>) { (self.reader, self.range) = (reader, range) }
+            init(reader: Repository, offsets: ArraySlice<Int>) { (self.reader, self.offsets) = (reader, offsets) }
         }
+        // In the order the other store's packs hold the heads (a version's objects lie together there): each thread
+        // then reads one run of the packs, where the order listed sent both at random through them, and the pages each
+        // let go were scattered (a TLB shootdown each, while two threads ran).
+        let order =
+            listing.quarantine.repository.directPackReads?.indicesInPackOrder(of: batch.map(\.id)) ?? Array(0..<batch.count)
         let middle = batch.count / 2
         nonisolated(unsafe) let halves = [
-            Half(reader: listing.quarantine.repository, range: 0..<middle), Half(reader: second, range: middle..<batch.count),
+            Half(reader: listing.quarantine.repository, offsets: order[..<middle]), Half(reader: second, offsets: order[middle...]),
         ]
         nonisolated(unsafe) let (engine, report) = (self, checking)
         let candidates = batch
@@ -156,14 +161,14 @@ extension StoreEngine {
                 let half = halves[position]
                 // No head here to read: the store has none.
                 var localHeads = LocalHeads(in: engine, storeHasHeads: false)
-                for offset in half.range {
+                for (step, offset) in half.offsets.enumerated() {
                     let candidate = candidates[start + offset]
                     guard !candidate.legacy else { continue }
                     outcomes[offset] = engine.headCheckOrError(
                         candidate, from: half.reader, localHeads: &localHeads, recording: &half.checked, versions: &half.versions)
                     if position == 1 { engine.instrumentation.countHeadCheckedOnASecondThread() }
                     let checkedSoFar = done.add(1, ordering: .relaxed).newValue
-                    if position == 0, (offset - half.range.lowerBound) % 128 == 0 { report?(start + checkedSoFar, total) }
+                    if position == 0, step % 128 == 0 { report?(start + checkedSoFar, total) }
                 }
             }
         }

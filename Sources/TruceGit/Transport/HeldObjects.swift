@@ -8,14 +8,8 @@ internal import CLibgit2
 final class HeldObjects {
     private var packs: OpaquePointer?
     private let loose: Set<ObjectID>
-    private let objectsDirectory: String
 
-    convenience init(in objectsDirectory: String) throws(GitError) {
-        try self.init(in: objectsDirectory, loose: Repository.looseObjectIDs(in: objectsDirectory + "/"))
-    }
-
-    private init(in objectsDirectory: String, loose: Set<ObjectID>) throws(GitError) {
-        (self.objectsDirectory, self.loose) = (objectsDirectory, loose)
+    init(in objectsDirectory: String) throws(GitError) {
         try check(git_odb_new(&packs), "open the packs of \(objectsDirectory)")
         var backend: UnsafeMutablePointer<git_odb_backend>?
         let opened = git_odb_backend_pack(&backend, objectsDirectory)
@@ -25,11 +19,8 @@ final class HeldObjects {
             git_odb_free(packs)
             throw GitError.last("open the packs of \(objectsDirectory)", code: added)
         }
+        loose = Repository.looseObjectIDs(in: objectsDirectory + "/")
     }
-
-    /// The same look for another thread: its own handle on the packs (a libgit2 object serves one thread at a time),
-    /// the loose objects as this one listed them.
-    func forAnotherThread() throws(GitError) -> HeldObjects { try HeldObjects(in: objectsDirectory, loose: loose) }
 
     deinit { git_odb_free(packs) }
 

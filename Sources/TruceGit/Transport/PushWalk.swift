@@ -177,10 +177,10 @@ private final class PushWalkHalf<Part> {
         _ take: (_ part: inout Part, _ id: ObjectID, _ raw: [UInt8]) -> Bool
     ) {
         for (id, place) in run {
-            guard let place, let found = entries.read(id, at: place, remembering: true), found.type == type, take(&part, id, found.bytes) else {
-                unread.append(id)
+            if let found = place.flatMap({ entries.read(id, at: $0, remembering: true) }), found.type == type, take(&part, id, found.bytes) {
                 continue
             }
+            unread.append(id)
         }
     }
 }

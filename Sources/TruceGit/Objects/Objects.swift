@@ -307,13 +307,18 @@ extension Repository {
         return git_odb_exists_ext(odb, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
     }
 
+    /// The largest blob `containsBlob` proves when the packs read in place hold it.
+    static let blobsProvenWhenAskedAbout = 1 << 12
+
     /// True when `id` names a blob in the object database.
     ///
-    /// Reads only the object's header: a blob's content is not inflated to learn that it is one. The packs read in
-    /// place (`directPackReads`) are asked first: through libgit2, a first sync of a million documents mapped every
-    /// pack of the other store a second time, 300 MB more of the process's memory.
+    /// Reads only the object's header: a large blob's content is not inflated to learn that it is one. The packs read
+    /// in place (`directPackReads`) are asked first: through libgit2, a first sync of a million documents mapped every
+    /// pack of the other store a second time, 300 MB more of the process's memory. There a blob of at most
+    /// `blobsProvenWhenAskedAbout` bytes is proven as it is asked about, on whichever of a first sync's threads checks
+    /// it, and the copy, on one thread, takes it as proven.
     package func containsBlob(_ id: ObjectID) throws(GitError) -> Bool {
-        if let type = directPackReads?.type(of: id) { return type == GIT_OBJECT_BLOB }
+        if let type = directPackReads?.type(of: id, provingUpTo: Self.blobsProvenWhenAskedAbout) { return type == GIT_OBJECT_BLOB }
         instrumentation.countReadThroughLibgit2()
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")

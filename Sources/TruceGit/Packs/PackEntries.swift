@@ -177,6 +177,23 @@ package final class PackEntries {
         return type
     }
 
+    /// `type(of:)`, the entry proven and its proof remembered for the copy when it is a whole object of at most
+    /// `largest` bytes: a first sync's checks look at every version's blob on two threads, and the copy, on one, then
+    /// inflated and hashed each again.
+    func type(of id: ObjectID, provingUpTo largest: Int) -> git_object_t? {
+        let header = firstPack(listing: id) { position in
+            packs[position].place(of: id).flatMap { place in packs[position].entry(at: place.offset).map { (position, place, $0) } }
+        }
+        guard let (position, place, entry) = header, entry.size <= largest,
+            let found = proven(id, inPack: position, at: place.offset, indexPosition: place.index),
+            inflated(found, of: id, at: (position, place.offset), remembering: true) != nil
+        else {
+            noteRead()
+            return header?.2.type
+        }
+        return found.type
+    }
+
     /// Takes the proofs `other`, made of the same packs for another thread, remembered (while there is room here):
     /// the copy, which reads through `self`, then proves none of those objects again. Nothing is taken from entries of
     /// other packs, or proven another way.

@@ -34,6 +34,28 @@ import Testing
         }
     }
 
+    /// A small blob the checks ask about (is it a blob?) is proven then, on whichever thread checks it, and the copy
+    /// takes it as proven; a large one is only looked at, and the copy proves it.
+    @Test func aSmallBlobTheChecksAskAboutIsCopiedWithoutASecondProof() throws {
+        let hub = try Fixture(), store = try Fixture()
+        let bulk = try MemoryRepository(path: hub.path)
+        let (blobs, tree, commit) = try PackWriterTests.recordCommit(
+            of: ["small": .text("one\n"), "large": Data(repeating: 0x61, count: 8192)], in: bulk)
+        _ = try bulk.flush(compressed: true)
+        _ = try hub.git("update-ref", "refs/heads/main", commit.hex)
+
+        let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
+        _ = try quarantine.borrowObjects(of: hub.path, refsMatching: "refs/heads/*")
+        let reads = try #require(quarantine.repository.directPackReads)
+        let (small, large) = (try #require(blobs["small"]), try #require(blobs["large"]))
+        #expect(try quarantine.repository.containsBlob(small) && quarantine.repository.containsBlob(large))
+        #expect(reads.proofs == 1, "the small blob, and only it, is proven when asked about")
+
+        try quarantine.admit([commit], hiding: [], whenOnly: CheckedObjects([commit, tree, small, large]))
+        #expect(reads.proofs == 1 + 3, "the copy proved the small blob again, or not the commit, the tree and the large blob")
+        #expect(try store.fsckFindings().isEmpty)
+    }
+
     /// What the checks ask of a borrowed store's objects besides their bytes (is this a blob, a commit; the commit as
     /// parsed) is answered from its packs read in place, not through libgit2, which would map every pack and index
     /// there a second time; an object the packs lack still goes to libgit2.

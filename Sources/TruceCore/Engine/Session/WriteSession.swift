@@ -66,6 +66,9 @@ struct WriteSession {
     var via: [VersionID: ObjectID] = [:]
     /// False when landing the save log: its pack is stored uncompressed (see `PackWriter.write`), to be folded later.
     var compressesObjects = true
+    /// A batch's listing of its documents' heads before it wrote, which publishing may take instead of reading
+    /// `packed-refs` again (`publishHeads(_:listedBefore:)`).
+    var headsListedBefore: BatchHeadListing?
 
     /// The store's repository, for reading what is there.
     var repository: Repository { store.repository }
@@ -202,7 +205,7 @@ struct WriteSession {
         let intent = staging == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
         let published: PublishedHeads
         do {
-            published = try store.publishHeads(heads)
+            published = try store.publishHeads(heads, listedBefore: headsListedBefore)
         } catch {
             // Some heads may have landed: journal those now, or leave the intent to the next sync.
             if let intent { try? store.completeLeftover(intent) }

@@ -32,7 +32,8 @@ extension WriteSession {
         var extraHeads: [(key: DocumentKey, id: VersionID, base: VersionID)] = []
         var ids: [VersionID] = []
         ids.reserveCapacity(saves.count)
-        let existing = try headReferencesBefore(saves)
+        headsListedBefore = try headReferencesBefore(saves)
+        let existing = headsListedBefore?.byKey ?? [:]
         for (save, author) in zip(saves, authors) {
             // Until the commit below, no head names what the batch wrote: stopping here leaves the store's versions as they were.
             try cancellation?.check()
@@ -77,10 +78,15 @@ extension WriteSession {
     /// The head references of every document `saves` writes, as they are before the batch, read together: one listing
     /// of the loose heads and one look at `packed-refs` (none at all in a store without heads), where a listing per
     /// document was a third of a big import's time.
-    /// Publishing reads them again (`publishHeads`): a head another writer published meanwhile stays beside the batch's.
-    private func headReferencesBefore(_ saves: [BatchSave]) throws -> [DocumentKey: [(name: String, target: ObjectID)]] {
-        guard try repository.mayHaveReferences(under: ReferenceLayout.headsRoot) else { return [:] }
+    /// Publishing reads them again (`publishHeads`), the loose ones only when `packed-refs` has not changed since: a
+    /// head another writer published meanwhile stays beside the batch's. Nil in a store without heads.
+    private func headReferencesBefore(_ saves: [BatchSave]) throws -> BatchHeadListing? {
+        guard try repository.mayHaveReferences(under: ReferenceLayout.headsRoot) else { return nil }
         let keys = Array(Set(saves.map(\.key)))
-        return Dictionary(uniqueKeysWithValues: zip(keys, try store.headReferences(ofEach: keys)))
+        let listing = try repository.listing(
+            underEach: keys.map(ReferenceLayout.headsDirectory(of:)), listingLooseUnder: ReferenceLayout.headsRoot)
+        return BatchHeadListing(
+            byKey: Dictionary(uniqueKeysWithValues: zip(keys, listing.references)), looseNames: listing.looseNames,
+            packedStamp: listing.packedStamp)
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
 @testable import TruceCore
+@testable import TruceGit
 
 /// Heads written in bulk are lines of `packed-refs`: git reads them as refs, Truce finds one document's by binary search.
 @Suite(.timeLimit(.minutes(10))) struct PackedHeadsTests {
@@ -35,6 +37,38 @@ import Testing
         for (key, id) in zip(Self.keys(120), ids) { #expect(try test.store.currentVersion(of: key)?.id == id) }
         // The journal, whose reflog records each append, holds every version the batch published.
         #expect(Set(try test.store.changes().changes.map(\.version)) == Set(ids))
+    }
+
+    /// A batch lists its documents' heads before it writes, and publishing takes that listing while `packed-refs` is
+    /// unchanged: a head another writer published meanwhile (loose, as a single save publishes one) is still seen,
+    /// and the document is in conflict, with its marker, rather than two heads and no marker.
+    @Test func aLooseHeadPublishedWhileABatchWroteStaysBesideItsHead() throws {
+        let test = try TestStore()
+        let before = try Self.saveBatch(20, in: test)
+        let key = Self.keys(20)[3], packed = before[3]
+        let directory = ReferenceLayout.headsDirectory(of: key)
+        let played = Mutex(false)
+        test.store.instrumentation.afterListingLooseReferences {
+            guard !played.withLock({ $0 }) else { return }
+            played.withLock { $0 = true }
+            // Another writer's version of the document, made from its head, published as a loose ref.
+            do {
+                let message = try test.git("log", "-1", "--format=%B", packed.hex)
+                let other = try test.git("commit-tree", packed.hex + "^{tree}", "-p", packed.hex, "-m", message)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                _ = try test.git("update-ref", directory + other, other)
+            } catch {
+                Issue.record("the other writer failed, so nothing raced: \(error)")
+            }
+        }
+        defer { test.store.instrumentation.afterListingLooseReferences(nil) }
+        let after = try test.store.saveBatch(
+            Self.keys(20).map { BatchSave(key: $0, content: .text("\($0.rawValue), again\n"), device: "laptop") })
+        #expect(played.withLock { $0 }, "the other writer never ran between the batch's listing and its publishing")
+        let heads = try test.git("for-each-ref", "--format=%(objectname)", directory).split(separator: "\n").map(String.init)
+        #expect(heads.count == 2 && heads.contains(after[3].hex), "\(heads)")
+        #expect(try test.store.documentsInConflict().map(\.key) == [key])
+        #expect(try test.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
     @Test func oneDocumentOfAPackedStoreIsFoundWithoutListingTheOthers() throws {

@@ -181,8 +181,8 @@ extension StoreEngine {
     ) throws -> [DocumentKey: [(name: String, target: ObjectID)]] {
         let keys = Array(Set(heads.lazy.filter { $0.existing == nil }.map(\.key)))
         guard !keys.isEmpty, try repository.mayHaveReferences(under: ReferenceLayout.headsRoot) else { return [:] }
-        // Every batch of an import of a million documents read its documents' lines of `packed-refs` twice, a tenth of
-        // its time: as the batch listed them, unless another writer rewrote the file since.
+        // An import of a million documents read each batch's lines of `packed-refs` twice (the second time, a twentieth
+        // of the import): they are taken as the batch listed them, unless another writer rewrote the file since.
         if let before, before.looseNames.isEmpty, repository.packedReferencesStamp == before.packedStamp,
             case let packed = keys.compactMap({ before.byKey[$0] }), packed.count == keys.count
         {

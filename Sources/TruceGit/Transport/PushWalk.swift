@@ -50,10 +50,12 @@ final class PushWalk {
         var seen = Set<ObjectID>()
         var generation = tips
         while !generation.isEmpty {
-            // Grown once a generation, to what it may bring: doubling as it went held twice a million commits' worth.
+            // Grown once for a large generation, to what it brings (doubling as it went held twice a million commits'
+            // worth), and at least twice over otherwise: a long line of history is a generation of one at a time.
             seen.reserveCapacity(seen.count + generation.count)
             let lacking = generation.filter { seen.insert($0).inserted && !held.contains($0) }
-            found.commits.reserveCapacity(found.commits.count + lacking.count)
+            let needed = found.commits.count + lacking.count
+            if needed > found.commits.capacity { found.commits.reserveCapacity(max(needed, 2 * found.commits.capacity)) }
             let (halves, unread) = read(lacking, ofType: GIT_OBJECT_COMMIT, into: Found()) { found, id, raw in
                 guard let parts = Repository.commitParts(raw) else { return false }
                 found.commits.append((id, parts.tree))

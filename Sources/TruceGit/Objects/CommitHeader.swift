@@ -68,7 +68,6 @@ struct CommitHeader {
         return memcmp(bytes.base.baseAddress! + bytes.startIndex, prefix.utf8Start, count) == 0
     }
 
-    /// The largest seconds git's fsck takes, 2^63 - 1, as digits: compared as text with others of as many digits.
     /// The seconds of an ident `scan` accepted (`Name <email> SECONDS ZONE`): the digits after its email.
     static func time(ofIdent ident: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
         guard let close = ident.lastIndex(of: UInt8(ascii: ">")) else { return nil }
@@ -76,6 +75,15 @@ struct CommitHeader {
         return Int64(String(decoding: digits, as: UTF8.self))
     }
 
+    /// The committer's seconds of the commit whose bytes are `raw`; nil when its header does not scan.
+    static func committerTime(of raw: [UInt8]) -> Int64? {
+        raw.withUnsafeBufferPointer { bytes in
+            guard case .success(let header) = scan(bytes) else { return nil }
+            return time(ofIdent: bytes[header.committer])
+        }
+    }
+
+    /// The largest seconds git's fsck takes, 2^63 - 1, as digits: compared as text with others of as many digits.
     private static let largestDate = Array("9223372036854775807".utf8)
 
     /// What `git fsck` finds wrong in `Name <email> seconds +hhmm`, nil when nothing.

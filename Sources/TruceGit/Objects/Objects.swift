@@ -182,10 +182,7 @@ extension Repository {
     /// `committerTime(of:)` read raw (from `entries` first, when given), or by libgit2 when the bytes do not scan.
     private func committerTime(of id: ObjectID, readingFrom entries: PackEntries?, rememberingProof: Bool) throws(GitError) -> Int64 {
         if let raw = try rawObject(id, ofType: GIT_OBJECT_COMMIT, missingIsNil: true, rememberingProof: rememberingProof, from: entries),
-            let time = raw.withUnsafeBufferPointer({ bytes -> Int64? in
-                guard case .success(let header) = CommitHeader.scan(bytes) else { return nil }
-                return CommitHeader.time(ofIdent: bytes[header.committer])
-            })
+            let time = CommitHeader.committerTime(of: raw)
         {
             return time
         }
@@ -197,63 +194,23 @@ extension Repository {
     }
 
     /// `committerTime(of:)` of each of `ids`, in their order, read from this repository's packs in the order the packs
-    /// hold them: a replica's first manifest dates its parts by the heads they list, and reading each of a hundred
-    /// thousand heads through libgit2, at random in the packs, was a sixth of a first push.
-    ///
-    /// From `Instrumentation.fewestDividedOnTwoThreads` of them, the second half of that order is read on a second
-    /// thread, through its own `PackEntries` of the same mappings and nothing of libgit2's; what neither thread could
-    /// read from the packs is read here after, through libgit2.
+    /// hold them, on two threads when there are many (`DividedPackReads`): a replica's first manifest dates its parts
+    /// by the heads they list, and reading each of a hundred thousand heads through libgit2, at random in the packs,
+    /// was a sixth of a first push. What the packs cannot give is read here after, through libgit2.
     package func committerTimes(of ids: [ObjectID]) throws(GitError) -> [Int64] {
-        let entries = try PackEntries(objectsDirectory: gitDirectory + "objects", provenBy: .indexCRC)
-        // A batch's worth placed and ordered at a time: a million at once held about 100 MB beside them.
-        var times: [Int64] = []
-        times.reserveCapacity(ids.count)
-        for start in stride(from: 0, to: ids.count, by: Self.localPushCommitsPerPack) {
-            times += try committerTimes(of: Array(ids[start..<min(start + Self.localPushCommitsPerPack, ids.count)]), readingFrom: entries)
+        let reads = DividedPackReads(
+            try PackEntries(objectsDirectory: gitDirectory + "objects", provenBy: .indexCRC), instrumentation: instrumentation,
+            orderedAtOnce: Self.localPushCommitsPerPack)
+        let (parts, unread) = reads.read(ids, ofType: GIT_OBJECT_COMMIT, remembering: false, into: [(position: Int, time: Int64)]()) {
+            times, position, raw in
+            guard let time = CommitHeader.committerTime(of: raw) else { return false }
+            times.append((position, time))
+            return true
         }
+        var times = [Int64](repeating: 0, count: ids.count)
+        for part in parts { for (position, time) in part { times[position] = time } }
+        for position in unread { times[position] = try committerTime(of: ids[position], readingFrom: reads.entries, rememberingProof: false) }
         return times
-    }
-
-    private func committerTimes(of ids: [ObjectID], readingFrom entries: PackEntries) throws(GitError) -> [Int64] {
-        let places = ids.map { entries.placeInIndex(of: $0) }
-        let order = PackEntries.Place.packOrder(of: places)
-        var times = [Int64?](repeating: nil, count: ids.count)
-        let divided = order.count >= instrumentation.fewestDividedOnTwoThreads && ProcessInfo.processInfo.activeProcessorCount > 1
-        // The two readers share the packs' resident budget.
-        if divided { entries.residentShare = PackEntries.residentBudget / 2 }
-        if divided, let second = try? entries.forAnotherThread() {
-            let halves = [order[..<(order.count / 2)], order[(order.count / 2)...]]
-            times.withUnsafeMutableBufferPointer { times in
-                // Each thread writes only the places of its half, reading through its own `PackEntries`.
-                nonisolated(unsafe) let (times, readers) = (times, [entries, second])
-                let instrumentation = instrumentation
-                DispatchQueue.concurrentPerform(iterations: 2) { position in
-                    for index in halves[position] { times[index] = Self.rawCommitterTime(of: ids[index], at: places[index], from: readers[position]) }
-                    if position == 1 { instrumentation.countObjectsReadOnASecondThread(halves[1].count { times[$0] != nil }) }
-                }
-            }
-        } else {
-            for index in order { times[index] = Self.rawCommitterTime(of: ids[index], at: places[index], from: entries) }
-        }
-        var result = [Int64](repeating: 0, count: ids.count)
-        for index in ids.indices {
-            if let time = times[index] {
-                result[index] = time
-            } else {
-                result[index] = try committerTime(of: ids[index], readingFrom: entries, rememberingProof: false)
-            }
-        }
-        return result
-    }
-
-    /// A commit's committer time read from `entries` at `place`, nil when it is not there as a whole commit whose
-    /// header scans.
-    private static func rawCommitterTime(of id: ObjectID, at place: PackEntries.Place?, from entries: PackEntries) -> Int64? {
-        guard let place, let raw = entries.read(id, at: place, remembering: false), raw.type == GIT_OBJECT_COMMIT else { return nil }
-        return raw.bytes.withUnsafeBufferPointer { bytes -> Int64? in
-            guard case .success(let header) = CommitHeader.scan(bytes) else { return nil }
-            return CommitHeader.time(ofIdent: bytes[header.committer])
-        }
     }
 
     /// Reads a commit; fails with `GIT_ENOTFOUND` when `id` is absent or not a commit.

@@ -81,11 +81,13 @@ package final class PackEntries {
         residentShare = other.residentShare
     }
 
-    /// `PackEntries` of the same packs for another thread (see `init(sharing:inflater:)`).
+    /// `PackEntries` of the same packs for another thread (see `init(sharing:inflater:)`). The two then share these
+    /// readers' resident budget: each keeps half of what this one kept mapped before.
     package func forAnotherThread() throws(GitError) -> PackEntries {
         guard let inflater = truce_inflater_new() else {
             throw GitError(operation: "read packs on another thread", code: -1, errorClass: 0, message: "out of memory")
         }
+        residentShare /= 2
         return PackEntries(sharing: self, inflater: inflater)
     }
 
@@ -98,8 +100,8 @@ package final class PackEntries {
     /// pages in again and again when they were read out of pack order (most of a first push's time).
     static let residentBudget = 32 << 20
     /// The share of `residentBudget` these packs' mappings may take: two readers of the same packs on two threads
-    /// (`Quarantine.secondReader`) take half each.
-    package var residentShare = residentBudget
+    /// (`forAnotherThread`) take half each.
+    private(set) var residentShare = residentBudget
     /// The bytes of 64 KB chunks the packs' mappings have had read since the last release, all packs together.
     let resident: ResidentChunks
 
@@ -288,14 +290,11 @@ package final class PackEntries {
     /// this order goes through the packs front to back.
     package func indicesInPackOrder(of ids: [ObjectID]) -> [Int] { Place.packOrder(of: ids.map(locate)) }
 
-    /// Where the indexes put `id` (a proof `read` remembered is left for the copy), nil when none lists it.
-    func placeInIndex(of id: ObjectID) -> Place? { locate(id) }
-
-    /// `ids` with where the indexes put each, in the order the packs hold them, those no index lists last
-    /// (`read(_:at:remembering:)` reads them).
-    func inPackOrder(_ ids: [ObjectID]) -> [(id: ObjectID, place: Place?)] {
+    /// The positions of `ids` with where the indexes put each, in the order the packs hold them, those no index lists
+    /// last (`read(_:at:remembering:)` reads them).
+    func inPackOrder(_ ids: ArraySlice<ObjectID>) -> [(position: Int, place: Place?)] {
         let places = ids.map(locate)
-        return Place.packOrder(of: places).map { (ids[$0], places[$0]) }
+        return Place.packOrder(of: places).map { (ids.startIndex + $0, places[$0]) }
     }
 
     /// `id`'s entry at `place`, proven; nil when it does not prove there (another pack may hold a good copy:

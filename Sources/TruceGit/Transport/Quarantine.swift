@@ -88,7 +88,6 @@ package final class Quarantine {
         try Self.readStore(store, into: reader, quarantine: directory)
         reader.keptCommitLimit = Self.secondReaderKeptCommits
         if let borrowed {
-            repository.directPackReads?.residentShare = PackEntries.residentBudget / 2
             try Self.borrow(borrowed.objects, of: borrowed.path, into: reader, readingPacksAs: repository.directPackReads?.forAnotherThread())
         }
         return reader

@@ -171,18 +171,11 @@ package final class PackEntries {
     }
 
     /// The type `id`'s entry header gives, nil when no index here lists it or its entry is a delta (whose header does
-    /// not say): what libgit2's header read tells, without mapping the packs a second time through libgit2. Nothing is
-    /// proven: a copy of the object proves it as it copies.
-    func type(of id: ObjectID) -> git_object_t? {
-        let type = firstPack(listing: id) { position in packs[position].place(of: id).flatMap { packs[position].entry(at: $0.offset)?.type } }
-        noteRead()
-        return type
-    }
-
-    /// `type(of:)`, the entry proven and its proof remembered for the copy when it is a whole object of at most
-    /// `largest` bytes: a first sync's checks look at every version's blob on two threads, and the copy, on one, then
-    /// inflated and hashed each again.
-    func type(of id: ObjectID, provingUpTo largest: Int) -> git_object_t? {
+    /// not say): what libgit2's header read tells, without mapping the packs a second time through libgit2. A whole
+    /// object of at most `largest` bytes is proven, and its proof remembered for the copy (a first sync's checks look
+    /// at every version's blob on two threads, and the copy, on one, inflated and hashed each again); a larger one is
+    /// not, and a copy proves it as it copies.
+    func type(of id: ObjectID, provingUpTo largest: Int = -1) -> git_object_t? {
         let header = firstPack(listing: id) { position in
             packs[position].place(of: id).flatMap { place in packs[position].entry(at: place.offset).map { (position, place, $0) } }
         }

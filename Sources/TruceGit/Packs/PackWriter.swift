@@ -183,7 +183,6 @@ private struct PackFileWriter {
         written += UInt64(bytes.count)
         if bytes.count >= 1 << 20 {
             try flush()
-            try flusher.finished()
             flusher.sha.update(bytes)
             try DurableFiles.writeAll(bytes, to: descriptor, path: temporary)
         } else {

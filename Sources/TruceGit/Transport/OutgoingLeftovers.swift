@@ -30,9 +30,7 @@ enum OutgoingLeftovers {
                 kill(pid, 0) != 0, errno == ESRCH
             else { continue }
             let path = directory + name
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                now.timeIntervalSince(modified) > staleAge
-            else { continue }
+            guard let status = DurableFiles.status(path), now.timeIntervalSince(status.modified) > staleAge else { continue }
             try? FileManager.default.removeItem(atPath: path)
         }
     }

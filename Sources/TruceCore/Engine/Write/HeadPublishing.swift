@@ -183,15 +183,17 @@ extension StoreEngine {
         guard !keys.isEmpty, try repository.mayHaveReferences(under: ReferenceLayout.headsRoot) else { return [:] }
         // An import of a million documents read each batch's lines of `packed-refs` twice (the second time, a twentieth
         // of the import): they are taken as the batch listed them, unless another writer rewrote the file since.
-        if let before, before.looseNames.isEmpty, repository.packedReferencesStamp == before.packedStamp,
-            case let packed = keys.compactMap({ before.byKey[$0] }), packed.count == keys.count
-        {
+        if let before, before.looseNames.isEmpty, case let packed = keys.compactMap({ before.byKey[$0] }), packed.count == keys.count {
             let loose = try repository.listing(
                 underEach: keys.map(ReferenceLayout.headsDirectory(of:)), listingLooseUnder: ReferenceLayout.headsRoot, readingPacked: false)
-            return Dictionary(
-                uniqueKeysWithValues: keys.indices.map { index in
-                    (keys[index], packed[index].filter { !loose.looseNames.contains($0.name) } + loose.references[index])
-                })
+            // The stamp after the loose heads, as a listing reads the file after them: a head another writer packed
+            // once they were listed is in a file whose stamp is no longer the batch's.
+            if repository.packedReferencesStamp == before.packedStamp {
+                return Dictionary(
+                    uniqueKeysWithValues: keys.indices.map { index in
+                        (keys[index], packed[index].filter { !loose.looseNames.contains($0.name) } + loose.references[index])
+                    })
+            }
         }
         return Dictionary(uniqueKeysWithValues: zip(keys, try headReferences(ofEach: keys)))
     }

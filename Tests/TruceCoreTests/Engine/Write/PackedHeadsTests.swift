@@ -40,16 +40,19 @@ import Testing
     }
 
     /// A batch lists its documents' heads before it writes, and publishing takes that listing while `packed-refs` is
-    /// unchanged: a head another writer published meanwhile (loose, as a single save publishes one) is still seen,
-    /// and the document is in conflict, with its marker, rather than two heads and no marker.
-    @Test func aLooseHeadPublishedWhileABatchWroteStaysBesideItsHead() throws {
+    /// unchanged: a head another writer published meanwhile is still seen, and the document is in conflict, with its
+    /// marker, rather than two heads and no marker. Loose, as a single save publishes one, between the batch's listing
+    /// and its publishing; or loose and then packed (`packed-refs` rewritten, as a batch or a prune does) while
+    /// publishing lists the loose heads again, after it and before it looks at `packed-refs`.
+    @Test(arguments: [false, true]) func aHeadPublishedWhileABatchWroteStaysBesideItsHead(packed packing: Bool) throws {
         let test = try TestStore()
         let before = try Self.saveBatch(20, in: test)
         let key = Self.keys(20)[3], packed = before[3]
         let directory = ReferenceLayout.headsDirectory(of: key)
-        let played = Mutex(false)
+        // The batch's listing is the first listing of loose heads; publishing's is the second.
+        let listings = Mutex(0), played = Mutex(false)
         test.store.instrumentation.afterListingLooseReferences {
-            guard !played.withLock({ $0 }) else { return }
+            guard listings.withLock({ $0 += 1; return $0 }) == (packing ? 2 : 1) else { return }
             played.withLock { $0 = true }
             // Another writer's version of the document, made from its head, published as a loose ref.
             do {
@@ -57,6 +60,7 @@ import Testing
                 let other = try test.git("commit-tree", packed.hex + "^{tree}", "-p", packed.hex, "-m", message)
                     .trimmingCharacters(in: .whitespacesAndNewlines)
                 _ = try test.git("update-ref", directory + other, other)
+                if packing { _ = try test.git("pack-refs", "--all") }
             } catch {
                 Issue.record("the other writer failed, so nothing raced: \(error)")
             }
@@ -64,7 +68,7 @@ import Testing
         defer { test.store.instrumentation.afterListingLooseReferences(nil) }
         let after = try test.store.saveBatch(
             Self.keys(20).map { BatchSave(key: $0, content: .text("\($0.rawValue), again\n"), device: "laptop") })
-        #expect(played.withLock { $0 }, "the other writer never ran between the batch's listing and its publishing")
+        #expect(played.withLock { $0 }, "the other writer never ran")
         let heads = try test.git("for-each-ref", "--format=%(objectname)", directory).split(separator: "\n").map(String.init)
         #expect(heads.count == 2 && heads.contains(after[3].hex), "\(heads)")
         #expect(try test.store.documentsInConflict().map(\.key) == [key])

@@ -52,7 +52,11 @@ import Testing
         // The batch's listing is the first listing of loose heads; publishing's is the second.
         let listings = Mutex(0), played = Mutex(false)
         test.store.instrumentation.afterListingLooseReferences {
-            guard listings.withLock({ $0 += 1; return $0 }) == (packing ? 2 : 1) else { return }
+            let listing = listings.withLock { count in
+                count += 1
+                return count
+            }
+            guard listing == (packing ? 2 : 1) else { return }
             played.withLock { $0 = true }
             // Another writer's version of the document, made from its head, published as a loose ref.
             do {

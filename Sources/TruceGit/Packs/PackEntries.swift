@@ -67,6 +67,7 @@ package final class PackEntries {
         packs = names.filter { $0.hasSuffix(".idx") }.sorted().compactMap { name in
             MappedPack(index: directory + name, pack: directory + name.dropLast(".idx".count) + ".pack", counting: resident)
         }.sorted { $0.count > $1.count }
+        remembered = Array(repeating: [], count: packs.count)
     }
 
     /// Reads of the same packs as `other`, through the same mappings, for another thread: each thread reads through
@@ -77,6 +78,7 @@ package final class PackEntries {
         let resident = ResidentChunks()
         self.resident = resident
         packs = other.packs.map { MappedPack(sharing: $0, counting: resident) }
+        remembered = Array(repeating: [], count: other.packs.count)
         owners = other.owners
         residentShare = other.residentShare
     }
@@ -123,32 +125,31 @@ package final class PackEntries {
         resident.bytes = 0
     }
 
-    /// How many proofs `read` remembers for a later copy (`remembered`): a sync's checks read a batch's commits and
-    /// trees, about three objects a head, before its copy takes them. Full, it remembers no more; a copy then proves
-    /// the others again.
-    static let rememberedLimit = 3 << 17
-    /// Where the entries `read` proved sit, until a copy takes them: pack position, stream length and offset in one word
-    /// (`Location`): a batch's worth, at `rememberedLimit`, costs about 16 MB.
-    private var remembered: [ObjectID: UInt64] = [:]
+    /// The stream lengths of the entries `read` proved, until a copy takes them: for each pack, one for each object
+    /// its index lists, by position, 0 for none (a zlib stream is never empty); made when the pack's first proof is
+    /// remembered. Two bytes an object, whatever a batch reads (a dictionary by id took 16 MB for 400,000 proofs, and
+    /// was capped there): an entry whose stream is longer than 16 bits hold is not remembered, and is proved again
+    /// when copied.
+    private var remembered: [[UInt16]]
 
     /// Object `id`, inflated, when a pack here holds it as a proven whole object; nil otherwise (a delta, an object
     /// larger than `largestCopied`, a damaged entry, none).
     ///
-    /// With `remembering`, the proof is kept (while there is room) for the copy that `entry(of:)` makes of it later:
+    /// With `remembering`, the proof is kept for the copy that `entry(of:)` makes of it later:
     /// the copy then neither inflates nor hashes it again. A sync's checks read each commit and tree they pass this
     /// way, and the copy of the same objects proved each once more.
     ///
     /// An entry proven by its CRC (the store's own packs) is inflated here, to exactly the size its header gives, which
     /// zlib's own checksum then vouches for: a local push reads its commits and trees so, and copies them as read.
     func read(_ id: ObjectID, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
-        guard let (position, offset, found) = find(id) else { return nil }
-        return inflated(found, of: id, at: (position, offset), remembering: remembering)
+        guard let (position, index, found) = find(id) else { return nil }
+        return inflated(found, inPack: position, indexPosition: index, remembering: remembering)
     }
 
     /// `read(_:remembering:)` of an object `inPackOrder` placed: its index is not searched again.
     func read(_ id: ObjectID, at place: Place, remembering: Bool) -> (type: git_object_t, bytes: [UInt8])? {
         if case .toProve(let position) = place.proof, let found = proven(id, inPack: place.pack, at: place.offset, indexPosition: position) {
-            return inflated(found, of: id, at: (place.pack, place.offset), remembering: remembering)
+            return inflated(found, inPack: place.pack, indexPosition: position, remembering: remembering)
         }
         // Proven already (a copy's), or not proven there: another pack may hold a good copy.
         return read(id, remembering: remembering)
@@ -156,15 +157,14 @@ package final class PackEntries {
 
     /// The bytes of `found`, a proven entry of `id`, inflated into `scratch` unless `proven` did; its proof remembered.
     private func inflated(
-        _ found: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer), of id: ObjectID, at place: (pack: Int, offset: Int),
+        _ found: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer), inPack pack: Int, indexPosition index: Int,
         remembering: Bool
     ) -> (type: git_object_t, bytes: [UInt8])? {
         if proof == .indexCRC, !inflate(found) { return nil }
         noteRead()
-        if remembering, remembered.count < Self.rememberedLimit,
-            let location = Location(pack: place.pack, offset: place.offset, length: found.stream.count)
-        {
-            remembered[id] = location.word
+        if remembering, found.stream.count <= Int(UInt16.max) {
+            if remembered[pack].isEmpty { remembered[pack] = [UInt16](repeating: 0, count: packs[pack].count) }
+            remembered[pack][index] = UInt16(found.stream.count)
         }
         let bytes = scratch.withUnsafeBytes { Array($0.prefix(found.size)) }
         return (found.type, bytes)
@@ -181,7 +181,7 @@ package final class PackEntries {
         }
         guard let (position, place, entry) = header, entry.size <= largest,
             let found = proven(id, inPack: position, at: place.offset, indexPosition: place.index),
-            inflated(found, of: id, at: (position, place.offset), remembering: true) != nil
+            inflated(found, inPack: position, indexPosition: place.index, remembering: true) != nil
         else {
             noteRead()
             return header?.2.type
@@ -194,12 +194,26 @@ package final class PackEntries {
     /// other packs, or proven another way.
     package func takeRemembered(from other: PackEntries) {
         guard other.proof == proof, other.packs.map(\.indexPath) == packs.map(\.indexPath) else { return }
-        for (id, word) in other.remembered where remembered.count < Self.rememberedLimit { remembered[id] = word }
+        for pack in packs.indices where !other.remembered[pack].isEmpty {
+            guard !remembered[pack].isEmpty else {
+                swap(&remembered[pack], &other.remembered[pack])
+                continue
+            }
+            for (index, length) in other.remembered[pack].enumerated() where length != 0 { remembered[pack][index] = length }
+        }
         other.forgetRemembered()
     }
 
     /// Forgets the proofs `read` remembered and no copy took (objects of heads refused, or that the store had).
-    func forgetRemembered() { remembered = [:] }
+    func forgetRemembered() { remembered = Array(repeating: [], count: packs.count) }
+
+    /// The stream length `read` remembered for the `index`th entry of pack `pack`, forgotten as it is taken; nil when
+    /// none was.
+    private func takeRememberedLength(inPack pack: Int, indexPosition index: Int) -> Int? {
+        guard !remembered[pack].isEmpty, remembered[pack][index] != 0 else { return nil }
+        defer { remembered[pack][index] = 0 }
+        return Int(remembered[pack][index])
+    }
 
     /// The entry of `id` in the first pack (the biggest first) that holds it as a proven whole object: its type, its size and its zlib
     /// stream (valid while `self` lives); nil when no pack does. An entry `read` proved and remembered is taken as it
@@ -208,13 +222,8 @@ package final class PackEntries {
     /// The pack that held the object asked for before is searched first: a copy asks for objects in the order the
     /// checks read them (`CheckedObjects`), which is mostly the order the other store packed them in.
     func entry(of id: ObjectID) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
-        if let word = remembered.removeValue(forKey: id) {
-            let location = Location(word: word)
-            // The header was read when the entry was proved: it still parses.
-            guard let entry = packs[location.pack].entry(at: location.offset) else { return nil }
-            return (entry.type, entry.size, UnsafeRawBufferPointer(rebasing: entry.rest.prefix(location.length)))
-        }
-        return find(id)?.entry
+        // The first pack that lists it, unless its entry there does not prove: another pack may hold a good copy.
+        place(of: id).flatMap { entry(at: $0, of: id) } ?? find(id)?.entry
     }
 
     /// Where a copy finds an entry: its pack and offset, and what proves it.
@@ -245,11 +254,11 @@ package final class PackEntries {
     /// Where `id`'s entry is, as the indexes say (the packs themselves are not read), nil when no index lists it; an
     /// entry `read` proved and remembered is taken as proved, and forgotten.
     func place(of id: ObjectID) -> Place? {
-        if let word = remembered.removeValue(forKey: id) {
-            let location = Location(word: word)
-            return Place(pack: location.pack, offset: location.offset, proof: .proven(streamLength: location.length))
+        guard let place = locate(id) else { return nil }
+        guard case .toProve(let index) = place.proof, let length = takeRememberedLength(inPack: place.pack, indexPosition: index) else {
+            return place
         }
-        return locate(id)
+        return Place(pack: place.pack, offset: place.offset, proof: .proven(streamLength: length))
     }
 
     /// Where the indexes put `id`.
@@ -304,15 +313,14 @@ package final class PackEntries {
         }
     }
 
-    /// `id`'s proven entry, with the pack and offset it was found at; its inflated bytes are then in `scratch`.
-    private func find(_ id: ObjectID) -> (pack: Int, offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))? {
-        firstPack(listing: id) { position in find(id, inPack: position).map { (position, $0.offset, $0.entry) } }
-    }
-
-    private func find(_ id: ObjectID, inPack position: Int) -> (offset: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))?
-    {
-        guard let (index, offset) = packs[position].place(of: id) else { return nil }
-        return proven(id, inPack: position, at: offset, indexPosition: index).map { (offset, $0) }
+    /// `id`'s proven entry, with the pack it was found in and its position in that pack's index; its inflated bytes
+    /// are then in `scratch`.
+    private func find(_ id: ObjectID) -> (pack: Int, index: Int, entry: (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer))? {
+        firstPack(listing: id) { position in
+            packs[position].place(of: id).flatMap { place in
+                proven(id, inPack: position, at: place.offset, indexPosition: place.index).map { (position, place.index, $0) }
+            }
+        }
     }
 
     /// `id`'s entry at `offset` in a pack, the `index`th its index lists, proven; nil when it does not prove.
@@ -320,23 +328,6 @@ package final class PackEntries {
         _ id: ObjectID, inPack position: Int, at offset: Int, indexPosition index: Int
     ) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
         proof == .hash ? proven(packs[position].entry(at: offset), id: id) : packs[position].entry(at: offset, checkingCRCOf: index)
-    }
-
-    /// A remembered entry's place, packed into one word: offset in the low 40 bits, stream length in the next 16, pack
-    /// position in the top 8; nil for one that does not fit (such an entry is proved again when copied).
-    private struct Location {
-        let pack: Int, offset: Int, length: Int
-
-        init?(pack: Int, offset: Int, length: Int) {
-            guard pack < 1 << 8, offset < 1 << 40, length < 1 << 16 else { return nil }
-            (self.pack, self.offset, self.length) = (pack, offset, length)
-        }
-
-        init(word: UInt64) {
-            (pack, length, offset) = (Int(word >> 56), Int(word >> 40 & 0xFFFF), Int(word & (1 << 40 - 1)))
-        }
-
-        var word: UInt64 { UInt64(pack) << 56 | UInt64(length) << 40 | UInt64(offset) }
     }
 
     /// Inflates `entry` into `scratch`; false when its stream does not inflate to exactly its size, or it is larger

@@ -39,7 +39,8 @@ package final class Repository {
         guard cost <= keptCommitLimit else { return }
         if keptCommitBytes + cost > keptCommitLimit {
             guard startingOverWhenFull else { return }
-            keptCommits = [:]
+            // Its table kept: grown again from nothing, each start-over allocated and freed as much once more.
+            keptCommits?.removeAll(keepingCapacity: true)
             keptCommitBytes = 0
         }
         keptCommits?[id] = (raw, CommitRecord(id: id, fsckCleanRaw: raw))

@@ -59,7 +59,9 @@ let package = Package(
         ),
         // The whole command line as a library, so an app can ship its own `truce` with its own resolvers;
         // the `truce` executable is its entry point and nothing else.
-        .target(name: "TruceCommandLine", dependencies: ["Truce"], path: "Sources/TruceCommandLine"),
+        .target(name: "TruceCommandLine", dependencies: ["Truce", "CAllocator"], path: "Sources/TruceCommandLine"),
+        // The process's allocator setting that the `truce` tool makes at its start (`CommandLineTool.main`).
+        .target(name: "CAllocator", path: "Sources/CAllocator"),
         .executableTarget(name: "TruceCLI", dependencies: ["TruceCommandLine"], path: "Sources/TruceCLI"),
         // Conflicts in memory and fabricated stores on disk, so a resolver is unit-tested in a few lines; TruceCore's public API only.
         .target(name: "TruceTesting", dependencies: ["TruceCore"], path: "Sources/TruceTesting"),

@@ -32,15 +32,7 @@ enum CrashTrace {
     static let library: Result<String, ReliabilityFailure> = {
         let source = packageRoot.appendingPathComponent("Tests/CrashTracer/tracer.c").path
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("truce-tracer-\(getpid()).so").path
-        let swift = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        // The toolchain's clang sits next to swift; `cc` is the fallback a Debian machine has.
-        let compilers =
-            ["/usr/bin/cc", "/usr/bin/clang"]
-            + ProcessInfo.processInfo.environment["PATH", default: ""]
-            .split(separator: ":").map { "\($0)/clang" }
-        guard let compiler = compilers.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            return .failure(ReliabilityFailure("no C compiler to build the tracer (\(swift.path))"))
-        }
+        guard let compiler = CCompiler.path else { return .failure(ReliabilityFailure("no C compiler to build the tracer")) }
         do {
             let built = try run(compiler, ["-shared", "-fPIC", "-O1", "-o", output, source, "-ldl"])
             guard built.status == 0 else { return .failure(ReliabilityFailure("building the tracer failed: \(built.errorOutput)")) }

@@ -115,14 +115,13 @@ package final class MemoryRepository {
         try check(git_mempack_reset(backend), "empty in-memory object store")
     }
 
-    /// Writes every recorded object into one pack (fsynced) and empties memory; returns the number packed.
-    ///
-    /// Without `compressed`, objects are stored uncompressed (see `PackWriter.write`).
+    /// Writes every recorded object into one pack (fsynced), deflated at `compression`'s level, and empties memory;
+    /// returns the number packed.
     @discardableResult
-    package func flush(compressed: Bool = true) throws(GitError) -> Int {
+    package func flush(compression: PackCompression = .standard) throws(GitError) -> Int {
         guard !written.isEmpty else { return 0 }
         // Not libgit2's pack builder: it reads every reference in the store on each write (see `PackWriter`).
-        try PackWriter(repository: repository).write(written, known: writtenRaw, compressed: compressed)
+        try PackWriter(repository: repository).write(written, known: writtenRaw, compression: compression)
         let count = written.count
         written.removeAll()
         writtenRaw.removeAll()

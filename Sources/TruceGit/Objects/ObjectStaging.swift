@@ -79,18 +79,18 @@ package final class ObjectStaging {
     /// should the caller stop before that, `prune` reclaims it, as it does
     /// any object no head reaches.
     @discardableResult
-    package func spillIfFull(into repository: Repository, compressed: Bool = true) throws(GitError) -> Bool {
+    package func spillIfFull(into repository: Repository, compression: PackCompression = .standard) throws(GitError) -> Bool {
         guard order.count >= Self.spillLimit.objects || heldBytes >= Self.spillLimit.bytes else { return false }
-        try flush(into: repository, compressed: compressed)
+        try flush(into: repository, compression: compression)
         return true
     }
 
     /// Writes every staged object into one pack of `repository` (fsynced, with its index and directory) and empties
-    /// the staging; returns the number packed. Without `compressed`, objects are stored uncompressed (see `PackWriter.write`).
+    /// the staging; returns the number packed, deflated at `compression`'s level.
     @discardableResult
-    package func flush(into repository: Repository, compressed: Bool = true) throws(GitError) -> Int {
+    package func flush(into repository: Repository, compression: PackCompression = .standard) throws(GitError) -> Int {
         guard !order.isEmpty else { return 0 }
-        try PackWriter(repository: repository).write(order, known: held, compressed: compressed, distinct: true)
+        try PackWriter(repository: repository).write(order, known: held, compression: compression, distinct: true)
         let count = order.count
         order.removeAll()
         held.removeAll()

@@ -42,13 +42,11 @@ package struct PackWriter {
     /// again (`PackEntries` proves it first), and the pages of `entries` read are let go as the copy goes on, so that
     /// they do not count as this process's memory.
     ///
-    /// Without `compressed`, objects are stored in zlib streams uncompressed: deflating a small object costs
-    /// several microseconds of fixed work (zlib builds its trees either way), a save log checkpoint's main cost, and
-    /// the small packs it writes are folded (and deflated) later. Once `cancellation` is set, the write stops within
+    /// Objects are deflated at `compression`'s level. Once `cancellation` is set, the write stops within
     /// the next 4,096 objects, failing with `GIT_EUSER`, and leaves no file behind.
     @discardableResult
     package func write(
-        _ ids: [ObjectID], known: [ObjectID: RawObject] = [:], copyingFrom entries: PackEntries? = nil, compressed: Bool = true,
+        _ ids: [ObjectID], known: [ObjectID: RawObject] = [:], copyingFrom entries: PackEntries? = nil, compression: PackCompression = .standard,
         distinct: Bool = false, cancellation: Cancellation? = nil, progress: ((_ done: Int, _ total: Int, _ bytes: Int) -> Void)? = nil
     ) throws(GitError) -> String? {
         var seen = Set<ObjectID>()
@@ -68,10 +66,10 @@ package struct PackWriter {
         defer { git_odb_free(odb) }
         var pack = try PackFileWriter(in: packDirectory)
         defer { pack.removeTemporary() }
-        let deflater = try Deflater(level: compressed ? -1 : 0)
+        let deflater = try Deflater(level: compression.level)
         // Stored objects cost a copy, and a save's few objects less than starting workers: neither is worth a second
         // thread. Nor are objects copied from `entries`.
-        let parallel = compressed && entries == nil && objects.count >= 1024 ? try ParallelDeflation(level: -1) : nil
+        let parallel = compression != .stored && entries == nil && objects.count >= 1024 ? try ParallelDeflation(level: compression.level) : nil
         // "PACK", version 2, the object count: each big-endian.
         try pack.append(Array("PACK".utf8) + Self.bigEndian(2) + Self.bigEndian(UInt32(objects.count)))
         var written: [PackIndex.Entry] = []

@@ -17,7 +17,7 @@ import Testing
         for index in 0..<packCount {
             let bytes = Array("document \(index)\n".utf8)
             let id = ObjectID.blobHash(of: bytes)
-            try PackWriter(repository: writer).write([id], known: [id: RawObject(type: 3, bytes: bytes)], compressed: false)
+            try PackWriter(repository: writer).write([id], known: [id: RawObject(type: 3, bytes: bytes)], compression: .stored)
             ids.append(id)
         }
         let packDirectory = try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack")

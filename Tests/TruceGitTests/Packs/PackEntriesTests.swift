@@ -30,7 +30,7 @@ import Testing
             "large": PackWriterTests.randomBytes(PackEntries.largestCopied + 1, seed: 5),
         ]
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
 
         let entries = try PackEntries(objectsDirectory: source.path + "/objects")
         let sourcePack = try Data(contentsOf: URL(fileURLWithPath: source.path + "/objects/pack/" + source.packs()[0]))
@@ -63,7 +63,7 @@ import Testing
         let bulk = try MemoryRepository(path: source.path)
         let contents = Dictionary(uniqueKeysWithValues: (0..<200).map { ("f\($0)", Data.text("file \($0)\n")) })
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         let ids = Array(blobs.values) + [tree, commit]
         var first: PackEntries? = try PackEntries(objectsDirectory: source.path + "/objects")
         let other = try first!.forAnotherThread()
@@ -125,7 +125,7 @@ import Testing
             "large": PackWriterTests.randomBytes(PackEntries.largestCopied + 1, seed: 7),
         ]
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         let ids = Array(blobs.values) + [tree, commit]
         let hashed = try PackEntries(objectsDirectory: genuine.path + "/objects")
         let byCRC = try PackEntries(objectsDirectory: genuine.path + "/objects", provenBy: .indexCRC)
@@ -169,7 +169,7 @@ import Testing
             "a": .text("one line\n"), "b": .text("another line\n"), "random": PackWriterTests.randomBytes(200_000, seed: 8),
         ]
         let (blobs, _, _) = try PackWriterTests.recordCommit(of: contents, in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         let entries = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: proof)
         try withExtendedLifetime(entries) {
             #expect(entries.resident.bytes == 0)
@@ -282,7 +282,7 @@ import Testing
         let fixture = try Fixture()
         let bulk = try MemoryRepository(path: fixture.path)
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("first\n"), "b": .text("second\n")], in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         let fresh = try PackEntries(objectsDirectory: fixture.path + "/objects")
         let entries = try PackEntries(objectsDirectory: fixture.path + "/objects")
         try withExtendedLifetime((fresh, entries)) {
@@ -319,7 +319,7 @@ import Testing
         let bulk = try MemoryRepository(path: source.path)
         let contents: [String: Data] = ["long": PackWriterTests.randomBytes(300_000, seed: 6), "short": .text("short\n")]
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: contents, in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         let long = try #require(blobs["long"])
         let fresh = try PackEntries(objectsDirectory: source.path + "/objects")
         let entries = try PackEntries(objectsDirectory: source.path + "/objects")

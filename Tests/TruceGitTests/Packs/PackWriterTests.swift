@@ -55,8 +55,9 @@ import Testing
 
     /// Blobs empty, small, over one 64 KiB block and over 1 MiB (random, so deflate cannot shrink them under those
     /// sizes, and one compressible), a tree naming them and a commit of it: written to memory, then packed, deflated
-    /// or stored as a save log checkpoint stores them.
-    @Test(arguments: [true, false]) func aPackHoldsExactlyTheGivenObjectsAndGitAcceptsIt(compressed: Bool) throws {
+    /// at each level: git's, the fastest (a journal's batch file), or stored as a save log checkpoint stores them.
+    @Test(arguments: [PackCompression.standard, .fastest, .stored])
+    func aPackHoldsExactlyTheGivenObjectsAndGitAcceptsIt(compression: PackCompression) throws {
         let fixture = try Fixture()
         let bulk = try MemoryRepository(path: fixture.path)
         let contents: [String: Data] = [
@@ -67,16 +68,20 @@ import Testing
         let (blobs, tree, commit) = try Self.recordCommit(of: contents, in: bulk)
         bulk.record(blobs["small"]!)  // recorded twice, packed once
         #expect(try fixture.packs().isEmpty)
-        #expect(try bulk.flush(compressed: compressed) == contents.count + 3)
+        #expect(try bulk.flush(compression: compression) == contents.count + 3)
 
         let packs = try fixture.packs()
         try #require(packs.count == 1, "packs: \(packs)")
         let verified = try fixture.git("verify-pack", "-v", "objects/pack/" + packs[0]).output
-        var listed: [ObjectID: String] = [:]
+        var listed: [ObjectID: String] = [:], sizeInPack: [ObjectID: Int] = [:]
         for line in verified.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if fields.count >= 2, let id = ObjectID(hex: String(fields[0])) { listed[id] = String(fields[1]) }
+            if fields.count >= 4, let id = ObjectID(hex: String(fields[0])) { sizeInPack[id] = Int(fields[3]) }
         }
+        // Three megabytes of one byte: deflated to a few kilobytes at either level, stored whole.
+        let compressible = try #require(sizeInPack[blobs["compressible"]!])
+        #expect(compression == .stored ? compressible > 3 << 20 : compressible < 64 << 10, "\(compressible) bytes in the pack")
         var expected = Dictionary(uniqueKeysWithValues: blobs.values.map { ($0, "blob") })
         expected[tree] = "tree"
         expected[commit] = "commit"
@@ -154,7 +159,7 @@ import Testing
         #expect(child == (try reference.writeCommit(tree: subtree, parents: [root], author: other, committer: other, message: "two")))
         #expect(try bulk.takeRecorded().count == 5)
         for id in [blob, subtree, tree, root, child] { bulk.record(id) }
-        #expect(try bulk.flush(compressed: false) == 5)
+        #expect(try bulk.flush(compression: .stored) == 5)
         let packs = try fixture.packs()
         try #require(packs.count == 1)
         #expect(try fixture.git("verify-pack", "objects/pack/" + packs[0]).status == 0)

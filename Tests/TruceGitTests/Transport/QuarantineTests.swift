@@ -15,7 +15,7 @@ import Testing
         let hub = try Fixture(), store = try Fixture()
         let bulk = try MemoryRepository(path: hub.path)
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("one\n"), "b": .text("two\n")], in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         _ = try hub.git("update-ref", "refs/heads/main", commit.hex)
 
         let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
@@ -41,7 +41,7 @@ import Testing
         let bulk = try MemoryRepository(path: hub.path)
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(
             of: ["small": .text("one\n"), "large": Data(repeating: 0x61, count: 8192)], in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         _ = try hub.git("update-ref", "refs/heads/main", commit.hex)
 
         let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
@@ -63,7 +63,7 @@ import Testing
         let hub = try Fixture(), store = try Fixture()
         let bulk = try MemoryRepository(path: hub.path)
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("one\n")], in: bulk)
-        _ = try bulk.flush(compressed: true)
+        _ = try bulk.flush()
         _ = try hub.git("update-ref", "refs/heads/main", commit.hex)
         let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
         _ = try quarantine.borrowObjects(of: hub.path, refsMatching: "refs/heads/*")
@@ -92,12 +92,12 @@ import Testing
         #expect(Quarantine.fewObjects(in: []) == [])
         let few = try MemoryRepository(path: store.path)
         let (blobs, tree, commit) = try PackWriterTests.recordCommit(of: ["a": .text("one\n")], in: few)
-        _ = try few.flush(compressed: true)
+        _ = try few.flush()
         let smallIndex = try #require(try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasSuffix(".idx") })
         #expect(Quarantine.fewObjects(in: [packs + smallIndex]) == Set([commit, tree] + blobs.values))
         let many = try MemoryRepository(path: store.path)
         _ = try PackWriterTests.recordCommit(of: Dictionary(uniqueKeysWithValues: (0..<5000).map { ("f\($0)", Data.text("\($0)\n")) }), in: many)
-        _ = try many.flush(compressed: true)
+        _ = try many.flush()
         let indexes = try FileManager.default.contentsOfDirectory(atPath: packs).filter { $0.hasSuffix(".idx") }.map { packs + $0 }
         #expect(indexes.count == 2)
         #expect(Quarantine.fewObjects(in: indexes) == nil, "5,000 objects are looked up, not read into a set")

@@ -19,7 +19,7 @@ extension StoreEngine {
                 return save
             }
             var transaction = try WriteSession(in: self, objects: .packed)
-            transaction.compressesObjects = false
+            transaction.compression = .stored
             var heads: [DocumentKey: [PendingHead]] = [:]
             let pendingIDs = Set(saves.map(\.head.id))
             for save in saves where try !hasLanded(save) {

@@ -64,8 +64,8 @@ struct WriteSession {
     private(set) var changes: [Change] = []
     /// For a version a sync received, the replica manifest that listed it (the journal's `Via:`).
     var via: [VersionID: ObjectID] = [:]
-    /// False when landing the save log: its pack is stored uncompressed (see `PackWriter.write`), to be folded later.
-    var compressesObjects = true
+    /// How the write's pack is deflated: `.stored` when landing the save log, to be folded later (see `PackCompression`).
+    var compression: PackCompression = .standard
     /// A batch's listing of its documents' heads before it wrote, which publishing may take instead of reading
     /// `packed-refs` again (`publishHeads(_:listedBefore:)`).
     var headsListedBefore: BatchHeadListing?
@@ -156,7 +156,7 @@ struct WriteSession {
         switch sink {
         case .staging(let staging):
             let id = try staging.writeCommit(tree: tree, parents: parents, author: author, committer: committer, message: message)
-            try staging.spillIfFull(into: repository, compressed: compressesObjects)
+            try staging.spillIfFull(into: repository, compression: compression)
             return VersionID(id)
         case .memory(let memory):
             // A logged save is one version, its objects handed to the log whole (`commitToLog`): never spilled.
@@ -201,7 +201,7 @@ struct WriteSession {
             try changes.isEmpty ? nil : ChangeJournal(repository: repository).prepare(changes, via: via, into: staging)
         }
         try cancellation?.check()
-        let packed = try staging?.flush(into: repository, compressed: compressesObjects) ?? 0
+        let packed = try staging?.flush(into: repository, compression: compression) ?? 0
         let intent = staging == nil && !changes.isEmpty ? try JournalIntent.record(changes.map(\.version), in: repository) : nil
         let published: PublishedHeads
         do {

@@ -38,7 +38,8 @@ struct ChangeJournal {
             // libgit2 would not fsync the `objects/` directory a new loose object's folder is made in.
             let staging = ObjectStaging()
             let prepared = try prepare(changes, via: via, into: staging)
-            try staging.flush(into: repository)
+            // Deflated fast: a batch file is read back only by `changes --since` and prune.
+            try staging.flush(into: repository, compression: .fastest)
             if try publish(prepared) { return }
             // Another writer appended meanwhile: chain onto its entry.
         }
@@ -184,15 +185,24 @@ struct ChangeJournal {
 
     /// One line per change: kind, version, author date (seconds), manifest or `-`, device, key, separated by tabs.
     static func batchLines(_ changes: [Change], via: [VersionID: ObjectID]) -> Data {
-        var text = Data()
+        // Appended field by field into one buffer: an array of strings joined per line cost more than the lines.
+        var text: [UInt8] = []
+        text.reserveCapacity(changes.count * 160)
         for change in changes {
-            let fields = [
-                change.kind.rawValue, change.version.hex, String(Int64(change.date.timeIntervalSince1970.rounded(.down))),
-                via[change.version]?.hex ?? "-", change.author, change.key.rawValue,
-            ]
-            text.append(contentsOf: Array(fields.joined(separator: "\t").utf8) + [0x0A])
+            text.append(contentsOf: change.kind.rawValue.utf8)
+            text.append(0x09)
+            text.append(contentsOf: change.version.hex.utf8)
+            text.append(0x09)
+            text.append(contentsOf: String(Int64(change.date.timeIntervalSince1970.rounded(.down))).utf8)
+            text.append(0x09)
+            text.append(contentsOf: (via[change.version]?.hex ?? "-").utf8)
+            text.append(0x09)
+            text.append(contentsOf: change.author.utf8)
+            text.append(0x09)
+            text.append(contentsOf: change.key.rawValue.utf8)
+            text.append(0x0A)
         }
-        return text
+        return Data(text)
     }
 
     /// The changes of a batch file; nil when a line is not one (the entry is then not one Truce wrote).

@@ -23,8 +23,10 @@ final class DividedPackReads {
     /// The second thread's reader, made the first time a run is divided.
     private var second: PackEntries?
 
-    init(_ entries: PackEntries, instrumentation: Instrumentation, orderedAtOnce: Int) {
-        (self.entries, self.instrumentation, self.orderedAtOnce) = (entries, instrumentation, max(orderedAtOnce, 1))
+    /// Reads through `entries` here and, for a divided run, through `second` (made from `entries` when first needed,
+    /// when not given) on another thread.
+    init(_ entries: PackEntries, second: PackEntries? = nil, instrumentation: Instrumentation, orderedAtOnce: Int) {
+        (self.entries, self.second, self.instrumentation, self.orderedAtOnce) = (entries, second, instrumentation, max(orderedAtOnce, 1))
         fewestDivided = ProcessInfo.processInfo.activeProcessorCount > 1 ? instrumentation.fewestDividedOnTwoThreads : .max
     }
 

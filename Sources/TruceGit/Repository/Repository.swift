@@ -34,6 +34,11 @@ package final class Repository {
     /// Keeps `raw` as the bytes of commit `id` when `keptCommits` is on, first letting go of all it kept when the
     /// limit would be passed (or, without `startingOverWhenFull`, not keeping it then).
     package func keep(_ raw: [UInt8], ofCommit id: ObjectID, startingOverWhenFull: Bool = true) {
+        keep(raw, parsed: CommitRecord(id: id, fsckCleanRaw: raw), ofCommit: id, startingOverWhenFull: startingOverWhenFull)
+    }
+
+    /// `keep(_:ofCommit:startingOverWhenFull:)` of a commit parsed already, `record` (nil for one git's fsck refuses).
+    func keep(_ raw: [UInt8], parsed record: CommitRecord?, ofCommit id: ObjectID, startingOverWhenFull: Bool) {
         guard keptCommits != nil else { return }
         let cost = Self.keptCommitCost(of: raw)
         guard cost <= keptCommitLimit else { return }
@@ -43,14 +48,26 @@ package final class Repository {
             keptCommits?.removeAll(keepingCapacity: true)
             keptCommitBytes = 0
         }
-        keptCommits?[id] = (raw, CommitRecord(id: id, fsckCleanRaw: raw))
+        keptCommits?[id] = (raw, record)
         keptCommitBytes += cost
     }
 
     /// Packs whose whole objects raw reads (`rawCommit`, `rawTreeIfPresent`) take straight from the files, proven, before
     /// asking libgit2: a quarantine's borrowed store (`Quarantine.borrowObjects`), whose copy then takes what the
     /// checks proved without proving it again.
-    package var directPackReads: PackEntries?
+    package var directPackReads: PackEntries? {
+        didSet { directPackReadsOnAnotherThread = nil }
+    }
+    /// Reads of the same packs for a second thread, made once (`directPackReadsForAnotherThread`).
+    private var directPackReadsOnAnotherThread: PackEntries?
+
+    /// Reads of `directPackReads`' packs for a second thread, through the same mappings (`PackEntries.forAnotherThread`),
+    /// made the first time it is asked for and the same after: a sync's listing and its checks each read on a second
+    /// thread in turn, and each new one would halve what the two may keep mapped once more.
+    package func directPackReadsForAnotherThread() -> PackEntries? {
+        if directPackReadsOnAnotherThread == nil { directPackReadsOnAnotherThread = try? directPackReads?.forAnotherThread() }
+        return directPackReadsOnAnotherThread
+    }
 
     init(handle: OpaquePointer, path: String, instrumentation: Instrumentation = Instrumentation()) {
         self.handle = handle

@@ -88,7 +88,7 @@ package final class Quarantine {
         try Self.readStore(store, into: reader, quarantine: directory)
         reader.keptCommitLimit = Self.secondReaderKeptCommits
         if let borrowed {
-            try Self.borrow(borrowed.objects, of: borrowed.path, into: reader, readingPacksAs: repository.directPackReads?.forAnotherThread())
+            try Self.borrow(borrowed.objects, of: borrowed.path, into: reader, readingPacksAs: repository.directPackReadsForAnotherThread())
         }
         return reader
     }

@@ -102,4 +102,52 @@ import Testing
         #expect(indexes.count == 2)
         #expect(Quarantine.fewObjects(in: indexes) == nil, "5,000 objects are looked up, not read into a set")
     }
+
+    /// Commits read ahead of a walk (a sync's listing) from a borrowed store's packs, on one thread or two, are kept as
+    /// the walk's own reads would keep them, each byte for byte what git holds, while there is room, and then read by
+    /// the walk without a second proof; one no pack holds (loose there) is left for the walk to read.
+    @Test(arguments: [false, true]) func commitsReadAheadAreKeptForTheWalkWhileThereIsRoom(onTwoThreads: Bool) throws {
+        let hub = try Fixture(), store = try Fixture()
+        let hubRepository = try Repository.openBare(at: hub.path)
+        let tree = try hubRepository.writeTree([])
+        var commits: [ObjectID] = []
+        for index in 0..<40 {
+            let signature = Signature(name: "Ada", email: "ada@example.com", time: Int64(1_700_000_000 + index), offsetMinutes: 0)
+            // Messages of one length: each costs as much to keep.
+            commits.append(
+                try hubRepository.writeCommit(tree: tree, parents: [], author: signature, committer: signature, message: "\(index + 10)\n"))
+        }
+        try PackWriter(repository: hubRepository).write(commits.dropLast())
+        for id in commits.dropLast() {
+            try FileManager.default.removeItem(atPath: hub.path + "/objects/" + id.hex.prefix(2) + "/" + id.hex.dropFirst(2))
+        }
+
+        let instrumentation = Instrumentation(fewestDividedOnTwoThreads: onTwoThreads ? 2 : 4096)
+        let quarantine = try Quarantine(of: try Repository.openBare(at: store.path, instrumentation: instrumentation))
+        _ = try quarantine.borrowObjects(of: hub.path, refsMatching: "refs/heads/*")
+        let repository = quarantine.repository
+        let reads = try #require(repository.directPackReads)
+        // Room for 30 of them.
+        repository.keptCommits = [:]
+        repository.keptCommitLimit = 30 * Repository.keptCommitCost(of: Array(try hub.git("cat-file", "commit", commits[0].hex).stdout))
+        let second = try #require(repository.directPackReadsForAnotherThread())
+        var proofs: Int { reads.proofs + second.proofs }
+        let proofsBefore = proofs
+
+        repository.readCommitsAhead(commits)
+        let kept = commits.filter { repository.keptCommits?[$0] != nil }
+        #expect(kept.count == 30, "\(kept.count) kept")
+        #expect(!kept.contains(commits.last!), "the loose commit was kept")
+        for id in kept {
+            #expect(repository.keptCommits?[id]?.raw == Array(try hub.git("cat-file", "commit", id.hex).stdout), "\(id) kept otherwise")
+            #expect(repository.keptCommits?[id]?.record?.id == id && repository.keptCommits?[id]?.record?.parents == [])
+        }
+        #expect((instrumentation.objectsReadOnASecondThread > 0) == (onTwoThreads && ProcessInfo.processInfo.activeProcessorCount > 1))
+        let proofsAhead = proofs - proofsBefore
+        #expect(proofsAhead >= 30 && proofsAhead <= 39)
+        for id in kept { _ = try #require(try repository.rawCommitIfPresentKeepingWhileRoom(id)) }
+        #expect(proofs - proofsBefore == proofsAhead, "the walk proved again what was read ahead")
+        #expect(
+            try repository.rawCommitIfPresentKeepingWhileRoom(commits.last!) == Array(try hub.git("cat-file", "commit", commits.last!.hex).stdout))
+    }
 }

@@ -185,6 +185,7 @@ enum ReplicaManifest {
             }
             listing.commits.append(id)
             var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
+            readAhead(listed.reversed(), of: replica, in: repository)
             while let parent = listed.popLast() {
                 // A head that did not arrive is listed all the same: the head checks refuse it by name. Nearly every
                 // commit listed is a version, read here only for the line that tells it apart: the checks read it
@@ -212,6 +213,27 @@ enum ReplicaManifest {
             current = previous
         }
         return .success(listing)
+    }
+
+    /// Reads ahead what the walk of one manifest commit above asks for one commit at a time: `parents`, the commit's,
+    /// then the parents of those that are parts of it, a level at a time, each level in the order the packs hold it
+    /// and on two threads when large (`Repository.readCommitsAhead`). The walk then finds them kept; what could not be
+    /// kept it reads as before.
+    private static func readAhead(_ parents: [ObjectID], of replica: String, in repository: Repository) {
+        var level = parents, seen = Set(parents)
+        while !level.isEmpty {
+            repository.readCommitsAhead(level)
+            var next: [ObjectID] = []
+            for id in level {
+                // A part is told apart as the walk tells it; one not kept here is left to the walk.
+                guard let raw = repository.keptCommits?[id]?.raw, messageHasReplicaLine(rawCommit: raw),
+                    let commit = try? repository.readCommit(id), isPart(commit.message, of: replica)
+                else { continue }
+                // Each once: parts that list one commit twice would otherwise double a level each time.
+                next += commit.parents.filter { seen.insert($0).inserted }
+            }
+            level = next
+        }
     }
 
     /// Every head the chains of `manifests` list, through the manifests they list in turn, back to their snapshots.

@@ -27,6 +27,29 @@ package final class Repository {
     /// of commits a sync brings.
     package var keptCommitLimit = 32 << 20
     private(set) var keptCommitBytes = 0
+    /// What `takeKeptCommits` added to `keptCommitLimit`, given back by `forgetKeptCommits`.
+    private var takenCommitBytes = 0
+
+    /// Takes what `other` keeps of commits `ids` into this handle's `keptCommits`, past its limit, which grows by as
+    /// much until `forgetKeptCommits`: a first sync's listing keeps the heads' commits in the first handle, and the
+    /// checks on a second handle (`Quarantine.secondReader`) read their half of them again otherwise.
+    package func takeKeptCommits(of ids: some Sequence<ObjectID>, from other: Repository) {
+        guard keptCommits != nil else { return }
+        for id in ids where keptCommits?[id] == nil {
+            guard let kept = other.keptCommits?.removeValue(forKey: id) else { continue }
+            let cost = Self.keptCommitCost(of: kept.raw)
+            other.keptCommitBytes -= cost
+            keptCommits?[id] = kept
+            (keptCommitBytes, keptCommitLimit, takenCommitBytes) = (keptCommitBytes + cost, keptCommitLimit + cost, takenCommitBytes + cost)
+        }
+    }
+
+    /// Forgets every commit this handle keeps, and gives back what `takeKeptCommits` added to its limit.
+    package func forgetKeptCommits() {
+        guard keptCommits != nil else { return }
+        keptCommits = [:]
+        (keptCommitBytes, keptCommitLimit, takenCommitBytes) = (0, keptCommitLimit - takenCommitBytes, 0)
+    }
 
     /// What keeping `raw` costs: its bytes, the record parsed from them (about as many again), and a dictionary slot.
     package static func keptCommitCost(of raw: [UInt8]) -> Int { 2 * raw.count + 256 }

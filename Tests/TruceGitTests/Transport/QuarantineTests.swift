@@ -150,4 +150,37 @@ import Testing
         #expect(
             try repository.rawCommitIfPresentKeepingWhileRoom(commits.last!) == Array(try hub.git("cat-file", "commit", commits.last!.hex).stdout))
     }
+
+    /// The checks' second handle takes what the first kept of its half's commits: moved, not copied, read there without
+    /// a proof, and forgotten with what it added to its limit once that half is checked.
+    @Test func aSecondHandleTakesTheCommitsTheFirstKeptForItsHalf() throws {
+        let hub = try Fixture(), store = try Fixture()
+        let hubRepository = try Repository.openBare(at: hub.path)
+        let tree = try hubRepository.writeTree([])
+        let commits = try (0..<8).map { index in
+            let signature = Signature(name: "Ada", email: "ada@example.com", time: Int64(1_700_000_000 + index), offsetMinutes: 0)
+            return try hubRepository.writeCommit(tree: tree, parents: [], author: signature, committer: signature, message: "\(index)\n")
+        }
+        try PackWriter(repository: hubRepository).write(commits)
+        let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
+        _ = try quarantine.borrowObjects(of: hub.path, refsMatching: "refs/heads/*")
+        let first = quarantine.repository
+        first.readCommitsAhead(commits)
+        #expect(commits.allSatisfy { first.keptCommits?[$0] != nil })
+
+        let second = try quarantine.secondReader()
+        let limit = second.keptCommitLimit
+        let (mine, theirs) = (commits.prefix(4), commits.suffix(4))
+        second.takeKeptCommits(of: theirs, from: first)
+        #expect(mine.allSatisfy { first.keptCommits?[$0] != nil } && theirs.allSatisfy { first.keptCommits?[$0] == nil })
+        let reads = try #require(second.directPackReads)
+        let proofs = reads.proofs
+        for id in theirs {
+            #expect(try second.rawCommitIfPresent(id) == Array(try hub.git("cat-file", "commit", id.hex).stdout))
+        }
+        #expect(reads.proofs == proofs, "the second handle read again what it took")
+        #expect(second.keptCommitLimit > limit)
+        second.forgetKeptCommits()
+        #expect(second.keptCommits?.isEmpty == true && second.keptCommitLimit == limit)
+    }
 }

@@ -149,6 +149,10 @@ extension StoreEngine {
         nonisolated(unsafe) let halves = [
             Half(reader: listing.quarantine.repository, offsets: order[..<middle]), Half(reader: second, offsets: order[middle...]),
         ]
+        // The listing kept the heads' commits in the first handle: the second half's go to the second, which would read
+        // them again, and leave with its half's checks.
+        second.takeKeptCommits(of: order[middle...].lazy.map { batch[batch.startIndex + $0].id }, from: listing.quarantine.repository)
+        defer { second.forgetKeptCommits() }
         nonisolated(unsafe) let (engine, report) = (self, checking)
         let candidates = batch
         let total = listing.candidates.count, start = batch.startIndex

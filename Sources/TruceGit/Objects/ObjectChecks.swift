@@ -23,41 +23,60 @@ extension Repository {
         try rawCommit(id, missingIsNil: true, startingOverWhenFull: false)
     }
 
-    /// Reads the commits `ids` from `directPackReads` ahead of a caller that asks for them one at a time with
-    /// `rawCommitIfPresentKeepingWhileRoom`, and keeps each as that would, while there is room: in the order the packs
-    /// hold them, a large run divided between two threads (`DividedPackReads`). A sync's listing asks for every head a
-    /// manifest lists; one at a time, in the manifest's order, on one thread, they were a sixth of a first sync of
-    /// 10,000 documents. Reads stop when the room is taken; what is not kept here (no room, not in those packs, not a
-    /// commit) is read when asked, as before.
-    package func readCommitsAhead(_ ids: [ObjectID]) {
-        guard let entries = directPackReads, keptCommits != nil else { return }
+    /// What `readCommitsAhead` read: the bytes of the commits its `select` picked, and the ids it could not read from
+    /// the packs (not there whole, or not a commit), which a caller reads the usual way.
+    package struct CommitsReadAhead {
+        package var selected: [ObjectID: [UInt8]] = [:]
+        package var unread: Set<ObjectID> = []
+
+        package init() {}
+    }
+
+    /// Reads the commits `ids` from `directPackReads`, in the order the packs hold them, a large run divided between
+    /// two threads (`DividedPackReads`), and keeps each as `rawCommitIfPresentKeepingWhileRoom` would, while there is
+    /// room; returns the bytes of those `select` picks, and the ids not read. `select` runs on the thread that read the
+    /// commit: it must be a function of the bytes alone. Nil when this handle reads no packs in place.
+    ///
+    /// A sync's listing reads every head a manifest lists, to tell the manifest's parts from its versions; one at a
+    /// time, in the manifest's order, on one thread, they were a sixth of a first sync of 10,000 documents.
+    package func readCommitsAhead(_ ids: [ObjectID], selecting select: ([UInt8]) -> Bool) -> CommitsReadAhead? {
+        guard let entries = directPackReads else { return nil }
         let reads = DividedPackReads(
             entries, second: directPackReadsForAnotherThread(), instrumentation: instrumentation, orderedAtOnce: Self.commitsReadAheadAtOnce)
-        var start = 0, kept = 0, keptBytes = 0
-        while start < ids.count {
-            // As many as the room left holds, at what those kept so far cost: few read only to be dropped.
-            let fitting = kept == 0 ? Self.commitsReadAheadAtOnce : (keptCommitLimit - keptCommitBytes) / max(keptBytes / kept, 1)
-            guard fitting > 0 else { return }
-            let run = Array(ids[start..<min(start + min(fitting, Self.commitsReadAheadAtOnce), ids.count)])
-            start += run.count
-            // Parsed on the thread that read it.
-            let (parts, _) = reads.read(
-                run, ofType: GIT_OBJECT_COMMIT, remembering: false, into: [(position: Int, raw: [UInt8], record: CommitRecord?)]()
-            ) {
+        var result = CommitsReadAhead()
+        var full = keptCommits == nil
+        for start in stride(from: 0, to: ids.count, by: Self.commitsReadAheadAtOnce) {
+            let run = Array(ids[start..<min(start + Self.commitsReadAheadAtOnce, ids.count)])
+            // Parsed for keeping on the thread that read it, while there is room.
+            let parsing = !full
+            let (parts, unread) = reads.read(run, ofType: GIT_OBJECT_COMMIT, remembering: false, into: [CommitReadAhead]()) {
                 part, position, raw in
-                part.append((position, raw, CommitRecord(id: run[position], fsckCleanRaw: raw)))
+                let record = parsing ? CommitRecord(id: run[position], fsckCleanRaw: raw) : nil
+                part.append(CommitReadAhead(position: position, raw: raw, record: record, isSelected: select(raw)))
                 return true
             }
             for part in parts {
-                for (position, raw, record) in part where keptCommits?[run[position]] == nil {
+                for commit in part {
+                    let id = run[commit.position]
+                    if commit.isSelected { result.selected[id] = commit.raw }
+                    guard !full, keptCommits?[id] == nil else { continue }
                     let before = keptCommitBytes
-                    keep(raw, parsed: record, ofCommit: run[position], startingOverWhenFull: false)
-                    // Full: the rest are read when asked.
-                    guard keptCommitBytes > before else { return }
-                    (kept, keptBytes) = (kept + 1, keptBytes + keptCommitBytes - before)
+                    keep(commit.raw, parsed: commit.record, ofCommit: id, startingOverWhenFull: false)
+                    full = keptCommitBytes == before
                 }
             }
+            result.unread.formUnion(unread.lazy.map { run[$0] })
         }
+        return result
+    }
+
+    /// A commit `readCommitsAhead` read: its place in the run, its bytes, what they record (when parsed for keeping),
+    /// and whether the caller picked it.
+    private struct CommitReadAhead {
+        let position: Int
+        let raw: [UInt8]
+        let record: CommitRecord?
+        let isSelected: Bool
     }
 
     /// The most commits `readCommitsAhead` reads at once.

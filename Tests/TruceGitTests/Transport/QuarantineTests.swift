@@ -105,7 +105,8 @@ import Testing
 
     /// Commits read ahead of a walk (a sync's listing) from a borrowed store's packs, on one thread or two, are kept as
     /// the walk's own reads would keep them, each byte for byte what git holds, while there is room, and then read by
-    /// the walk without a second proof; one no pack holds (loose there) is left for the walk to read.
+    /// the walk without a second proof; those the caller picks come back whole, and one no pack holds (loose there)
+    /// comes back as not read, for the walk to read.
     @Test(arguments: [false, true]) func commitsReadAheadAreKeptForTheWalkWhileThereIsRoom(onTwoThreads: Bool) throws {
         let hub = try Fixture(), store = try Fixture()
         let hubRepository = try Repository.openBare(at: hub.path)
@@ -134,7 +135,10 @@ import Testing
         var proofs: Int { reads.proofs + second.proofs }
         let proofsBefore = proofs
 
-        repository.readCommitsAhead(commits)
+        // Picked: the one whose message is "12".
+        let ahead = try #require(repository.readCommitsAhead(commits) { raw in raw.suffix(4).elementsEqual("\n12\n".utf8) })
+        #expect(ahead.unread == [commits.last!], "not read: \(ahead.unread)")
+        #expect(ahead.selected == [commits[2]: Array(try hub.git("cat-file", "commit", commits[2].hex).stdout)])
         let kept = commits.filter { repository.keptCommits?[$0] != nil }
         #expect(kept.count == 30, "\(kept.count) kept")
         #expect(!kept.contains(commits.last!), "the loose commit was kept")
@@ -165,7 +169,7 @@ import Testing
         let quarantine = try Quarantine(of: try Repository.openBare(at: store.path))
         _ = try quarantine.borrowObjects(of: hub.path, refsMatching: "refs/heads/*")
         let first = quarantine.repository
-        first.readCommitsAhead(commits)
+        _ = first.readCommitsAhead(commits) { _ in false }
         #expect(commits.allSatisfy { first.keptCommits?[$0] != nil })
 
         let second = try quarantine.secondReader()

@@ -185,12 +185,22 @@ enum ReplicaManifest {
             }
             listing.commits.append(id)
             var listed = Array((header.isSnapshot ? commit.parents[...] : commit.parents.dropFirst()).reversed())
-            readAhead(listed.reversed(), of: replica, in: repository)
+            let ahead = readAhead(listed.reversed(), of: replica, in: repository)
             while let parent = listed.popLast() {
                 // A head that did not arrive is listed all the same: the head checks refuse it by name. Nearly every
                 // commit listed is a version, read here only for the line that tells it apart: the checks read it
                 // again, and find the first ones read here still kept.
-                let raw = try repository.rawCommitIfPresentKeepingWhileRoom(parent)
+                let raw: [UInt8]?
+                if let ahead, !ahead.unread.contains(parent) {
+                    // Read ahead, where only the commits with that line were held on to.
+                    guard let selected = ahead.selected[parent] else {
+                        listing.heads.append(parent)
+                        continue
+                    }
+                    raw = selected
+                } else {
+                    raw = try repository.rawCommitIfPresentKeepingWhileRoom(parent)
+                }
                 let mayList = raw.map(messageHasReplicaLine(rawCommit:)) ?? false
                 let listedCommit = mayList ? try repository.readCommit(parent) : nil
                 if mayList, let listedCommit, isPart(listedCommit.message, of: replica) {
@@ -215,25 +225,34 @@ enum ReplicaManifest {
         return .success(listing)
     }
 
-    /// Reads ahead what the walk of one manifest commit above asks for one commit at a time: `parents`, the commit's,
-    /// then the parents of those that are parts of it, a level at a time, each level in the order the packs hold it
-    /// and on two threads when large (`Repository.readCommitsAhead`). The walk then finds them kept; what could not be
-    /// kept it reads as before.
-    private static func readAhead(_ parents: [ObjectID], of replica: String, in repository: Repository) {
-        var level = parents, seen = Set(parents)
+    /// Reads ahead what the walk of one manifest commit above would read one commit at a time: `parents`, the commit's,
+    /// then the parents of those that are parts of it, a level at a time, each level in the order the packs hold it and
+    /// on two threads when large (`Repository.readCommitsAhead`), keeping the commits for the checks while there is
+    /// room. Returns the bytes of those whose message has a replica line (parts, and the manifests listed) and the
+    /// ids the packs did not give; nil when the repository reads no packs in place.
+    ///
+    /// The walk meets only commits met here: a commit is a part here exactly when it is one there (the same bytes,
+    /// told apart the same way; one the packs did not give is read here as the walk reads it), and here each part's
+    /// parents are visited once it is found.
+    private static func readAhead(_ parents: [ObjectID], of replica: String, in repository: Repository) -> Repository.CommitsReadAhead? {
+        var level = parents, ahead = Repository.CommitsReadAhead()
+        // Each part descended into once: parts that list one part twice would otherwise double a level each time.
+        var descended = Set<ObjectID>()
         while !level.isEmpty {
-            repository.readCommitsAhead(level)
+            guard let read = repository.readCommitsAhead(level, selecting: messageHasReplicaLine(rawCommit:)) else { return nil }
             var next: [ObjectID] = []
             for id in level {
-                // A part is told apart as the walk tells it; one not kept here is left to the walk.
-                guard let raw = repository.keptCommits?[id]?.raw, messageHasReplicaLine(rawCommit: raw),
-                    let commit = try? repository.readCommit(id), isPart(commit.message, of: replica)
+                let raw = read.unread.contains(id) ? (try? repository.rawCommitIfPresentKeepingWhileRoom(id)) ?? nil : read.selected[id]
+                guard let raw, messageHasReplicaLine(rawCommit: raw), let commit = try? repository.readCommit(id),
+                    isPart(commit.message, of: replica), descended.insert(id).inserted
                 else { continue }
-                // Each once: parts that list one commit twice would otherwise double a level each time.
-                next += commit.parents.filter { seen.insert($0).inserted }
+                next += commit.parents
             }
+            ahead.selected.merge(read.selected) { first, _ in first }
+            ahead.unread.formUnion(read.unread)
             level = next
         }
+        return ahead
     }
 
     /// Every head the chains of `manifests` list, through the manifests they list in turn, back to their snapshots.

@@ -705,6 +705,50 @@ import Testing
         #expect(try two.git("fsck", "--strict", "--no-dangling").isEmpty)
     }
 
+    /// A manifest of more heads than two levels of parts hold, one of whose parts of parts the hub holds only loose:
+    /// the listing reads ahead what the packs give, level by level, reads that part as its walk would, and lists
+    /// every head through it; the new replica receives every document and refuses none.
+    @Test func aListingReadAheadFindsEveryHeadThroughAPartThePacksDoNotHold() async throws {
+        let hub = try makeHub(.localPath)
+        let laptop = try TestStore()
+        let count = ReplicaManifest.fanOut * ReplicaManifest.fanOut + 100
+        var stream = Data()
+        for index in 0..<count {
+            let body = Data("document \(index)\n".utf8)
+            stream += Data("M 100644 inline d\(index % 50)/doc\(index).txt\ndata \(body.count)\n".utf8) + body + Data("\n".utf8)
+        }
+        _ = try await laptop.store.importDocuments(.stream(stream), device: "laptop")
+        _ = try await laptop.store.sync(with: hub)
+
+        // A part whose parents are parts, taken out of the hub's pack and written loose.
+        let lines = try git("-C", hub, "log", "--all", "--format=%H %P%x09%s").output.split(separator: "\n")
+        let parts = Set(lines.filter { $0.hasSuffix("\tManifest part") }.map { String($0.prefix(40)) })
+        let partOfParts = try #require(
+            lines.first { line in
+                line.hasSuffix("\tManifest part")
+                    && line.split(separator: "\t")[0].split(separator: " ").dropFirst().allSatisfy { parts.contains(String($0)) }
+            }.map { String($0.prefix(40)) })
+        let raw = try git("-C", hub, "cat-file", "commit", partOfParts).stdout
+        let objects = try git("-C", hub, "rev-list", "--objects", "--all").output.split(separator: "\n").map { String($0.prefix(40)) }
+        let oldPacks = try FileManager.default.contentsOfDirectory(atPath: hub + "/objects/pack")
+        let kept = objects.filter { $0 != partOfParts }.joined(separator: "\n") + "\n"
+        #expect(try git(["-C", hub, "pack-objects", "-q", "objects/pack/pack"], input: Data(kept.utf8)).status == 0)
+        for name in oldPacks { try FileManager.default.removeItem(atPath: hub + "/objects/pack/" + name) }
+        // Written loose once no pack holds it (git writes no loose copy of an object a pack has).
+        #expect(try git(["-C", hub, "hash-object", "-t", "commit", "-w", "--stdin"], input: raw).output.hasPrefix(partOfParts))
+        #expect(FileManager.default.fileExists(atPath: hub + "/objects/" + partOfParts.prefix(2) + "/" + partOfParts.dropFirst(2)))
+        #expect(try git("-C", hub, "fsck", "--no-dangling").status == 0)
+
+        let phone = try TestStore()
+        let instrumentation = StoreInstrumentation(fewestDividedOnTwoThreads: 2)
+        let store = try DocumentStore.open(at: phone.path, instrumentation: instrumentation)
+        let report = try await store.sync(with: hub)
+        #expect(report.refused.count == 0, "refused: \(report.refused.prefix(3))")
+        #expect(report.received.count == count)
+        #expect(try store.contents(of: "d7/doc4007.txt") == .text("document 4007\n"))
+        #expect(try phone.git("fsck", "--strict", "--no-dangling").isEmpty)
+    }
+
     /// A head refused in the last batch leaves the batches before it adopted, whole, and no manifest copy moved: the
     /// next sync reads the manifests again, adopts nothing twice and refuses the same head.
     @Test(arguments: HubAccess.allCases) func aHeadRefusedInALaterBatchKeepsTheEarlierBatchesAndMovesNoCopy(_ access: HubAccess) throws {

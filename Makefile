@@ -158,6 +158,7 @@ docs: build
 		-Xcc -fmodule-map-file="$(CURDIR)/Sources/CLibgit2/module.modulemap" \
 		-Xcc -fmodule-map-file="$(CURDIR)/$$graphs/modules/CGitShim.modulemap" \
 		-Xcc -fmodule-map-file="$(CURDIR)/Sources/CSodium/module.modulemap" \
+		-Xcc -fmodule-map-file="$$bin/CAllocator.build/module.modulemap" \
 		-minimum-access-level public -output-dir "$$graphs"; \
 	for flag in $$(pkg-config --cflags libgit2 libsodium); do set -- "$$@" -Xcc "$$flag"; done; \
 	if [ "$$(uname)" = Darwin ]; then set -- "$$@" -sdk "$$(xcrun --show-sdk-path)"; fi; \

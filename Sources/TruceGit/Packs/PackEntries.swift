@@ -55,6 +55,7 @@ package final class PackEntries {
     /// left out (their objects are then read through libgit2).
     package init(objectsDirectory: String, provenBy proof: Proof = .hash) throws(GitError) {
         self.proof = proof
+        tracksRemembered = false
         guard let inflater = truce_inflater_new() else {
             throw GitError(operation: "read packs in \(objectsDirectory)", code: -1, errorClass: 0, message: "out of memory")
         }
@@ -79,6 +80,7 @@ package final class PackEntries {
         self.resident = resident
         packs = other.packs.map { MappedPack(sharing: $0, counting: resident) }
         remembered = Array(repeating: [], count: other.packs.count)
+        tracksRemembered = true
         owners = other.owners
         residentShare = other.residentShare
     }
@@ -131,6 +133,11 @@ package final class PackEntries {
     /// was capped there): an entry whose stream is longer than 16 bits hold is not remembered, and is proved again
     /// when copied.
     private var remembered: [[UInt16]]
+    /// Where this reader remembered proofs since they were last taken, when it reads for another thread: taking them
+    /// then visits those alone, where a scan of every pack's lengths, after each run a push's walk divides, took a
+    /// twentieth of a first push of a million documents, and the lengths made afresh each time as much again.
+    private let tracksRemembered: Bool
+    private var rememberedPositions: [(pack: Int32, index: Int32)] = []
 
     /// Object `id`, inflated, when a pack here holds it as a proven whole object; nil otherwise (a delta, an object
     /// larger than `largestCopied`, a damaged entry, none).
@@ -165,6 +172,7 @@ package final class PackEntries {
         if remembering, found.stream.count <= Int(UInt16.max) {
             if remembered[pack].isEmpty { remembered[pack] = [UInt16](repeating: 0, count: packs[pack].count) }
             remembered[pack][index] = UInt16(found.stream.count)
+            if tracksRemembered { rememberedPositions.append((Int32(pack), Int32(index))) }
         }
         let bytes = scratch.withUnsafeBytes { Array($0.prefix(found.size)) }
         return (found.type, bytes)
@@ -194,6 +202,16 @@ package final class PackEntries {
     /// other packs, or proven another way.
     package func takeRemembered(from other: PackEntries) {
         guard other.proof == proof, other.packs.map(\.indexPath) == packs.map(\.indexPath) else { return }
+        if other.tracksRemembered {
+            for (pack, index) in other.rememberedPositions.lazy.map({ (Int($0.pack), Int($0.index)) }) where other.remembered[pack][index] != 0 {
+                if remembered[pack].isEmpty { remembered[pack] = [UInt16](repeating: 0, count: packs[pack].count) }
+                remembered[pack][index] = other.remembered[pack][index]
+                other.remembered[pack][index] = 0
+            }
+            // Its lengths kept, all zero again, for its next run.
+            other.rememberedPositions.removeAll(keepingCapacity: true)
+            return
+        }
         for pack in packs.indices where !other.remembered[pack].isEmpty {
             guard !remembered[pack].isEmpty else {
                 swap(&remembered[pack], &other.remembered[pack])
@@ -205,7 +223,10 @@ package final class PackEntries {
     }
 
     /// Forgets the proofs `read` remembered and no copy took (objects of heads refused, or that the store had).
-    func forgetRemembered() { remembered = Array(repeating: [], count: packs.count) }
+    func forgetRemembered() {
+        remembered = Array(repeating: [], count: packs.count)
+        rememberedPositions = []
+    }
 
     /// The stream length `read` remembered for the `index`th entry of pack `pack`, forgotten as it is taken; nil when
     /// none was.

@@ -80,6 +80,14 @@ import Testing
         first!.takeRemembered(from: other)
         for id in ids { _ = try #require(first!.entry(of: id)) }
         #expect(first!.proofs == proofsBefore, "the copy proved again what the other thread proved")
+        // A second run of the other thread's, handed back the same way (its lengths are kept, zeroed, between runs).
+        for id in ids { _ = try #require(other.read(id, remembering: true)) }
+        first!.takeRemembered(from: other)
+        for id in ids { _ = try #require(first!.entry(of: id)) }
+        #expect(first!.proofs == proofsBefore, "the copy proved again what the other thread proved in its second run")
+        first!.takeRemembered(from: other)
+        _ = try #require(first!.entry(of: commit))
+        #expect(first!.proofs == proofsBefore + 1, "a proof was handed back twice")
         first = nil
         #expect(other.read(commit, remembering: false)?.bytes == read[1][commit], "the mappings went with the first")
     }

@@ -186,7 +186,15 @@ final class MappedPack {
     /// Every entry's offset in pack order, made the first time an entry's end is asked for: an entry ends where the
     /// next begins (git's reverse index, which libgit2 1.5 neither writes nor reads). Made once for all the readers of
     /// the mapping (`PackMapping.sortedOffsets`): two threads' each made its own, 33 MB at a million documents.
-    private lazy var sortedOffsets: [Int] = mapping.sortedOffsets { (0..<count).compactMap { offset(atIndex: $0) }.sorted() }
+    private lazy var sortedOffsets: [Int] = mapping.sortedOffsets {
+        // Made in one array, sorted in place: grown by doubling and sorted into a copy, a pack of three million
+        // objects allocated and faulted in twice what it keeps.
+        var offsets: [Int] = []
+        offsets.reserveCapacity(count)
+        for position in 0..<count { if let offset = offset(atIndex: position) { offsets.append(offset) } }
+        offsets.sort()
+        return offsets
+    }
 
     /// The whole object at `offset`, the `position`th of the index, when its bytes (header and stream) match the
     /// CRC-32 the index records for it; nil for a delta, or bytes that do not match.

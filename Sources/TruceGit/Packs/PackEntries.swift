@@ -197,29 +197,19 @@ package final class PackEntries {
         return found.type
     }
 
-    /// Takes the proofs `other`, made of the same packs for another thread, remembered (while there is room here):
+    /// Takes the proofs `other`, made of the same packs for another thread, remembered:
     /// the copy, which reads through `self`, then proves none of those objects again. Nothing is taken from entries of
     /// other packs, or proven another way.
     package func takeRemembered(from other: PackEntries) {
-        guard other.proof == proof, other.packs.map(\.indexPath) == packs.map(\.indexPath) else { return }
-        if other.tracksRemembered {
-            for (pack, index) in other.rememberedPositions.lazy.map({ (Int($0.pack), Int($0.index)) }) where other.remembered[pack][index] != 0 {
-                if remembered[pack].isEmpty { remembered[pack] = [UInt16](repeating: 0, count: packs[pack].count) }
-                remembered[pack][index] = other.remembered[pack][index]
-                other.remembered[pack][index] = 0
-            }
-            // Its lengths kept, all zero again, for its next run.
-            other.rememberedPositions.removeAll(keepingCapacity: true)
-            return
+        // Only a reader made for another thread (`forAnotherThread`) lists what it remembered; every caller hands one.
+        guard other.tracksRemembered, other.proof == proof, other.packs.map(\.indexPath) == packs.map(\.indexPath) else { return }
+        for (pack, index) in other.rememberedPositions.lazy.map({ (Int($0.pack), Int($0.index)) }) where other.remembered[pack][index] != 0 {
+            if remembered[pack].isEmpty { remembered[pack] = [UInt16](repeating: 0, count: packs[pack].count) }
+            remembered[pack][index] = other.remembered[pack][index]
+            other.remembered[pack][index] = 0
         }
-        for pack in packs.indices where !other.remembered[pack].isEmpty {
-            guard !remembered[pack].isEmpty else {
-                swap(&remembered[pack], &other.remembered[pack])
-                continue
-            }
-            for (index, length) in other.remembered[pack].enumerated() where length != 0 { remembered[pack][index] = length }
-        }
-        other.forgetRemembered()
+        // Its lengths kept, all zero again, for its next run.
+        other.rememberedPositions.removeAll(keepingCapacity: true)
     }
 
     /// Forgets the proofs `read` remembered and no copy took (objects of heads refused, or that the store had).

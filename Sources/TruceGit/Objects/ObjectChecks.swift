@@ -42,7 +42,8 @@ extension Repository {
     package func readCommitsAhead(_ ids: [ObjectID], selecting select: ([UInt8]) -> Bool) -> CommitsReadAhead? {
         guard let entries = directPackReads else { return nil }
         let reads = DividedPackReads(
-            entries, second: directPackReadsForAnotherThread(), instrumentation: instrumentation, orderedAtOnce: Self.commitsReadAheadAtOnce)
+            entries, makingSecondWith: { self.directPackReadsForAnotherThread() }, instrumentation: instrumentation,
+            orderedAtOnce: Self.commitsReadAheadAtOnce)
         var result = CommitsReadAhead()
         var full = keptCommits == nil
         for start in stride(from: 0, to: ids.count, by: Self.commitsReadAheadAtOnce) {

@@ -22,11 +22,18 @@ final class DividedPackReads {
     private let orderedAtOnce: Int
     /// The second thread's reader, made the first time a run is divided.
     private var second: PackEntries?
+    /// How that reader is made.
+    private let makeSecond: () -> PackEntries?
 
-    /// Reads through `entries` here and, for a divided run, through `second` (made from `entries` when first needed,
-    /// when not given) on another thread.
-    init(_ entries: PackEntries, second: PackEntries? = nil, instrumentation: Instrumentation, orderedAtOnce: Int) {
-        (self.entries, self.second, self.instrumentation, self.orderedAtOnce) = (entries, second, instrumentation, max(orderedAtOnce, 1))
+    /// Reads through `entries` here and, for a divided run, through the reader `makeSecond` gives (by default one of
+    /// `entries` made for it) on another thread, asked for only when a run is divided: making one halves what the
+    /// readers may keep mapped.
+    init(
+        _ entries: PackEntries, makingSecondWith makeSecond: (() -> PackEntries?)? = nil, instrumentation: Instrumentation,
+        orderedAtOnce: Int
+    ) {
+        (self.entries, self.instrumentation, self.orderedAtOnce) = (entries, instrumentation, max(orderedAtOnce, 1))
+        self.makeSecond = makeSecond ?? { try? entries.forAnotherThread() }
         fewestDivided = ProcessInfo.processInfo.activeProcessorCount > 1 ? instrumentation.fewestDividedOnTwoThreads : .max
     }
 
@@ -83,7 +90,7 @@ final class DividedPackReads {
     /// The second thread's reader, made the first time a run is divided; nil when it cannot be made (the reads then
     /// stay on this thread). The two share the packs' resident budget (`forAnotherThread`).
     private func secondReader() -> PackEntries? {
-        if second == nil { second = try? entries.forAnotherThread() }
+        if second == nil { second = makeSecond() }
         return second
     }
 

@@ -26,7 +26,7 @@ struct Importing: Sendable {
         var refused = source.refused
         let order = source.positionsInKeyOrder()
         var documents = 0
-        var versions: [ImportReport.ImportedVersion] = []
+        var imported = ImportedVersions()
         for start in stride(from: 0, to: order.count, by: max(documentsPerBatch, 1)) {
             let batch = order[start..<min(start + documentsPerBatch, order.count)]
             let contents = try ImportReading.read(batch, of: source, refusing: &refused, progress: progress, total: order.count)
@@ -34,15 +34,14 @@ struct Importing: Sendable {
             try cancellation?.check()
             let changed = try access.read { session in try session.entriesNotHeld(contents) }
             // Counted across batches, of at most what is left: documents found unchanged later lower the total.
-            let savedBefore = versions.count, left = order.count - batch.endIndex
+            let savedBefore = imported.count, left = order.count - batch.endIndex
             let counted = saving.map { saving in { @Sendable done, total in saving(savedBefore + done, savedBefore + total + left) } }
             let ids = try access.saveBatch(
                 changed.map { BatchSave(key: $0.key, content: $0.content, device: author, date: date) }, author: author,
                 allowingFutureDates: true, cancellation: cancellation, progress: counted)
-            versions += zip(changed, ids).map { ImportReport.ImportedVersion(key: $0.0.key, version: $0.1) }
+            for (entry, id) in zip(changed, ids) { imported.append(entry.key, id) }
         }
         return ImportReport(
-            documents: documents, newVersions: versions.count, unchanged: documents - versions.count,
-            refused: refused, skipped: source.skipped, versions: versions)
+            documents: documents, unchanged: documents - imported.count, refused: refused, skipped: source.skipped, imported: imported)
     }
 }

@@ -17,10 +17,12 @@ public struct ImportReport: Sendable, Codable {
     /// Made from a compact list each time it is read (an import of a
     /// million documents would otherwise hold a million entries to its end):
     /// keep it in a local to read it more than once.
-    public var versions: [ImportReport.ImportedVersion] { imported.all }
-    let imported: ImportedVersions
+    public var versions: [ImportReport.ImportedVersion] {
+        (0..<imported.count).map(importedVersion(at:))
+    }
+    let imported: KeyedVersions
 
-    init(documents: Int, unchanged: Int, refused: [PathIssue], skipped: [PathIssue], imported: ImportedVersions) {
+    init(documents: Int, unchanged: Int, refused: [PathIssue], skipped: [PathIssue], imported: KeyedVersions) {
         (self.documents, self.newVersions, self.unchanged) = (documents, imported.count, unchanged)
         (self.refused, self.skipped, self.imported) = (refused, skipped, imported)
     }
@@ -36,7 +38,7 @@ public struct ImportReport: Sendable, Codable {
         unchanged = try container.decode(Int.self, forKey: .unchanged)
         refused = try container.decode([PathIssue].self, forKey: .refused)
         skipped = try container.decode([PathIssue].self, forKey: .skipped)
-        var imported = ImportedVersions()
+        var imported = KeyedVersions()
         for version in try container.decode([ImportedVersion].self, forKey: .versions) { imported.append(version.key, version.version) }
         self.imported = imported
     }
@@ -50,7 +52,11 @@ public struct ImportReport: Sendable, Codable {
         try container.encode(skipped, forKey: .skipped)
         // One entry at a time: the whole list is never made as entries.
         var versions = container.nestedUnkeyedContainer(forKey: .versions)
-        for position in 0..<imported.count { try versions.encode(imported[position]) }
+        for position in 0..<imported.count { try versions.encode(importedVersion(at: position)) }
+    }
+
+    private func importedVersion(at position: Int) -> ImportedVersion {
+        ImportedVersion(key: imported.key(at: position), version: imported.version(at: position))
     }
 }
 

@@ -4,7 +4,12 @@ internal import TruceGit
 /// What one `sync` exchanged.
 public struct SyncReport: Sendable, Codable {
     /// Versions this store did not have before, oldest first.
-    public let received: [Change]
+    ///
+    /// Made from a compact list each time it is read (a first sync of a
+    /// million documents would otherwise hold a million entries to its end):
+    /// keep it in a local to read it more than once.
+    public var received: [Change] { receivedChanges.all }
+    let receivedChanges: ChangeList
     /// Versions the other store did not have before (for a store Truce can open; otherwise the heads pushed).
     public let sent: Int
     /// Documents in conflict here after the sync (and after resolving, with `resolving`).
@@ -21,6 +26,46 @@ public struct SyncReport: Sendable, Codable {
     public var traffic = SyncReport.Traffic()
     /// The remote as messages show it: its URL without a password.
     public var remote = ""
+
+    init(received: ChangeList, sent: Int, inConflict: [DocumentKey], refused: [RefusedHead], refusedByRemote: [RefusedHead]) {
+        receivedChanges = received
+        self.sent = sent
+        self.inConflict = inConflict
+        self.refused = refused
+        self.refusedByRemote = refusedByRemote
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case received, sent, inConflict, refused, refusedByRemote, resolved, needsPerson, traffic, remote
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        receivedChanges = ChangeList(try container.decode([Change].self, forKey: .received))
+        sent = try container.decode(Int.self, forKey: .sent)
+        inConflict = try container.decode([DocumentKey].self, forKey: .inConflict)
+        refused = try container.decode([RefusedHead].self, forKey: .refused)
+        refusedByRemote = try container.decode([RefusedHead].self, forKey: .refusedByRemote)
+        resolved = try container.decode([DocumentKey].self, forKey: .resolved)
+        needsPerson = try container.decode([DocumentKey].self, forKey: .needsPerson)
+        traffic = try container.decode(Traffic.self, forKey: .traffic)
+        remote = try container.decode(String.self, forKey: .remote)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        // One change at a time: the whole list is never made as entries.
+        var received = container.nestedUnkeyedContainer(forKey: .received)
+        for position in 0..<receivedChanges.count { try received.encode(receivedChanges[position]) }
+        try container.encode(sent, forKey: .sent)
+        try container.encode(inConflict, forKey: .inConflict)
+        try container.encode(refused, forKey: .refused)
+        try container.encode(refusedByRemote, forKey: .refusedByRemote)
+        try container.encode(resolved, forKey: .resolved)
+        try container.encode(needsPerson, forKey: .needsPerson)
+        try container.encode(traffic, forKey: .traffic)
+        try container.encode(remote, forKey: .remote)
+    }
 }
 
 extension SyncReport {

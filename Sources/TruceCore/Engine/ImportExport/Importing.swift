@@ -26,7 +26,7 @@ struct Importing: Sendable {
         var refused = source.refused
         let order = source.positionsInKeyOrder()
         var documents = 0
-        var imported = ImportedVersions()
+        var imported = KeyedVersions()
         for start in stride(from: 0, to: order.count, by: max(documentsPerBatch, 1)) {
             let batch = order[start..<min(start + documentsPerBatch, order.count)]
             let contents = try ImportReading.read(batch, of: source, refusing: &refused, progress: progress, total: order.count)

@@ -15,7 +15,7 @@ struct HubState: Sendable {
 
 /// What a receive adopted: the new versions, the heads refused, and the hub as it was seen.
 struct Received: Sendable {
-    let changes: [Change]
+    let changes: ChangeList
     let refused: [SyncReport.RefusedHead]
     let hub: HubState
 }
@@ -49,7 +49,7 @@ extension StoreEngine {
         var listing = try fetchListing(
             from: remote, readingManifests: readingManifests, environment: environment, refused: &refused, progress: transfer,
             cancellation: cancellation)
-        var received: [Change] = [], legacyReferences: [String] = []
+        var received = ChangeList(), legacyReferences: [String] = []
         // A download checked in one batch moves into the store as it came, and only then; a local store's objects are
         // copied either way, and in smaller batches for less memory at no cost (a first sync of 100,000 documents
         // peaked at 367 MB in one batch, 264 MB in two).
@@ -77,7 +77,7 @@ extension StoreEngine {
             try cancellation?.check()
             let syncLock = try lockForAdopting()
             defer { syncLock.release() }
-            received += try adopt(incoming, from: remote)
+            for change in try adopt(incoming, from: remote) { received.append(change) }
             if isLast { try remember(incoming.manifests) }
         }
         var hub = HubState(advertised: listing.advertised, legacyReferences: legacyReferences, index: listing.hubIndex, named: listing.named)

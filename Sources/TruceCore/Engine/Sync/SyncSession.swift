@@ -20,7 +20,7 @@ final class SyncSession: @unchecked Sendable {
     var hubAdvertised: [String: ObjectID] { hub.advertised }
     /// True when the other side is a Truce store on a local path, not a hub.
     var isRemoteStore: Bool { remoteStore != nil }
-    private(set) var received: [Change] = []
+    private(set) var received = ChangeList()
     private(set) var refused: [SyncReport.RefusedHead] = []
     private(set) var sent = 0
     private(set) var refusedThere: [SyncReport.RefusedHead] = []
@@ -74,12 +74,10 @@ final class SyncSession: @unchecked Sendable {
                 from: remote, environment: environment, transfer: meter.received, checking: meter.checking, storing: meter.storing,
                 cancellation: cancellation)
         }
-        // Taken whole when this is the first receive: appending copied every version a first sync received while
-        // the receive's own list still held them.
-        if received.isEmpty { received = ours.changes } else { received += ours.changes }
+        received.append(contentsOf: ours.changes)
         refused += ours.refused
         hub = ours.hub
-        meter.adopted(Set(ours.changes.map(\.key)).count)
+        meter.adopted(ours.changes.documentCount)
     }
 
     /// Gives the other side our versions: our manifest, brought up to date, and what it lists that the other side lacks.

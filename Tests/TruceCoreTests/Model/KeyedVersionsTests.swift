@@ -6,7 +6,7 @@ import Testing
 
 /// An import's report holds the versions it wrote as one buffer of key bytes and one of ids, and gives back each key
 /// and version exactly as written, in the report and in its JSON.
-@Suite struct ImportedVersionsTests {
+@Suite struct KeyedVersionsTests {
     /// Keys of one byte, of many, of letters outside ASCII and of a decomposed accent (never made canonical), in three
     /// batches of two.
     static let keys = [

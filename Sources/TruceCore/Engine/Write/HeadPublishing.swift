@@ -142,12 +142,12 @@ extension StoreEngine {
         var additions: [(name: String, target: ObjectID)] = []
         var replaced: [String: ObjectID] = [:]
         // Per document, the names of its head references once these land: one, and no marker, is a document not in conflict.
-        var namesAfter: [DocumentKey: Set<String>] = [:]
+        var namesAfter: [DocumentKey: HeadNamesAfter] = [:]
         let listed = try headReferencesOfEachUnlisted(heads, listedBefore: listedBefore)
         for head in heads {
             let name = ReferenceLayout.headReference(of: head.key, version: head.id)
             let existing = head.existing ?? listed[head.key] ?? []
-            namesAfter[head.key, default: Set(existing.map(\.name))].insert(name)
+            namesAfter[head.key, default: HeadNamesAfter(existing.lazy.map(\.name))].insert(name)
             if !existing.contains(where: { $0.name == name }) { additions.append((name, head.id.objectID)) }
             for reference in existing where reference.target != head.id.objectID {
                 let target = VersionID(reference.target)

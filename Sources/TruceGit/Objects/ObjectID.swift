@@ -6,6 +6,9 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
     // handles hundreds of thousands), and comparing the words compares the bytes.
     private let first: UInt64, second: UInt64, third: UInt32
 
+    /// The id's first sixteen bytes as two words: SHA-1 bits, uniform already, for a filter to place the id by.
+    var leadingWords: (UInt64, UInt64) { (first, second) }
+
     /// The 20 raw bytes.
     package var bytes: [UInt8] {
         var oid = raw

@@ -23,6 +23,9 @@ package final class Instrumentation: Sendable {
     private let looseLooks = Atomic<Int>(0)
     /// Objects read raw, or their header read, through libgit2 because no pack read in place (`PackEntries`) held them.
     private let libgit2Reads = Atomic<Int>(0)
+    /// Objects a local push asked of the packs its own earlier batches wrote (`HeldObjects`): only those its filter of
+    /// them may hold.
+    private let writtenPackLooks = Atomic<Int>(0)
     /// Heads a sync's checks passed or refused on a second thread (`fewestDividedOnTwoThreads`).
     private let secondThreadChecks = Atomic<Int>(0)
     /// Commits and trees a local push's walk, or the dating of a first manifest, read on a second thread.
@@ -65,6 +68,7 @@ package final class Instrumentation: Sendable {
     package var packedRecordsRead: Int { packedRecords.load(ordering: .relaxed) }
     package var looseObjectLooks: Int { looseLooks.load(ordering: .relaxed) }
     package var readsThroughLibgit2: Int { libgit2Reads.load(ordering: .relaxed) }
+    package var looksInWrittenPacks: Int { writtenPackLooks.load(ordering: .relaxed) }
     package var headsCheckedOnASecondThread: Int { secondThreadChecks.load(ordering: .relaxed) }
     package var objectsReadOnASecondThread: Int { secondThreadReads.load(ordering: .relaxed) }
 
@@ -75,6 +79,7 @@ package final class Instrumentation: Sendable {
     package func countPackedRecordsRead(_ count: Int) { packedRecords.add(count, ordering: .relaxed) }
     package func countLooseObjectLooks(_ count: Int) { looseLooks.add(count, ordering: .relaxed) }
     package func countReadThroughLibgit2() { libgit2Reads.add(1, ordering: .relaxed) }
+    package func countLookInWrittenPacks() { writtenPackLooks.add(1, ordering: .relaxed) }
     package func countHeadCheckedOnASecondThread() { secondThreadChecks.add(1, ordering: .relaxed) }
     package func countObjectsReadOnASecondThread(_ count: Int) { secondThreadReads.add(count, ordering: .relaxed) }
 

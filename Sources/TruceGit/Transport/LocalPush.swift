@@ -58,7 +58,7 @@ extension Repository {
         for (name, value) in expected where try destination.reference(name) != value {
             throw GitError(operation: "push to \(path)", code: GIT_EMODIFIED.rawValue, errorClass: 0, message: "\(name) moved since it was read")
         }
-        let held = try HeldObjects(in: destination.gitDirectory + "objects")
+        let held = try HeldObjects(in: destination.gitDirectory + "objects", instrumentation: instrumentation)
         // This store's own packs: an entry's CRC proves it, as git proves one it reuses.
         let entries = try PackEntries(objectsDirectory: objectsDirectory, provenBy: .indexCRC)
         var result = LocalPushResult()
@@ -76,15 +76,17 @@ extension Repository {
             let objects = try walk.objectsLacking(broughtBy: batch)
             guard !objects.isEmpty else { continue }
             let before = result
-            let pack = try PackWriter(repository: self, into: packDirectory ?? destination.gitDirectory + "objects/pack/").write(
+            let directory = packDirectory ?? destination.gitDirectory + "objects/pack/"
+            let pack = try PackWriter(repository: self, into: directory).write(
                 objects, copyingFrom: entries, distinct: true, cancellation: cancellation,
                 progress: { done, _, bytes in
                     (result.objects, result.bytes) = (before.objects + done, before.bytes + bytes)
                     progress?(TransferCounts(objects: result.objects, bytes: result.bytes))
                 })
             result.packs += pack.map { [$0] } ?? []
-            // The next batch finds this pack's objects there, and sends none of them again.
-            try walk.batchWritten()
+            // The next batch finds this pack's objects there, and sends none of them again; a pack out of the
+            // repository's sight (`packDirectory`) is not looked in.
+            walk.batchWritten(objects, inPack: packDirectory == nil ? pack.map { directory + $0 } : nil)
         }
         if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
         var deletions: [(name: String, target: ObjectID)] = []

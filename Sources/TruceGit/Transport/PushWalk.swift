@@ -98,10 +98,10 @@ final class PushWalk {
         return objects
     }
 
-    /// After a batch's pack went into the other repository: the look at it reads its packs again, and both readers
-    /// let go the pages they mapped.
-    func batchWritten() throws(GitError) {
-        try held.readPacksAgain()
+    /// After a batch's pack went into the other repository, at `path` (without its extension), holding `objects`: the
+    /// look at it takes note, and both readers let go the pages they mapped. Nil when the pack went elsewhere.
+    func batchWritten(_ objects: [ObjectID], inPack path: String?) {
+        if let path { held.wrote(objects, inPack: path) }
         reads.releaseResidentPages()
     }
 }

@@ -117,6 +117,34 @@ import Testing
         #expect(try hub.git("rev-list", "--objects", "refs/heads/main").output.split(separator: "\n").count == 8)
     }
 
+    /// A later batch asks the packs the push wrote before only for what the filter of their objects may hold: here the
+    /// blob every version shares, once a batch. Each object is still sent once.
+    @Test func laterBatchesAskThePushsOwnPacksOnlyForWhatItsFilterMayHold() throws {
+        let source = try Fixture()
+        let counts = Instrumentation()
+        let repository = try Repository.openBare(at: source.path, instrumentation: counts)
+        let signature = PackWriterTests.signature
+        let shared = try repository.writeBlob(.text("every version holds this\n"))
+        var tip: ObjectID?
+        for index in 0..<60 {
+            let own = try repository.writeBlob(.text("version \(index)\n"))
+            let tree = try repository.writeTree([
+                TreeEntry(name: "common.txt", id: shared, isTree: false), TreeEntry(name: "own.txt", id: own, isTree: false),
+            ])
+            tip = try repository.writeCommit(
+                tree: tree, parents: tip.map { [$0] } ?? [], author: signature, committer: signature, message: "\(index)")
+        }
+        let hub = try Fixture()
+        let result = try repository.pushLocally(
+            reachableFrom: [try #require(tip)], to: hub.path, setting: [("refs/heads/main", try #require(tip))],
+            copyingFrom: source.path + "/objects", commitsPerPack: 10)
+        let packs = try Self.packedIDs(hub)
+        #expect(packs.count == 6 && packs.map(\.count).reduce(0, +) == 181 && Set(packs.joined()).count == 181, "\(packs.map(\.count))")
+        #expect(result.objects == 181)
+        #expect(counts.looksInWrittenPacks == 5, "the shared blob, once in each batch after the first")
+        #expect(try hub.fsckFindings().isEmpty)
+    }
+
     /// What the repository holds is asked of its packs and of one listing of its loose objects, not with a look for a
     /// loose file per object: a first push lacks every object, and those looks were a tenth of its time.
     @Test func aPushLooksForNoLooseFilePerObject() throws {

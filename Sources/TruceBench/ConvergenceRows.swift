@@ -43,11 +43,11 @@ enum ConvergenceRows {
         func sync(_ a: Int, _ b: Int) async throws -> Int {
             let report = try await stores[a].sync(with: partner(of: a, b), resolving: true, registry: .standard, device: "r\(a)")
             // A hub resolves nothing; a replica on the other end of a store-to-store sync resolves what it received.
-            guard case .ring = topology else { return report.received.count + report.sent }
+            guard case .ring = topology else { return report.receivedCount + report.sent }
             for (_, result) in try await stores[b].resolveAll(registry: .standard, device: "r\(b)") {
                 if case .resolved(let version, _, _) = result { writtenCommits.insert(version.id) }
             }
-            return report.received.count + report.sent
+            return report.receivedCount + report.sent
         }
         var saved = 0
         while saved < saves {

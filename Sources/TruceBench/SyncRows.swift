@@ -125,7 +125,7 @@ enum SyncRows {
         setup.step("initial sync into an empty store")
         var received: SyncReport?
         let initial = try setup.relay.measure { received = try setup.reader.syncOnCallingThread(with: setup.hub) }
-        let complete = received?.received.count == setup.versions
+        let complete = received?.receivedCount == setup.versions
         let disk = diskKiB(setup.reader.path), mirrorDisk = diskKiB(setup.mirror)
         let time = initial.seconds / clone.seconds, space = Double(disk) / Double(mirrorDisk)
         return [
@@ -135,7 +135,7 @@ enum SyncRows {
                 baseline: "git push --mirror: \(format(gitPush.seconds)), \(format(bytes: gitPush.bytes))",
                 ratio: push.seconds / gitPush.seconds, target: "(reference; hub complete)", met: complete),
             Row(
-                work: "initial sync of \(setup.label) into an empty store (\(received?.received.count ?? 0) received)",
+                work: "initial sync of \(setup.label) into an empty store (\(received?.receivedCount ?? 0) received)",
                 truce: format(initial.seconds), baseline: "git clone --mirror: \(format(clone.seconds))",
                 ratio: time, target: "≤ 3× git's time", met: complete && time <= 3),
             Row(
@@ -151,7 +151,7 @@ enum SyncRows {
         let syncs = try repeated {
             var report: SyncReport?
             let measured = try setup.relay.measure { report = try setup.reader.syncOnCallingThread(with: setup.hub) }
-            return (measured, traffic: (report?.traffic).map(packBytes) ?? 0, empty: report?.received.isEmpty == true && report?.sent == 0)
+            return (measured, traffic: (report?.traffic).map(packBytes) ?? 0, empty: report?.receivedCount == 0 && report?.sent == 0)
         } seconds: {
             $0.0.seconds
         }

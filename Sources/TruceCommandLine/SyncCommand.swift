@@ -27,7 +27,7 @@ struct SyncCommand: Command {
         } else {
             // Said every time: a person sees that nothing left the device in the clear.
             let sealed = store.isEncryptedHub(remote) ? " (encrypted hub)" : ""
-            invocation.output.out("received \(report.received.count) version(s), sent \(report.sent)\(sealed)")
+            invocation.output.out("received \(report.receivedCount) version(s), sent \(report.sent)\(sealed)")
             for key in report.resolved { invocation.output.out("\(key): resolved") }
             for key in report.inConflict {
                 invocation.output.out("\(key): in conflict" + (report.needsPerson.contains(key) ? ", needs a person" : ""))

@@ -9,6 +9,8 @@ public struct SyncReport: Sendable, Codable {
     /// million documents would otherwise hold a million entries to its end):
     /// keep it in a local to read it more than once.
     public var received: [Change] { receivedChanges.all }
+    /// How many versions `received` lists, without making them.
+    public var receivedCount: Int { receivedChanges.count }
     let receivedChanges: ChangeList
     /// Versions the other store did not have before (for a store Truce can open; otherwise the heads pushed).
     public let sent: Int

@@ -81,6 +81,9 @@ package final class Repository {
     package var directPackReads: PackEntries? {
         didSet { directPackReadsOnAnotherThread = nil }
     }
+    /// The in-memory object store that an outgoing quarantine writes to (`Quarantine(of:outgoing:)`), which the
+    /// commits written from their bytes go to straight (`writeCommit(tree:knownParents:author:committer:message:)`).
+    var memoryObjects: UnsafeMutablePointer<git_odb_backend>?
     /// Reads of the same packs for a second thread, made once (`directPackReadsForAnotherThread`).
     private var directPackReadsOnAnotherThread: PackEntries?
 

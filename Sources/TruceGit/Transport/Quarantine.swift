@@ -55,6 +55,7 @@ package final class Quarantine {
             var backend: UnsafeMutablePointer<git_odb_backend>?
             try check(git_mempack_new(&backend), "start in-memory object store")
             try repository.attach(backend, priority: 1000, "in-memory object store")
+            repository.memoryObjects = backend
         }
         // One packed-refs file, not a loose ref (a file, a reflog, their directories and their fsyncs) per reference:
         // a hub offers one manifest per replica, and a sync with hundreds of replicas wrote, synced and deleted as many.

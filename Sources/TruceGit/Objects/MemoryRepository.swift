@@ -97,15 +97,23 @@ package final class MemoryRepository {
     }
 
     private func writeDirectly(_ type: git_object_t, _ bytes: UnsafeRawBufferPointer) throws(GitError) -> ObjectID {
+        let id = try Self.write(type, bytes, into: backend)
+        record(id)
+        if keepsBytes { writtenRaw[id] = RawObject(type: UInt8(truncatingIfNeeded: type.rawValue), bytes: Array(bytes)) }
+        return id
+    }
+
+    /// Writes an object into the in-memory object store `backend` (libgit2's mempack) as it is, unless it holds it
+    /// already, without asking the other backends of its object database; returns its id.
+    static func write(_ type: git_object_t, _ bytes: UnsafeRawBufferPointer, into backend: UnsafeMutablePointer<git_odb_backend>)
+        throws(GitError) -> ObjectID
+    {
         var oid = git_oid()
         try check(git_odb_hash(&oid, bytes.baseAddress, bytes.count, type), "hash object")
         if backend.pointee.exists(backend, &oid) != 1 {
             try check(backend.pointee.write(backend, &oid, bytes.baseAddress, bytes.count, type), "write object to memory")
         }
-        let id = ObjectID(oid)
-        record(id)
-        if keepsBytes { writtenRaw[id] = RawObject(type: UInt8(truncatingIfNeeded: type.rawValue), bytes: Array(bytes)) }
-        return id
+        return ObjectID(oid)
     }
 
     /// Empties memory and forgets what was recorded: for objects that are durable elsewhere (a save log's, once applied).

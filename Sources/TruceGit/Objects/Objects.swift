@@ -128,12 +128,12 @@ extension Repository {
         tree: ObjectID, knownParents parents: [ObjectID], author: Signature, committer: Signature, message: String
     ) throws(GitError) -> ObjectID {
         let bytes = try ObjectBytes.commit(tree: tree, parents: parents, author: author, committer: committer, message: message)
-        var oid = git_oid()
-        if let memoryObjects, let write = memoryObjects.pointee.write {
-            try check(bytes.withUnsafeBytes { git_odb_hash(&oid, $0.baseAddress, $0.count, GIT_OBJECT_COMMIT) }, "hash commit")
-            try check(bytes.withUnsafeBytes { write(memoryObjects, &oid, $0.baseAddress, $0.count, GIT_OBJECT_COMMIT) }, "write commit")
-            return ObjectID(oid)
+        if let memoryObjects {
+            return try bytes.withUnsafeBytes { buffer in
+                Result { () throws(GitError) in try MemoryRepository.write(GIT_OBJECT_COMMIT, buffer, into: memoryObjects) }
+            }.get()
         }
+        var oid = git_oid()
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")
         defer { git_odb_free(odb) }

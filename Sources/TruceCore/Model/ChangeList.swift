@@ -59,3 +59,18 @@ struct ChangeList: Sendable {
         return Int32(authors.count - 1)
     }
 }
+
+extension ChangeList: Codable {
+    /// Reads the changes `encode(to:)` writes.
+    init(from decoder: Decoder) throws {
+        self.init()
+        var changes = try decoder.unkeyedContainer()
+        while !changes.isAtEnd { append(try changes.decode(Change.self)) }
+    }
+
+    /// Writes the list as `Change`s, one at a time: the array of them is never made.
+    func encode(to encoder: Encoder) throws {
+        var changes = encoder.unkeyedContainer()
+        for position in 0..<count { try changes.encode(self[position]) }
+    }
+}

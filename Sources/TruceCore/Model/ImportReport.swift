@@ -17,9 +17,7 @@ public struct ImportReport: Sendable, Codable {
     /// Made from a compact list each time it is read (an import of a
     /// million documents would otherwise hold a million entries to its end):
     /// keep it in a local to read it more than once.
-    public var versions: [ImportReport.ImportedVersion] {
-        (0..<imported.count).map(importedVersion(at:))
-    }
+    public var versions: [ImportReport.ImportedVersion] { (0..<imported.count).map(imported.entry(at:)) }
     let imported: KeyedVersions
 
     init(documents: Int, unchanged: Int, refused: [PathIssue], skipped: [PathIssue], imported: KeyedVersions) {
@@ -27,36 +25,10 @@ public struct ImportReport: Sendable, Codable {
         (self.refused, self.skipped, self.imported) = (refused, skipped, imported)
     }
 
+    /// The compact list is written and read as `versions` (`KeyedVersions` encodes as those entries).
     private enum CodingKeys: String, CodingKey {
-        case documents, newVersions, unchanged, refused, skipped, versions
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        documents = try container.decode(Int.self, forKey: .documents)
-        newVersions = try container.decode(Int.self, forKey: .newVersions)
-        unchanged = try container.decode(Int.self, forKey: .unchanged)
-        refused = try container.decode([PathIssue].self, forKey: .refused)
-        skipped = try container.decode([PathIssue].self, forKey: .skipped)
-        var imported = KeyedVersions()
-        for version in try container.decode([ImportedVersion].self, forKey: .versions) { imported.append(version.key, version.version) }
-        self.imported = imported
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(documents, forKey: .documents)
-        try container.encode(newVersions, forKey: .newVersions)
-        try container.encode(unchanged, forKey: .unchanged)
-        try container.encode(refused, forKey: .refused)
-        try container.encode(skipped, forKey: .skipped)
-        // One entry at a time: the whole list is never made as entries.
-        var versions = container.nestedUnkeyedContainer(forKey: .versions)
-        for position in 0..<imported.count { try versions.encode(importedVersion(at: position)) }
-    }
-
-    private func importedVersion(at position: Int) -> ImportedVersion {
-        ImportedVersion(key: imported.key(at: position), version: imported.version(at: position))
+        case documents, newVersions, unchanged, refused, skipped
+        case imported = "versions"
     }
 }
 

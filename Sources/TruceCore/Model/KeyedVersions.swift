@@ -37,3 +37,26 @@ struct KeyedVersions: Sendable {
         (position == 0 ? 0 : keyEnds[position - 1])..<keyEnds[position]
     }
 }
+
+extension KeyedVersions: Codable {
+    /// The entry at `position`, as an import's report lists it.
+    func entry(at position: Int) -> ImportReport.ImportedVersion {
+        ImportReport.ImportedVersion(key: key(at: position), version: version(at: position))
+    }
+
+    /// Reads the entries `encode(to:)` writes.
+    init(from decoder: Decoder) throws {
+        self.init()
+        var entries = try decoder.unkeyedContainer()
+        while !entries.isAtEnd {
+            let entry = try entries.decode(ImportReport.ImportedVersion.self)
+            append(entry.key, entry.version)
+        }
+    }
+
+    /// Writes the list as `ImportReport.ImportedVersion` entries, one at a time: the array of them is never made.
+    func encode(to encoder: Encoder) throws {
+        var entries = encoder.unkeyedContainer()
+        for position in 0..<count { try entries.encode(entry(at: position)) }
+    }
+}

@@ -37,36 +37,10 @@ public struct SyncReport: Sendable, Codable {
         self.refusedByRemote = refusedByRemote
     }
 
+    /// The compact list is written and read as `received` (`ChangeList` encodes as its changes).
     private enum CodingKeys: String, CodingKey {
-        case received, sent, inConflict, refused, refusedByRemote, resolved, needsPerson, traffic, remote
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        receivedChanges = ChangeList(try container.decode([Change].self, forKey: .received))
-        sent = try container.decode(Int.self, forKey: .sent)
-        inConflict = try container.decode([DocumentKey].self, forKey: .inConflict)
-        refused = try container.decode([RefusedHead].self, forKey: .refused)
-        refusedByRemote = try container.decode([RefusedHead].self, forKey: .refusedByRemote)
-        resolved = try container.decode([DocumentKey].self, forKey: .resolved)
-        needsPerson = try container.decode([DocumentKey].self, forKey: .needsPerson)
-        traffic = try container.decode(Traffic.self, forKey: .traffic)
-        remote = try container.decode(String.self, forKey: .remote)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        // One change at a time: the whole list is never made as entries.
-        var received = container.nestedUnkeyedContainer(forKey: .received)
-        for position in 0..<receivedChanges.count { try received.encode(receivedChanges[position]) }
-        try container.encode(sent, forKey: .sent)
-        try container.encode(inConflict, forKey: .inConflict)
-        try container.encode(refused, forKey: .refused)
-        try container.encode(refusedByRemote, forKey: .refusedByRemote)
-        try container.encode(resolved, forKey: .resolved)
-        try container.encode(needsPerson, forKey: .needsPerson)
-        try container.encode(traffic, forKey: .traffic)
-        try container.encode(remote, forKey: .remote)
+        case sent, inConflict, refused, refusedByRemote, resolved, needsPerson, traffic, remote
+        case receivedChanges = "received"
     }
 }
 

@@ -95,6 +95,9 @@ final class MappedPack {
         if includingIndex { wasRead = false }
     }
 
+    /// Drops the index's resident pages alone: read-only file pages, which the next lookup brings back unchanged.
+    func releaseIndexPages() { madvise(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count, MADV_DONTNEED) }
+
     /// Counts the chunks of `bytes` from `start` (up to `end`) as read, each once until the next release.
     private static func note(_ chunks: inout [UInt64], from start: Int, to end: Int, into resident: ResidentChunks) {
         guard start < end else { return }

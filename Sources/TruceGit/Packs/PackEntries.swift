@@ -301,13 +301,37 @@ package final class PackEntries {
 
     /// The indices of `ids` in the order the packs hold those objects, those no index lists last: reading them in
     /// this order goes through the packs front to back.
-    package func indicesInPackOrder(of ids: [ObjectID]) -> [Int] { Place.packOrder(of: ids.map(locate)) }
+    package func indicesInPackOrder(of ids: [ObjectID]) -> [Int] { Place.packOrder(of: locateInIDOrder(ids[...])) }
 
     /// The positions of `ids` with where the indexes put each, in the order the packs hold them, those no index lists
     /// last (`read(_:at:remembering:)` reads them).
     func inPackOrder(_ ids: ArraySlice<ObjectID>) -> [(position: Int, place: Place?)] {
-        let places = ids.map(locate)
+        let places = locateInIDOrder(ids)
         return Place.packOrder(of: places).map { (ids.startIndex + $0, places[$0]) }
+    }
+
+    /// `place(of:)` of each of `ids`, in their order.
+    func places(of ids: [ObjectID]) -> [Place?] {
+        locateInIDOrder(ids[...]).map { place in
+            guard let place, case .toProve(let index) = place.proof,
+                let length = takeRememberedLength(inPack: place.pack, indexPosition: index)
+            else { return place }
+            return Place(pack: place.pack, offset: place.offset, proof: .proven(streamLength: length))
+        }
+    }
+
+    /// `locate` of each of `ids`, in their order, looked up in the order of the ids themselves (`IndexSweep`); a few
+    /// are looked up as given.
+    private func locateInIDOrder(_ ids: ArraySlice<ObjectID>) -> [Place?] {
+        guard ids.count > IndexSweep.lookupsBetweenReleases else { return ids.map(locate) }
+        var places = [Place?](repeating: nil, count: ids.count)
+        IndexSweep.lookUp(ids.indices, of: ids, releasing: releaseIndexPages) { places[$0 - ids.startIndex] = locate(ids[$0]) }
+        return places
+    }
+
+    /// Lets the kernel take back the pages of the indexes read so far (the packs' stay).
+    private func releaseIndexPages() {
+        for pack in packs where pack.wasRead { pack.releaseIndexPages() }
     }
 
     /// `id`'s entry at `place`, proven; nil when it does not prove there (another pack may hold a good copy:

@@ -56,7 +56,7 @@ package struct PackWriter {
         // random, and most of its time went to faulting their pages in again once they had been let go.
         var places: [PackEntries.Place?] = []
         if let entries {
-            let found = objects.map { entries.place(of: $0) }
+            let found = entries.places(of: objects)
             let order = PackEntries.Place.packOrder(of: found)
             objects = order.map { objects[$0] }
             places = order.map { found[$0] }

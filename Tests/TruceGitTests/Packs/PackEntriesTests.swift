@@ -239,6 +239,45 @@ import Testing
         }
     }
 
+    /// Many ids placed at once (looked up in the order of the ids, `IndexSweep`) are placed as each alone: in many packs,
+    /// asked in random order, one twice, one no pack lists, and those a read proved taken as proved.
+    @Test func manyIdsPlacedAtOnceArePlacedAsEachAlone() throws {
+        let fixture = try Fixture()
+        let repository = try Repository.openBare(at: fixture.path)
+        var ids: [ObjectID] = []
+        for pack in 0..<PackOwners.fewestPacks + 1 {
+            var known: [ObjectID: RawObject] = [:]
+            let written = (0..<1_000).map { number in
+                let bytes = Array("pack \(pack) blob \(number)\n".utf8)
+                let id = ObjectID.blobHash(of: bytes)
+                known[id] = RawObject(type: RawObject.blobType, bytes: bytes)
+                return id
+            }
+            try PackWriter(repository: repository).write(written, known: known)
+            ids += written
+        }
+        var random = SeededRandom(seed: 5)
+        ids = ids.map { (id: $0, order: random.next()) }.sorted { $0.order < $1.order }.map(\.id)
+        ids += [ids[17], ObjectID(hex: String(repeating: "5a", count: 20))!]
+        try #require(ids.count > IndexSweep.lookupsBetweenReleases)
+        func description(_ place: PackEntries.Place?) -> String {
+            guard let place else { return "none" }
+            switch place.proof {
+            case .proven(let length): return "\(place.pack) \(place.offset) proven \(length)"
+            case .toProve(let position): return "\(place.pack) \(place.offset) at \(position)"
+            }
+        }
+        let atOnce = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: .indexCRC)
+        let alone = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: .indexCRC)
+        for reader in [atOnce, alone] { for id in ids.prefix(300) { _ = reader.read(id, remembering: true) } }
+        let placed = atOnce.places(of: ids).map(description)
+        // The second lookup of the id asked twice finds its proof taken by the first, as alone.
+        let differing = zip(placed, ids.map { description(alone.place(of: $0)) }).filter { $0 != $1 }
+        #expect(placed.count == ids.count && differing.isEmpty, "\(differing.count) placed otherwise, as \(differing.prefix(3))")
+        #expect(placed.last == "none" && placed.filter { $0.contains("proven") }.count == 300)
+        #expect(atOnce.indicesInPackOrder(of: ids) == PackEntries.Place.packOrder(of: ids.map { alone.place(of: $0) }))
+    }
+
     /// An index or pack cut short leaves its objects unfound: nothing is read past its end.
     @Test(arguments: [4, -1, -21]) func aTruncatedIndexOrPackFindsNothing(keeping length: Int) throws {
         let fixture = try Fixture()

@@ -186,17 +186,12 @@ final class MappedPack {
         return offset < UInt64(Int.max) ? Int(offset) : nil
     }
 
-    /// Every entry's offset in pack order, made the first time an entry's end is asked for: an entry ends where the
-    /// next begins (git's reverse index, which libgit2 1.5 neither writes nor reads). Made once for all the readers of
-    /// the mapping (`PackMapping.sortedOffsets`): two threads' each made its own, 33 MB at a million documents.
-    private lazy var sortedOffsets: [Int] = mapping.sortedOffsets {
-        // Made in one array, sorted in place: grown by doubling and sorted into a copy, a pack of three million
-        // objects allocated and faulted in twice what it keeps.
-        var offsets: [Int] = []
-        offsets.reserveCapacity(count)
-        for position in 0..<count { if let offset = offset(atIndex: position) { offsets.append(offset) } }
-        offsets.sort()
-        return offsets
+    /// Every entry's offset in pack order, made the first time an entry's end is asked for. Made once for all the readers
+    /// of the mapping (`PackMapping.reverseIndex`): two threads' each made its own, 33 MB at a million documents.
+    private lazy var reverseIndex: PackReverseIndex = mapping.reverseIndex {
+        PackReverseIndex(count: count, packSize: pack.count) { add in
+            for position in 0..<count { if let offset = offset(atIndex: position) { add(offset) } }
+        }
     }
 
     /// The whole object at `offset`, the `position`th of the index, when its bytes (header and stream) match the
@@ -204,13 +199,7 @@ final class MappedPack {
     func entry(at offset: Int, checkingCRCOf position: Int) -> (type: git_object_t, size: Int, stream: UnsafeRawBufferPointer)? {
         guard let entry = entry(at: offset), let rest = entry.rest.baseAddress else { return nil }
         // Where the next entry starts, or the pack's checksum.
-        var low = 0, high = sortedOffsets.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sortedOffsets[middle] <= offset { low = middle + 1 } else { high = middle }
-        }
-        let following = low
-        let end = following < sortedOffsets.count ? sortedOffsets[following] : pack.count - 20
+        let end = reverseIndex.offset(after: offset) ?? pack.count - 20
         let headerLength = UnsafeRawPointer(rest) - (pack.baseAddress! + offset)
         guard end > offset + headerLength, end <= pack.count - 20 else { return nil }
         let crcs = 8 + 256 * 4 + count * 20
@@ -279,13 +268,13 @@ final class MappedPack {
 final class PackMapping {
     let index: UnsafeRawBufferPointer
     let pack: UnsafeRawBufferPointer
-    /// The pack's entry offsets in pack order, once a reader made them (`MappedPack.sortedOffsets`).
-    private let offsets = Mutex<[Int]?>(nil)
+    /// The pack's entry offsets in pack order, once a reader made them (`MappedPack.reverseIndex`).
+    private let offsets = Mutex<PackReverseIndex?>(nil)
 
     init(index: UnsafeRawBufferPointer, pack: UnsafeRawBufferPointer) { (self.index, self.pack) = (index, pack) }
 
     /// The pack's entry offsets in pack order, made by `make` the first time any reader of this mapping asks.
-    func sortedOffsets(_ make: () -> [Int]) -> [Int] {
+    func reverseIndex(_ make: () -> PackReverseIndex) -> PackReverseIndex {
         offsets.withLock { offsets in
             if let offsets { return offsets }
             let made = make()

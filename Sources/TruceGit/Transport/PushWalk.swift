@@ -43,17 +43,17 @@ final class PushWalk {
             // Grown once for a large generation, to what it brings (doubling as it went held twice a million commits'
             // worth), and at least twice over otherwise: a long line of history is a generation of one at a time.
             seen.reserveCapacity(seen.count + generation.count)
-            let lacking = generation.filter { seen.insert($0).inserted && !held.contains($0) }
+            var lacking = generation.filter { seen.insert($0).inserted }
+            held.removeHeld(from: &lacking)
             let needed = found.commits.count + lacking.count
             if needed > found.commits.capacity { found.commits.reserveCapacity(max(needed, 2 * found.commits.capacity)) }
-            let (halves, unread) = reads.read(lacking, ofType: GIT_OBJECT_COMMIT, remembering: true, into: Found()) { found, position, raw in
+            let unread = reads.read(lacking, ofType: GIT_OBJECT_COMMIT, remembering: true, into: Found()) { found, position, raw in
                 guard let parts = Repository.commitParts(raw) else { return false }
                 found.commits.append((lacking[position], parts.tree))
                 if raw.withUnsafeBytes({ isCounted(UnsafeRawBufferPointer(rebasing: $0[parts.message...])) }) { found.counted += 1 }
                 found.parents += parts.parents
                 return true
-            }
-            for half in halves {
+            } eachPart: { half in
                 found.commits += half.commits
                 found.counted += half.counted
                 found.parents += half.parents
@@ -77,20 +77,23 @@ final class PushWalk {
         // A version brings a commit, two trees and a blob.
         var seen = Set<ObjectID>(minimumCapacity: commits.count * 4)
         seen.formUnion(objects)
-        func lacks(_ id: ObjectID) -> Bool { seen.insert(id).inserted && !held.contains(id) }
-        var generation = commits.map(\.tree).filter(lacks)
+        var generation = commits.map(\.tree).filter { seen.insert($0).inserted }
+        held.removeHeld(from: &generation)
         objects += generation
         while !generation.isEmpty {
-            let (halves, unread) = reads.read(generation, ofType: GIT_OBJECT_TREE, remembering: true, into: [TreeEntries.Entry]()) {
+            var named: [TreeEntries.Entry] = []
+            let unread = reads.read(generation, ofType: GIT_OBJECT_TREE, remembering: true, into: [TreeEntries.Entry]()) {
                 named, _, raw in
                 guard let parsed = TreeEntries.parse(raw) else { return false }
                 named += parsed
                 return true
+            } eachPart: {
+                named += $0
             }
-            var named = halves.flatMap { $0 }
             for position in unread { named += try repository.treeEntries(of: generation[position], readingFrom: entries) }
+            let new = named.filter { seen.insert($0.id).inserted }
             generation = []
-            for entry in named where lacks(entry.id) {
+            for (entry, isLacking) in zip(new, held.lacks(each: new.map(\.id))) where isLacking {
                 objects.append(entry.id)
                 if entry.isTree { generation.append(entry.id) }
             }

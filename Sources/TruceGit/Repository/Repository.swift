@@ -15,10 +15,10 @@ package final class Repository {
     package var packedReferencesCache: PackedReferences?
     /// Whether the config says `core.logAllRefUpdates=always`, once read (see `updateReference`).
     var logsAllReferenceUpdatesCache: Bool?
-    /// Folder names libgit2 has accepted as tree entries here (see `treeEntryNameProblem`).
-    package var acceptedEntryNames = Set<String>()
-    /// Where the names of blob entries are tried once a blob has passed here (see `treeEntryNameProblem`).
-    var blobNameCheck: BlobNameCheck?
+    /// Where the names of entries are tried once an entry of their kind has passed here (see `treeEntryNameProblem`).
+    var entryNameCheck: EntryNameCheck?
+    /// The kinds of entry (blob, tree) that have passed `treeEntryNameProblem` here.
+    var entryKindsPassed = EntryNameCheck.Kinds()
     /// Commits read raw, with what they record when git's checks pass them, kept when a caller reads the same commits
     /// several times (a quarantine's checks): nil keeps none.
     package var keptCommits: [ObjectID: (raw: [UInt8], record: CommitRecord?)]?

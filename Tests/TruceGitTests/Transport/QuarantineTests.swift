@@ -37,7 +37,8 @@ import Testing
     /// A commit an outgoing quarantine writes from its bytes goes to its in-memory store without libgit2 looking for it
     /// in the store's packs first, which mapped a million documents' pack indexes a second time. The look shows here as
     /// libgit2's "freshen" of the pack that holds the commit already: it sets the pack's time to now, and the write
-    /// leaves it alone. The commit is git's hash of its bytes, reads back, and enters the store whole.
+    /// leaves it alone. The commit is git's hash of its bytes, reads back, and enters the store whole; so does the empty
+    /// tree a manifest is written with (put back through the object database: the pack is freshened, and it fails).
     @Test func anOutgoingQuarantineWritesACommitToItsMemoryWithoutLookingInTheStore() throws {
         let store = try Fixture()
         let signature = PackWriterTests.signature
@@ -46,6 +47,7 @@ import Testing
         let part = { (message: String) in (tree: ObjectID.emptyTree, parents: [head], message: message) }
         let held = part("a part the store holds\n"), new = part("a new part\n")
         _ = try bulk.writeCommit(tree: held.tree, parents: held.parents, author: signature, committer: signature, message: held.message)
+        bulk.record(try bulk.repository.writeTree([]))
         _ = try bulk.flush()
         let pack = store.path + "/objects/pack/" + (try #require(try store.packs().first))
         let dayAgo = Date().addingTimeInterval(-86_400)
@@ -58,13 +60,15 @@ import Testing
                 try scratch.repository.writeCommit(
                     tree: commit.tree, knownParents: commit.parents, author: signature, committer: signature, message: commit.message))
         }
+        // Its manifest's empty tree too, which the store holds.
+        #expect(try scratch.repository.writeEmptyTree() == ObjectID.emptyTree)
         let touched = try #require(try FileManager.default.attributesOfItem(atPath: pack)[.modificationDate] as? Date)
         #expect(abs(touched.timeIntervalSince(dayAgo)) < 1, "libgit2 looked in the store's pack (and freshened it)")
         #expect(written[1] == written[2])
         let expected = try ObjectBytes.commit(tree: new.tree, parents: new.parents, author: signature, committer: signature, message: new.message)
         #expect(written[1].hex + "\n" == (try TestSupport.git(["hash-object", "-t", "commit", "--stdin"], input: Data(expected))).output)
         #expect(try scratch.repository.readCommit(written[1]).parents == [head])
-        try scratch.packIntoStore(Array(written.prefix(2)))
+        try scratch.packIntoStore(Array(written.prefix(2)) + [ObjectID.emptyTree])
         #expect(try store.git("cat-file", "-t", written[1].hex).output == "commit\n")
         #expect(try store.fsckFindings().isEmpty)
     }

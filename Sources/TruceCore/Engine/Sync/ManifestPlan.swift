@@ -147,7 +147,7 @@ struct ManifestPlan {
     /// The heads it lists are read from `store`'s packs (`repository` is a scratch one that reads them through it).
     func write(in repository: Repository, readingHeadsFrom store: Repository) throws -> (manifest: ObjectID, objects: [ObjectID]) {
         guard let next else { return (previous!, []) }
-        let tree = try repository.writeTree([])
+        let tree = try repository.writeEmptyTree()
         var objects = [tree]
         let fixed = next.header.isSnapshot ? [] : [next.parents[0]]
         var listed = Array(next.parents.dropFirst(fixed.count))

@@ -8,14 +8,27 @@ enum IndexSweep {
     /// Lookups between two releases of the indexes' pages.
     static let lookupsBetweenReleases = 4096
 
-    /// Calls `lookUp` with each of `positions` (indices of `ids`) in the order of their ids, and `release` before
-    /// the first, every `lookupsBetweenReleases` lookups, and after the last.
+    /// Calls `lookUp` with each of `positions` (indices of `ids`) grouped by `group` (the pack that lists each, say) and
+    /// in the order of their ids within a group, and `release` before the first, whenever the group changes, every
+    /// `lookupsBetweenReleases` lookups, and after the last.
+    ///
+    /// A group at a time: on a store just written, a page of an index maps the whole large page-cache folio it is in,
+    /// and a sweep through all of a million documents' 30 indexes at once held a folio of each (60-100 MB).
     static func lookUp<IDs: RandomAccessCollection<ObjectID>>(
-        _ positions: some Sequence<IDs.Index>, of ids: IDs, releasing release: () -> Void, _ lookUp: (IDs.Index) -> Void
+        _ positions: some Sequence<IDs.Index>, of ids: IDs, groupedBy group: (IDs.Index) -> Int = { _ in 0 },
+        releasing release: () -> Void, _ lookUp: (IDs.Index) -> Void
     ) {
-        for (step, position) in positions.sorted(by: { ids[$0] < ids[$1] }).enumerated() {
-            if step % lookupsBetweenReleases == 0 { release() }
-            lookUp(position)
+        let ordered = positions.map { (position: $0, group: group($0)) }.sorted {
+            $0.group != $1.group ? $0.group < $1.group : ids[$0.position] < ids[$1.position]
+        }
+        var sinceRelease = 0
+        for (step, entry) in ordered.enumerated() {
+            if step == 0 || sinceRelease == lookupsBetweenReleases || entry.group != ordered[step - 1].group {
+                release()
+                sinceRelease = 0
+            }
+            lookUp(entry.position)
+            sinceRelease += 1
         }
         release()
     }

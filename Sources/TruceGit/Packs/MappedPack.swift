@@ -69,13 +69,13 @@ final class MappedPack {
         packChunks = [UInt64](repeating: 0, count: pack.count >> 22 + 1)
     }
 
-    /// Drops the pack's resident pages, and the index's unless told otherwise; read-only file pages, so the next read
-    /// brings them back unchanged.
+    /// Drops the pack's resident pages and the index's; read-only file pages, so the next read brings them back
+    /// unchanged.
     ///
     /// Of the pack, only the 64 KB chunks read here go, in runs: another thread reading the same mapping
     /// (`init(sharing:counting:)`) keeps the pages it is reading.
-    func releaseResidentPages(includingIndex: Bool = true) {
-        if includingIndex { madvise(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count, MADV_DONTNEED) }
+    func releaseResidentPages() {
+        releaseIndexPages()
         var chunk = 0
         let chunks = pack.count >> 16 + 1
         while chunk < chunks {
@@ -91,8 +91,7 @@ final class MappedPack {
             chunk = end
         }
         for word in packChunks.indices { packChunks[word] = 0 }
-        // The index's pages stay mapped until a release that takes them too.
-        if includingIndex { wasRead = false }
+        wasRead = false
     }
 
     /// Drops the index's resident pages alone: read-only file pages, which the next lookup brings back unchanged.
@@ -111,7 +110,7 @@ final class MappedPack {
 
     /// A read of the index is not counted: a lookup reads a few bytes of it at random, and counting each such page made
     /// a large store's lookups release the packs (and fault them in again) every few hundred objects. The index's pages
-    /// go at the end of each batch (`PackEntries.releaseResidentPages()`).
+    /// go with the pack's (`PackEntries.noteRead()`, and the end of each batch).
     private func noteIndexRead() { wasRead = true }
 
     private func notePackRead(at offset: Int, length: Int) {

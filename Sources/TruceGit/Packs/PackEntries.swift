@@ -112,18 +112,19 @@ package final class PackEntries {
     /// Looks at how much of the packs reads have mapped (`read` calls it, `PackWriter` after each copy), letting their
     /// pages go once that reaches `residentBudget`.
     func noteRead() {
-        // The indexes stay: a lookup reads a page of one at random, and letting them go with the packs faulted one in
-        // again for nearly every lookup. They go with each batch (`releaseResidentPages()`).
-        if resident.bytes >= residentShare { release(includingIndexes: false) }
+        // The indexes go too: reads in pack order check each entry's CRC there, at random through the index of the
+        // pack being read, and on a store just written a page of an index maps the whole large page-cache folio it is
+        // in. Kept to the end of a batch, a first push straight after an import of a million documents held every
+        // index of the store resident (74-104 MB); the lookups that place a batch go in the order of the ids
+        // (`IndexSweep`), and no longer fault an index in again for nearly every one.
+        if resident.bytes >= residentShare { releaseResidentPages() }
     }
 
     /// Lets the kernel take back the pages of the packs read so far: they stay in its page cache, and a later read
     /// maps them in again, but they no longer count as this process's memory (a push of a million documents reads
     /// 450 MB of packs).
-    package func releaseResidentPages() { release(includingIndexes: true) }
-
-    private func release(includingIndexes: Bool) {
-        for pack in packs where pack.wasRead { pack.releaseResidentPages(includingIndex: includingIndexes) }
+    package func releaseResidentPages() {
+        for pack in packs where pack.wasRead { pack.releaseResidentPages() }
         resident.bytes = 0
     }
 
@@ -320,12 +321,31 @@ package final class PackEntries {
         }
     }
 
-    /// `locate` of each of `ids`, in their order, looked up in the order of the ids themselves (`IndexSweep`); a few
-    /// are looked up as given.
+    /// `locate` of each of `ids`, in their order, looked up a pack at a time in the order of the ids (`IndexSweep`); a
+    /// few are looked up as given.
     private func locateInIDOrder(_ ids: ArraySlice<ObjectID>) -> [Place?] {
         guard ids.count > IndexSweep.lookupsBetweenReleases else { return ids.map(locate) }
         var places = [Place?](repeating: nil, count: ids.count)
-        IndexSweep.lookUp(ids.indices, of: ids, releasing: releaseIndexPages) { places[$0 - ids.startIndex] = locate(ids[$0]) }
+        guard let owners else {
+            IndexSweep.lookUp(ids.indices, of: ids, releasing: releaseIndexPages) { places[$0 - ids.startIndex] = locate(ids[$0]) }
+            return places
+        }
+        // The pack that lists each, found in one pass over the table in the order of the ids.
+        let ascending = ids.indices.sorted { ids[$0] < ids[$1] }
+        var owner = [Int](repeating: -1, count: ids.count)
+        for (position, found) in zip(ascending, owners.firstOwners(ofAscending: ascending.lazy.map { ids[$0] })) {
+            owner[position - ids.startIndex] = found
+        }
+        func group(_ position: Int) -> Int { owner[position - ids.startIndex] }
+        IndexSweep.lookUp(ascending, of: ids, groupedBy: group, releasing: releaseIndexPages) { position in
+            let pack = owner[position - ids.startIndex]
+            // Another pack may list an id whose leading 32 bits the first one's share: `locate` asks each.
+            places[position - ids.startIndex] =
+                pack < 0
+                ? nil
+                : packs[pack].place(of: ids[position]).map { Place(pack: pack, offset: $0.offset, proof: .toProve(indexPosition: $0.index)) }
+                    ?? locate(ids[position])
+        }
         return places
     }
 

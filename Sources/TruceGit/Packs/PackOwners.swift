@@ -27,6 +27,30 @@ struct PackOwners {
         owners = combined.map { UInt8(truncatingIfNeeded: $0) }
     }
 
+    /// The first pack that may list each of `ids`, -1 for none, in their order; `ids` in ascending order, which the
+    /// table is walked forward in once (a search of the whole table for each, at random through its 20 MB, was a
+    /// tenth of a first push of a million documents).
+    func firstOwners(ofAscending ids: some Sequence<ObjectID>) -> [Int] {
+        var position = 0
+        return ids.map { id in
+            let key = UInt32(truncatingIfNeeded: id.leadingWords.0 >> 32)
+            // Galloping forward from the last place, then halving back within the last step.
+            var step = 1, low = position
+            while position < keys.count, keys[position] < key {
+                low = position + 1
+                position = min(position + step, keys.count)
+                step *= 2
+            }
+            var high = position
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            position = low
+            return position < keys.count && keys[position] == key ? Int(owners[position]) : -1
+        }
+    }
+
     /// Calls `body` with each pack that may list `id` (whose table has its leading 32 bits), until `body` returns true.
     func forEachOwner(of id: ObjectID, _ body: (Int) -> Bool) {
         var oid = id.raw

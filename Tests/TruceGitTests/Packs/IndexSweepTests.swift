@@ -51,4 +51,23 @@ import Testing
         let every = IndexSweep.lookupsBetweenReleases
         #expect(releasedAfter == Array(stride(from: 0, to: ids.count, by: every)) + [ids.count])
     }
+
+    /// Grouped (by the pack that lists each), the lookups go a group at a time, in the order of the ids within each, and
+    /// the pages are let go whenever the group changes as well (put back a sort by id alone: it fails).
+    @Test func groupedLookupsGoAGroupAtATime() {
+        let ids = (0..<10_000).map { ObjectID.blobHash(of: Array("id \($0)\n".utf8)) }
+        let groupOf = ids.map { Int($0.bytes[19] % 3) }
+        func group(_ position: Int) -> Int { groupOf[position] }
+        var lookedUp: [Int] = []
+        var releasedAfter: [Int] = []
+        func release() { releasedAfter.append(lookedUp.count) }
+        IndexSweep.lookUp(ids.indices, of: ids, groupedBy: group, releasing: release) { lookedUp.append($0) }
+        #expect(lookedUp.count == ids.count && Set(lookedUp).count == ids.count)
+        let groups = lookedUp.map(group)
+        #expect(groups == groups.sorted() && Set(groups) == [0, 1, 2])
+        #expect(zip(lookedUp, lookedUp.dropFirst()).allSatisfy { group($0) != group($1) || ids[$0] < ids[$1] })
+        let changes = lookedUp.indices.dropFirst().filter { groups[$0] != groups[$0 - 1] }
+        #expect(Set(changes + [0, ids.count]).isSubset(of: Set(releasedAfter)))
+        #expect(zip(releasedAfter, releasedAfter.dropFirst()).allSatisfy { $1 - $0 <= IndexSweep.lookupsBetweenReleases })
+    }
 }

@@ -270,7 +270,10 @@ import Testing
         let atOnce = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: .indexCRC)
         let alone = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: .indexCRC)
         for reader in [atOnce, alone] { for id in ids.prefix(300) { _ = reader.read(id, remembering: true) } }
+        let probesBefore = atOnce.probes
         let placed = atOnce.places(of: ids).map(description)
+        // Each in the pack the table names, in a probe or two: asked of another pack first, it takes several more.
+        #expect(atOnce.probes - probesBefore <= ids.count * 2, "\(atOnce.probes - probesBefore) probes for \(ids.count) ids")
         // The second lookup of the id asked twice finds its proof taken by the first, as alone.
         let differing = zip(placed, ids.map { description(alone.place(of: $0)) }).filter { $0 != $1 }
         #expect(placed.count == ids.count && differing.isEmpty, "\(differing.count) placed otherwise, as \(differing.prefix(3))")

@@ -18,12 +18,18 @@ enum IndexSweep {
         _ positions: some Sequence<IDs.Index>, of ids: IDs, groupedBy group: (IDs.Index) -> Int = { _ in 0 },
         releasing release: () -> Void, _ lookUp: (IDs.Index) -> Void
     ) {
-        let ordered = positions.map { (position: $0, group: group($0)) }.sorted {
-            $0.group != $1.group ? $0.group < $1.group : ids[$0.position] < ids[$1.position]
+        // Sorted by one word each: the group (from -1) in the top ten bits, the id's leading 54 bits below. Two ids that
+        // share those are looked up in either order. Compared as whole ids, through their collection, the sorts were a
+        // tenth of a first push of 100,000 documents.
+        var ordered = positions.map { position in
+            let place = group(position) + 1
+            precondition(place >= 0 && place < 1 << 10, "a sweep's groups are packs: at most 256")
+            return (key: UInt64(place) << 54 | ids[position].leadingWords.0 >> 10, position: position)
         }
+        ordered.sort { $0.key < $1.key }
         var sinceRelease = 0
         for (step, entry) in ordered.enumerated() {
-            if step == 0 || sinceRelease == lookupsBetweenReleases || entry.group != ordered[step - 1].group {
+            if step == 0 || sinceRelease == lookupsBetweenReleases || entry.key >> 54 != ordered[step - 1].key >> 54 {
                 release()
                 sinceRelease = 0
             }
@@ -31,5 +37,12 @@ enum IndexSweep {
             sinceRelease += 1
         }
         release()
+    }
+
+    /// The indices of `ids` in ascending order of their leading 64 bits (ids that share them, in either order).
+    static func ascending<IDs: RandomAccessCollection<ObjectID>>(_ ids: IDs) -> [IDs.Index] {
+        var keyed = ids.indices.map { (key: ids[$0].leadingWords.0, position: $0) }
+        keyed.sort { $0.key < $1.key }
+        return keyed.map(\.position)
     }
 }

@@ -331,7 +331,7 @@ package final class PackEntries {
             return places
         }
         // The pack that lists each, found in one pass over the table in the order of the ids.
-        let ascending = ids.indices.sorted { ids[$0] < ids[$1] }
+        let ascending = IndexSweep.ascending(ids)
         var owner = [Int](repeating: -1, count: ids.count)
         for (position, found) in zip(ascending, owners.firstOwners(ofAscending: ascending.lazy.map { ids[$0] })) {
             owner[position - ids.startIndex] = found

@@ -120,7 +120,7 @@ struct ManifestPlan {
     let name: String
     let previous: ObjectID?
     /// Nil when `previous` is up to date.
-    let next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?
+    private(set) var next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?
     /// When the new manifest lists no head, only other replicas' manifests (what this replica received): those.
     var onlyRelays: [ObjectID]?
     /// The first line of the new manifest's message.
@@ -129,6 +129,10 @@ struct ManifestPlan {
     init(name: String, previous: ObjectID?, next: (parents: [ObjectID], header: ReplicaManifest.Header, signature: Signature)?) {
         (self.name, self.previous, self.next) = (name, previous, next)
     }
+
+    /// Lets go of what the new manifest lists, once it is written (`write`): publishing it needs its header alone, and
+    /// a first push of a million documents held a million heads' ids to its end (24 MB).
+    mutating func forgetListed() { next?.parents = [] }
 
     /// True when a hub that advertises `advertised` needs nothing of the new manifest: it lists only manifests the
     /// hub holds already (or later ones of the same replicas), and the hub has this replica's previous one.

@@ -152,7 +152,7 @@ final class SyncSession: @unchecked Sendable {
         let replica = try engine.replicaID()
         let usesIndex = try writesIndex()
         let journal = try repository.reference(ChangeJournal.reference)
-        guard let plan = try engine.manifestPlan() else {
+        guard var plan = try engine.manifestPlan() else {
             if usesIndex { try keepIndexCopy(listing: nil, holdingUpTo: journal) }
             return 0
         }
@@ -164,6 +164,7 @@ final class SyncSession: @unchecked Sendable {
         }
         let scratch = try Quarantine(of: repository, outgoing: true)
         let written = try plan.write(in: scratch.repository, readingHeadsFrom: repository)
+        plan.forgetListed()
         let manifest = written.manifest
         try scratch.repository.updateReference(plan.name, to: manifest, expecting: nil, message: "truce: manifest to push")
         var updates: [(name: String, target: ObjectID?)] = hub.legacyReferences.map { ($0, nil) }

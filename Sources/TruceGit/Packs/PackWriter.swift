@@ -90,7 +90,7 @@ package struct PackWriter {
                 }
                 func addDeflated(type: git_object_t, size: Int, _ body: UnsafeRawBufferPointer) throws(GitError) {
                     let header = Self.entryHeader(type: type, size: size)
-                    written.append(PackIndex.Entry(id: id, offset: pack.written, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header))))
+                    written.append(PackIndex.Entry(id: id, crc: PackIndex.crc32(body, continuing: PackIndex.crc32(header)), offset: pack.written))
                     try pack.append(header)
                     try pack.append(body)
                 }
@@ -252,9 +252,11 @@ private struct PackFileWriter {
 extension PackIndex {
     struct Entry {
         let id: ObjectID
-        let offset: UInt64
-        /// The CRC-32 of the entry's bytes in the pack, header included.
+        /// The CRC-32 of the entry's bytes in the pack, header included. Declared after the id, it sits in the four
+        /// bytes the id leaves before the next eight-byte boundary: 32 bytes an entry, not 40 (a push's batch lists
+        /// half a million).
         let crc: UInt32
+        let offset: UInt64
     }
 
     /// The index's bytes: magic and version, the fan-out table, the sorted ids, their CRCs and offsets (those past

@@ -13,6 +13,27 @@ import Testing
     static func blob(_ text: String) -> RawObject { RawObject(type: 3, bytes: Array(text.utf8)) }
 
     /// git run in `fixture` with `input` on its standard input; its output, which must be a success.
+    /// `packs` packs written into `repository`, each of `blobsEach` small blobs of its own; their ids, a list per pack.
+    static func packsOfBlobs(_ packs: Int, blobsEach: Int, in repository: Repository) throws -> [[ObjectID]] {
+        try (0..<packs).map { pack in
+            var known: [ObjectID: RawObject] = [:]
+            let ids = (0..<blobsEach).map { number in
+                let bytes = Array("pack \(pack) blob \(number)\n".utf8)
+                let id = ObjectID.blobHash(of: bytes)
+                known[id] = RawObject(type: RawObject.blobType, bytes: bytes)
+                return id
+            }
+            try PackWriter(repository: repository).write(ids, known: known)
+            return ids
+        }
+    }
+
+    /// `ids` in an order no pack holds them in, the same for the same `seed`.
+    static func shuffled(_ ids: [ObjectID], seed: UInt64) -> [ObjectID] {
+        var random = SeededRandom(seed: seed)
+        return ids.map { (id: $0, order: random.next()) }.sorted { $0.order < $1.order }.map(\.id)
+    }
+
     static func git(_ fixture: Fixture, _ arguments: [String], input: String) throws -> String {
         let result = try TestSupport.git(["-C", fixture.path] + arguments, input: .text(input))
         try #require(result.status == 0, "git \(arguments.joined(separator: " ")) failed: \(result.errorOutput)")
@@ -205,19 +226,8 @@ import Testing
     @Test func withManyPacksALookupSearchesOnlyThePacksThatListTheID() throws {
         let fixture = try Fixture()
         let repository = try Repository.openBare(at: fixture.path)
-        var blobs: [[ObjectID]] = []
-        for pack in 0..<PackOwners.fewestPacks + 2 {
-            // Enough ids that a pack not holding one is searched a probe or two past its fan-out table.
-            var known: [ObjectID: RawObject] = [:]
-            let ids = (0..<2_000).map { number in
-                let bytes = Array("pack \(pack) blob \(number)\n".utf8)
-                let id = ObjectID.blobHash(of: bytes)
-                known[id] = RawObject(type: RawObject.blobType, bytes: bytes)
-                return id
-            }
-            try PackWriter(repository: repository).write(ids, known: known)
-            blobs.append(ids)
-        }
+        // Enough ids that a pack not holding one is searched a probe or two past its fan-out table.
+        let blobs = try Self.packsOfBlobs(PackOwners.fewestPacks + 2, blobsEach: 2_000, in: repository)
         // One object in two packs: either copy serves.
         let shared = blobs[0][0]
         try PackWriter(repository: repository).write([shared, try repository.writeBlob(.text("beside the shared one\n"))])
@@ -225,8 +235,7 @@ import Testing
             let entries = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: hashed ? .hash : .indexCRC)
             try withExtendedLifetime(entries) {
                 // In no pack's order, so that the pack of the last object found is seldom the next one's.
-                var random = SeededRandom(seed: 11)
-                for id in Array(blobs.joined()).map({ (id: $0, order: random.next()) }).sorted(by: { $0.order < $1.order }).map(\.id) {
+                for id in Self.shuffled(Array(blobs.joined()), seed: 11) {
                     let entry = try #require(entries.entry(of: id), "\(id) unfound")
                     #expect(entry.type == GIT_OBJECT_BLOB)
                     #expect(entries.place(of: id) != nil)
@@ -244,20 +253,7 @@ import Testing
     @Test func manyIdsPlacedAtOnceArePlacedAsEachAlone() throws {
         let fixture = try Fixture()
         let repository = try Repository.openBare(at: fixture.path)
-        var ids: [ObjectID] = []
-        for pack in 0..<PackOwners.fewestPacks + 1 {
-            var known: [ObjectID: RawObject] = [:]
-            let written = (0..<1_000).map { number in
-                let bytes = Array("pack \(pack) blob \(number)\n".utf8)
-                let id = ObjectID.blobHash(of: bytes)
-                known[id] = RawObject(type: RawObject.blobType, bytes: bytes)
-                return id
-            }
-            try PackWriter(repository: repository).write(written, known: known)
-            ids += written
-        }
-        var random = SeededRandom(seed: 5)
-        ids = ids.map { (id: $0, order: random.next()) }.sorted { $0.order < $1.order }.map(\.id)
+        var ids = Self.shuffled(Array(try Self.packsOfBlobs(PackOwners.fewestPacks + 1, blobsEach: 1_000, in: repository).joined()), seed: 5)
         ids += [ids[17], ObjectID(hex: String(repeating: "5a", count: 20))!]
         try #require(ids.count > IndexSweep.lookupsBetweenReleases)
         func description(_ place: PackEntries.Place?) -> String {

@@ -265,8 +265,10 @@ package final class PackEntries {
 
     /// Where `id`'s entry is, as the indexes say (the packs themselves are not read), nil when no index lists it; an
     /// entry `read` proved and remembered is taken as proved, and forgotten.
-    func place(of id: ObjectID) -> Place? {
-        guard let place = locate(id) else { return nil }
+    func place(of id: ObjectID) -> Place? { locate(id).map(takingRememberedProof) }
+
+    /// `place` with the proof `read` remembered for its entry, if any, taken (and forgotten).
+    private func takingRememberedProof(_ place: Place) -> Place {
         guard case .toProve(let index) = place.proof, let length = takeRememberedLength(inPack: place.pack, indexPosition: index) else {
             return place
         }
@@ -312,14 +314,7 @@ package final class PackEntries {
     }
 
     /// `place(of:)` of each of `ids`, in their order.
-    func places(of ids: [ObjectID]) -> [Place?] {
-        locateInIDOrder(ids[...]).map { place in
-            guard let place, case .toProve(let index) = place.proof,
-                let length = takeRememberedLength(inPack: place.pack, indexPosition: index)
-            else { return place }
-            return Place(pack: place.pack, offset: place.offset, proof: .proven(streamLength: length))
-        }
-    }
+    func places(of ids: [ObjectID]) -> [Place?] { locateInIDOrder(ids[...]).map { $0.map(takingRememberedProof) } }
 
     /// `locate` of each of `ids`, in their order, looked up a pack at a time in the order of the ids (`IndexSweep`); a
     /// few are looked up as given.

@@ -96,11 +96,17 @@ extension Repository {
     /// store first: a first push of a million documents, for its manifest's one tree, mapped 59 MB of the store's
     /// pack indexes a second time (a lookup maps the whole large page-cache folio it lands in).
     package func writeEmptyTree() throws(GitError) -> ObjectID {
-        guard let memoryObjects else { return try writeTree([]) }
-        let written = try [UInt8]().withUnsafeBytes { buffer in
-            Result { () throws(GitError) in try MemoryRepository.write(GIT_OBJECT_TREE, buffer, into: memoryObjects) }
+        if let written = try writeToMemory(GIT_OBJECT_TREE, []) { return written }
+        return try writeTree([])
+    }
+
+    /// Writes `bytes` as an object of `type` to an outgoing quarantine's in-memory store (`memoryObjects`), without
+    /// libgit2 looking for it in the store's packs first; nil when this repository has none.
+    private func writeToMemory(_ type: git_object_t, _ bytes: [UInt8]) throws(GitError) -> ObjectID? {
+        guard let memoryObjects else { return nil }
+        return try bytes.withUnsafeBytes { buffer in
+            Result { () throws(GitError) in try MemoryRepository.write(type, buffer, into: memoryObjects) }
         }.get()
-        return written
     }
 
     /// The id of the blob or tree at `path` inside `tree`, nil when the path is absent.
@@ -140,11 +146,7 @@ extension Repository {
         tree: ObjectID, knownParents parents: [ObjectID], author: Signature, committer: Signature, message: String
     ) throws(GitError) -> ObjectID {
         let bytes = try ObjectBytes.commit(tree: tree, parents: parents, author: author, committer: committer, message: message)
-        if let memoryObjects {
-            return try bytes.withUnsafeBytes { buffer in
-                Result { () throws(GitError) in try MemoryRepository.write(GIT_OBJECT_COMMIT, buffer, into: memoryObjects) }
-            }.get()
-        }
+        if let written = try writeToMemory(GIT_OBJECT_COMMIT, bytes) { return written }
         var oid = git_oid()
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, handle), "open object database")

@@ -56,21 +56,21 @@ final class HeldObjects {
 
     /// Whether the repository lacks each of `ids`, in their order (as `removeHeld` tells).
     func lacks(each ids: [ObjectID]) -> [Bool] {
-        var isHeld = [Bool](repeating: false, count: ids.count)
+        var lacks = [Bool](repeating: true, count: ids.count)
         var maybeWritten: [Int] = []
         for (position, id) in ids.enumerated() {
             var oid = id.raw
             if loose.contains(id) || git_odb_exists_ext(packsBefore, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1 {
-                isHeld[position] = true
+                lacks[position] = false
             } else if written.mayContain(id) {
                 maybeWritten.append(position)
             }
         }
         IndexSweep.lookUp(maybeWritten, of: ids, releasing: releaseIndexPages) { position in
             instrumentation.countLookInWrittenPacks()
-            isHeld[position] = writtenPacks.contains { $0.offset(of: ids[position]) != nil }
+            lacks[position] = !writtenPacks.contains { $0.offset(of: ids[position]) != nil }
         }
-        return isHeld.map { !$0 }
+        return lacks
     }
 
     private func releaseIndexPages() { for pack in writtenPacks where pack.wasRead { pack.releaseIndexPages() } }

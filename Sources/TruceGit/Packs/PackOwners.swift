@@ -33,7 +33,7 @@ struct PackOwners {
     func firstOwners(ofAscending ids: some Sequence<ObjectID>) -> [Int] {
         var position = 0
         return ids.map { id in
-            let key = UInt32(truncatingIfNeeded: id.leadingWords.0 >> 32)
+            let key = Self.key(of: id)
             // Galloping forward from the last place, then halving back within the last step.
             var step = 1, low = position
             while position < keys.count, keys[position] < key {
@@ -51,10 +51,12 @@ struct PackOwners {
         }
     }
 
+    /// The table's key of `id`: its leading 32 bits.
+    private static func key(of id: ObjectID) -> UInt32 { UInt32(truncatingIfNeeded: id.leadingWords.0 >> 32) }
+
     /// Calls `body` with each pack that may list `id` (whose table has its leading 32 bits), until `body` returns true.
     func forEachOwner(of id: ObjectID, _ body: (Int) -> Bool) {
-        var oid = id.raw
-        let key = withUnsafeBytes(of: &oid.id) { UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self)) }
+        let key = Self.key(of: id)
         // The first place whose key is not below `key`: the keys are hashes, spread evenly, so a few guesses from
         // their values get close before halving takes over.
         var low = 0, high = keys.count

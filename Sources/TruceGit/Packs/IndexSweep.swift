@@ -18,30 +18,48 @@ enum IndexSweep {
         _ positions: some Sequence<IDs.Index>, of ids: IDs, groupedBy group: (IDs.Index) -> Int = { _ in 0 },
         releasing release: () -> Void, _ lookUp: (IDs.Index) -> Void
     ) {
-        // Sorted by one word each: the group (from -1) in the top ten bits, the id's leading 54 bits below. Two ids that
-        // share those are looked up in either order. Compared as whole ids, through their collection, the sorts were a
-        // tenth of a first push of 100,000 documents.
-        var ordered = positions.map { position in
+        Self.lookUp(ascending: ascending(positions, of: ids), groupedBy: group, releasing: release, lookUp)
+    }
+
+    /// `lookUp(_:of:groupedBy:releasing:_:)` of positions already in ascending order of their ids: grouped as they
+    /// are, by counting, without a second sort (a caller that walked the packs' owners table in that order has them).
+    static func lookUp<Position>(
+        ascending positions: [Position], groupedBy group: (Position) -> Int, releasing release: () -> Void, _ lookUp: (Position) -> Void
+    ) {
+        // Groups from -1 (none), counted from 0: each group's positions keep their order.
+        let groups = positions.map { position in
             let place = group(position) + 1
-            precondition(place >= 0 && place < 1 << 10, "a sweep's groups are packs: at most 256")
-            return (key: UInt64(place) << 54 | ids[position].leadingWords.0 >> 10, position: position)
+            precondition(place >= 0 && place <= 1 << 10, "a sweep's groups are packs")
+            return place
         }
-        ordered.sort { $0.key < $1.key }
-        var sinceRelease = 0
-        for (step, entry) in ordered.enumerated() {
-            if step == 0 || sinceRelease == lookupsBetweenReleases || entry.key >> 54 != ordered[step - 1].key >> 54 {
+        var starts = [Int](repeating: 0, count: (groups.max() ?? 0) + 2)
+        for place in groups { starts[place + 1] += 1 }
+        for place in starts.indices.dropFirst() { starts[place] += starts[place - 1] }
+        var ordered = positions
+        for (position, place) in zip(positions, groups) {
+            ordered[starts[place]] = position
+            starts[place] += 1
+        }
+        // `starts[place]` is now where the group after `place` begins.
+        var sinceRelease = 0, place = 0
+        for (step, position) in ordered.enumerated() {
+            let changed = step == 0 || step == starts[place]
+            while step >= starts[place] { place += 1 }
+            if changed || sinceRelease == lookupsBetweenReleases {
                 release()
                 sinceRelease = 0
             }
-            lookUp(entry.position)
+            lookUp(position)
             sinceRelease += 1
         }
         release()
     }
 
-    /// The indices of `ids` in ascending order of their leading 64 bits (ids that share them, in either order).
-    static func ascending<IDs: RandomAccessCollection<ObjectID>>(_ ids: IDs) -> [IDs.Index] {
-        var keyed = ids.indices.map { (key: ids[$0].leadingWords.0, position: $0) }
+    /// `positions` (indices of `ids`) in ascending order of their ids' leading 64 bits (ids that share them, in either
+    /// order). Sorted by one word each: compared as whole ids, through their collection, the sorts were a tenth of a
+    /// first push of 100,000 documents.
+    static func ascending<IDs: RandomAccessCollection<ObjectID>>(_ positions: some Sequence<IDs.Index>, of ids: IDs) -> [IDs.Index] {
+        var keyed = positions.map { (key: ids[$0].leadingWords.0, position: $0) }
         keyed.sort { $0.key < $1.key }
         return keyed.map(\.position)
     }

@@ -326,13 +326,13 @@ package final class PackEntries {
             return places
         }
         // The pack that lists each, found in one pass over the table in the order of the ids.
-        let ascending = IndexSweep.ascending(ids)
+        let ascending = IndexSweep.ascending(ids.indices, of: ids)
         var owner = [Int](repeating: -1, count: ids.count)
         for (position, found) in zip(ascending, owners.firstOwners(ofAscending: ascending.lazy.map { ids[$0] })) {
             owner[position - ids.startIndex] = found
         }
         func group(_ position: Int) -> Int { owner[position - ids.startIndex] }
-        IndexSweep.lookUp(ascending, of: ids, groupedBy: group, releasing: releaseIndexPages) { position in
+        IndexSweep.lookUp(ascending: ascending, groupedBy: group, releasing: releaseIndexPages) { position in
             let pack = owner[position - ids.startIndex]
             // Another pack may list an id whose leading 32 bits the first one's share: `locate` asks each.
             places[position - ids.startIndex] =

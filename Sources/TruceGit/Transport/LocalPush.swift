@@ -11,10 +11,11 @@ import Foundation
 /// there. Here each object is copied as the store's packs deflated it
 /// (`PackEntries` proves it), or deflated once.
 extension Repository {
-    /// What a local push changed: the commits it sent (each once, in the order the walk found them), and the objects
-    /// written and the bytes of the packs that hold them.
+    /// What a local push changed: how many commits it sent, and the objects written and the bytes of the packs that hold
+    /// them.
     package struct LocalPushResult: Equatable {
-        package var commits: [ObjectID] = []
+        /// Counted, not listed: a first push of a million documents held their ids (24 MB) for nothing else.
+        package var commits = 0
         /// How many of `commits` the push's `counting` accepted.
         package var counted = 0
         package var objects = 0
@@ -68,15 +69,12 @@ extension Repository {
         // memory. Each commit and tree is read from this store's packs, which remember where for its copy: libgit2's
         // reads found each once and the copy once more.
         let walk = PushWalk(repository: self, held: held, entries: entries, orderedAtOnce: commitsPerPack)
-        let (commits, counted) = try walk.commits(reachableFrom: tips, counting: isCounted)
-        result.counted = counted
-        for start in stride(from: 0, to: commits.count, by: max(commitsPerPack, 1)) {
+        let directory = packDirectory ?? destination.gitDirectory + "objects/pack/"
+        let walked = try walk.sendCommits(reachableFrom: tips, perBatch: commitsPerPack, counting: isCounted) {
+            batch throws(GitError) in
             if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
-            let batch = commits[start..<min(start + max(commitsPerPack, 1), commits.count)]
             let objects = try walk.objectsLacking(broughtBy: batch)
-            guard !objects.isEmpty else { continue }
             let before = result
-            let directory = packDirectory ?? destination.gitDirectory + "objects/pack/"
             let pack = try PackWriter(repository: self, into: directory).write(
                 objects, copyingFrom: entries, distinct: true, cancellation: cancellation,
                 progress: { done, _, bytes in
@@ -88,8 +86,7 @@ extension Repository {
             // repository's sight (`packDirectory`) is not looked in.
             walk.batchWritten(objects, inPack: packDirectory == nil ? pack.map { directory + $0 } : nil)
         }
-        // Listed once the batches are written: beside them, a million commits' ids were 24 MB more.
-        result.commits = commits.map(\.commit)
+        (result.commits, result.counted) = walked
         if cancellation?.isCancelled == true { throw Self.cancelledPush(path) }
         var deletions: [(name: String, target: ObjectID)] = []
         for reference in references {

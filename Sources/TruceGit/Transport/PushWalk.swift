@@ -19,6 +19,10 @@ final class PushWalk {
     private let reads: DividedPackReads
     private var entries: PackEntries { reads.entries }
 
+    /// The commits found and not yet in a pack the other repository holds: those of the batch being filled, and those of
+    /// every batch written out of its sight.
+    private var unsent = Set<ObjectID>()
+
     /// A walk reading through `entries`, whose generations are placed and read `orderedAtOnce` ids at a time (a push's
     /// batch).
     init(repository: Repository, held: HeldObjects, entries: PackEntries, orderedAtOnce: Int) {
@@ -26,48 +30,71 @@ final class PushWalk {
         reads = DividedPackReads(entries, instrumentation: repository.instrumentation, orderedAtOnce: orderedAtOnce)
     }
 
-    /// The commits `tips` reach that the other repository lacks, with their trees, each once, and how many of them
-    /// `isCounted` accepted by their message (heard on either thread).
-    func commits(
-        reachableFrom tips: [ObjectID], counting isCounted: @Sendable (_ message: UnsafeRawBufferPointer) -> Bool
-    ) throws(GitError) -> (commits: [Commit], counted: Int) {
+    /// Walks the commits `tips` reach that the other repository lacks, each once, and hands them to `send` in the order
+    /// found, `perBatch` at a time (the last batch fewer); returns how many were sent, and how many `isCounted` accepted
+    /// by their message (heard on either thread).
+    ///
+    /// `send` writes its batch before the walk goes on (`batchWritten`): a first push's first generation, every
+    /// document's head, goes out a batch at a time, where listing all of it first held a million commits with their
+    /// trees (49 MB) and a set of each (50 MB) beside the batches. A commit is found once because the other repository
+    /// holds, or this walk's unsent batch lists, each one found before: what `batchWritten` was told went elsewhere is
+    /// remembered here instead.
+    func sendCommits(
+        reachableFrom tips: [ObjectID], perBatch: Int, counting isCounted: @Sendable (_ message: UnsafeRawBufferPointer) -> Bool,
+        send: (_ batch: ArraySlice<Commit>) throws(GitError) -> Void
+    ) throws(GitError) -> (sent: Int, counted: Int) {
         struct Found {
             var commits: [Commit] = []
             var counted = 0
             var parents: [ObjectID] = []
         }
+        let perBatch = max(perBatch, 1)
         var found = Found()
-        var seen = Set<ObjectID>()
+        var sent = 0
         var generation = tips
         while !generation.isEmpty {
-            // Grown once for a large generation, to what it brings (doubling as it went held twice a million commits'
-            // worth), and at least twice over otherwise: a long line of history is a generation of one at a time.
-            seen.reserveCapacity(seen.count + generation.count)
-            var lacking = generation.filter { seen.insert($0).inserted }
-            held.removeHeld(from: &lacking)
-            let needed = found.commits.count + lacking.count
-            if needed > found.commits.capacity { found.commits.reserveCapacity(max(needed, 2 * found.commits.capacity)) }
-            let unread = reads.read(lacking, ofType: GIT_OBJECT_COMMIT, remembering: true, into: Found()) { found, position, raw in
-                guard let parts = Repository.commitParts(raw) else { return false }
-                found.commits.append((lacking[position], parts.tree))
-                if raw.withUnsafeBytes({ isCounted(UnsafeRawBufferPointer(rebasing: $0[parts.message...])) }) { found.counted += 1 }
-                found.parents += parts.parents
-                return true
-            } eachPart: { half in
-                found.commits += half.commits
-                found.counted += half.counted
-                found.parents += half.parents
-            }
-            for id in unread.map({ lacking[$0] }) {
-                found.parents += try repository.readCommitParts(of: id, from: entries) { tree, message in
-                    found.commits.append((id, tree))
-                    if isCounted(message) { found.counted += 1 }
+            // A batch's worth at a time: the batch fills to `perBatch` exactly, as if the whole walk were listed first.
+            var start = 0
+            while start < generation.count {
+                let end = min(start + perBatch - found.commits.count, generation.count)
+                var lacking = generation[start..<end].filter { unsent.insert($0).inserted }
+                start = end
+                held.removeHeld(from: &lacking)
+                // Grown once for a large generation, and at least twice over otherwise: a long line of history is a
+                // generation of one at a time.
+                let needed = found.commits.count + lacking.count
+                if needed > found.commits.capacity { found.commits.reserveCapacity(max(needed, 2 * found.commits.capacity)) }
+                let unread = reads.read(lacking, ofType: GIT_OBJECT_COMMIT, remembering: true, into: Found()) { found, position, raw in
+                    guard let parts = Repository.commitParts(raw) else { return false }
+                    found.commits.append((lacking[position], parts.tree))
+                    if raw.withUnsafeBytes({ isCounted(UnsafeRawBufferPointer(rebasing: $0[parts.message...])) }) { found.counted += 1 }
+                    found.parents += parts.parents
+                    return true
+                } eachPart: { half in
+                    found.commits += half.commits
+                    found.counted += half.counted
+                    found.parents += half.parents
+                }
+                for id in unread.map({ lacking[$0] }) {
+                    found.parents += try repository.readCommitParts(of: id, from: entries) { tree, message in
+                        found.commits.append((id, tree))
+                        if isCounted(message) { found.counted += 1 }
+                    }
+                }
+                if found.commits.count == perBatch {
+                    try send(found.commits[...])
+                    sent += found.commits.count
+                    found.commits.removeAll(keepingCapacity: true)
                 }
             }
-            generation = found.parents.filter { !seen.contains($0) }
+            generation = found.parents
             found.parents = []
         }
-        return (found.commits, found.counted)
+        if !found.commits.isEmpty {
+            try send(found.commits[...])
+            sent += found.commits.count
+        }
+        return (sent, found.counted)
     }
 
     /// `commits` (which the other repository lacks), then each tree and blob their trees hold that it lacks, each once; a
@@ -104,7 +131,11 @@ final class PushWalk {
     /// After a batch's pack went into the other repository, at `path` (without its extension), holding `objects`: the
     /// look at it takes note, and both readers let go the pages they mapped. Nil when the pack went elsewhere.
     func batchWritten(_ objects: [ObjectID], inPack path: String?) {
-        if let path { held.wrote(objects, inPack: path) }
+        if let path {
+            held.wrote(objects, inPack: path)
+            // The repository holds them now: `held` finds them there.
+            unsent.removeAll(keepingCapacity: true)
+        }
         reads.releaseResidentPages()
     }
 }

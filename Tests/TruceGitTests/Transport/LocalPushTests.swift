@@ -60,7 +60,7 @@ import Testing
             setting: [("refs/heads/main", history.second), ("refs/heads/old", nil), ("refs/heads/loose", nil), ("refs/heads/absent", nil)],
             copyingFrom: history.source.path + "/objects", progress: { heard.append($0) })
         // The first commit is there already: the walk stops at it.
-        #expect(second.commits == [history.second] && second.objects == 3)
+        #expect(second.commits == 1 && second.objects == 3)
         #expect(heard.last == TransferCounts(objects: 3, bytes: second.bytes))
         let packs = try Self.packedIDs(hub)
         #expect(packs.count == 2 && packs.contains(history.secondBrings), "\(packs)")
@@ -112,7 +112,7 @@ import Testing
         let packs = try Self.packedIDs(hub)
         // The second commit's five objects (itself, its tree, its a.txt, dir and b.txt), then the first's three.
         #expect(packs.map(\.count).sorted() == [3, 5] && Set(packs.joined()).count == 8, "\(packs)")
-        #expect(result.commits == [history.second, history.first] && result.objects == 8)
+        #expect(result.commits == 2 && result.objects == 8)
         #expect(try hub.fsckFindings().isEmpty)
         #expect(try hub.git("rev-list", "--objects", "refs/heads/main").output.split(separator: "\n").count == 8)
     }
@@ -256,14 +256,23 @@ import Testing
         #expect(one.secondThreadReads == 0)
         let reachable = try source.git("rev-list", "--objects", tips[0].hex).output.split(separator: "\n").map { $0.prefix(40) }
         #expect(one.result.objects == reachable.count && one.result.counted == 80 + 20 + 8)
+        #expect(try one.result.commits == Int(source.git("rev-list", "--count", tips[0].hex).output.dropLast()))
         // Divided; and divided with generations read 16 at a time (a push's batch), in several packs.
         for two in [try push(dividing: true), try push(dividing: true, commitsPerPack: 16)] {
             if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(two.secondThreadReads > 0) }
             #expect(try source.packs().count == 1 && two.result.objects == one.result.objects && two.result.counted == one.result.counted)
-            #expect(Set(two.result.commits) == Set(one.result.commits) && two.result.commits.count == Set(two.result.commits).count)
+            #expect(two.result.commits == one.result.commits)
             #expect(try Set(Self.packedIDs(two.hub).flatMap { $0 }) == Set(Self.packedIDs(one.hub).flatMap { $0 }))
             #expect(try two.hub.fsckFindings().isEmpty)
         }
+        // Batches written out of the repository's sight (an encrypted hub's cache): the walk remembers what they held,
+        // and a commit that a later generation reaches again is not sent again.
+        let aside = TemporaryDirectory("truce-push-aside")
+        let hub = try Fixture()
+        let outOfSight = try Repository.openBare(at: source.path).pushLocally(
+            reachableFrom: tips, to: hub.path, setting: [], copyingFrom: source.path + "/objects", packDirectory: aside.path + "/", commitsPerPack: 16
+        )
+        #expect(try outOfSight.commits == one.result.commits && outOfSight.packs.count > 1 && hub.packs().isEmpty)
     }
 
     /// Objects the repository holds as loose files (as git's receive-pack leaves a small push) are not sent again.
@@ -286,7 +295,7 @@ import Testing
         let second = try history.repository.pushLocally(
             reachableFrom: [history.second], to: hub.path, setting: [("refs/heads/main", history.second)],
             copyingFrom: history.source.path + "/objects")
-        #expect(second.commits == [history.second] && second.objects == 3, "\(second)")
+        #expect(second.commits == 1 && second.objects == 3, "\(second)")
         #expect(try Self.packedIDs(hub) == [history.secondBrings])
         #expect(try hub.git("rev-list", "--objects", "refs/heads/main").output.split(separator: "\n").count == 8)
         #expect(try hub.fsckFindings().isEmpty)

@@ -21,6 +21,13 @@ struct ObjectIDFilter {
         self.firstSegmentBits = firstSegmentBits
     }
 
+    /// An empty filter whose first segment holds `count` ids: one segment, for a count known up front.
+    init(holding count: Int) {
+        var bits = 64
+        while bits < count * Self.bitsPerID { bits <<= 1 }
+        self.init(firstSegmentBits: bits)
+    }
+
     mutating func insert(_ id: ObjectID) {
         if segments.isEmpty || addedToLast * Self.bitsPerID >= segments[segments.count - 1].bitCount {
             segments.append(Segment(bitCount: segments.last.map { 4 * $0.bitCount } ?? firstSegmentBits))

@@ -42,4 +42,21 @@ import Testing
         let wronglyHeld = others.count(where: filter.mayContain)
         #expect(wronglyHeld < others.count * 15 / 1000, "\(wronglyHeld) of \(others.count)")
     }
+
+    /// Sized for a count known up front (a pack a push wrote), a filter holds them all in one segment: about 1 % of
+    /// others seem held, where segments grown from the smallest answer for each of theirs.
+    @Test func aFilterSizedForItsIDsHoldsThemInOneSegment() {
+        let added = Self.ids(20_000, salt: 5)
+        var sized = ObjectIDFilter(holding: added.count)
+        var grown = ObjectIDFilter(firstSegmentBits: 1 << 10)
+        for id in added {
+            sized.insert(id)
+            grown.insert(id)
+        }
+        #expect(added.allSatisfy(sized.mayContain))
+        let others = Self.ids(50_000, salt: 6)
+        let wronglyHeld = others.count(where: sized.mayContain)
+        #expect(wronglyHeld < others.count * 15 / 1000, "\(wronglyHeld) of \(others.count)")
+        #expect(wronglyHeld < others.count(where: grown.mayContain))
+    }
 }

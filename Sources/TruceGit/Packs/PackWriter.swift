@@ -129,7 +129,9 @@ package struct PackWriter {
         let checksum = try pack.finish()
         progress?(objects.count, objects.count, Int(pack.written))
         let name = "pack-" + ObjectID(bytes: checksum[...]).hex
-        try pack.install(as: name, index: PackIndex.bytes(of: &written, packChecksum: checksum))
+        // Only the entries are needed now.
+        (objects, places) = ([], [])
+        try pack.install(as: name) { write throws(GitError) in try PackIndex.write(&written, packChecksum: checksum, to: write) }
         return name
     }
 
@@ -210,19 +212,22 @@ private struct PackFileWriter {
         return checksum
     }
 
-    /// Writes `index` and fsyncs it, then renames the pack into place and the index after it, and fsyncs the directory.
+    /// Writes the index, as `writeIndex` hands its bytes to the function it is given, and fsyncs it, then renames the
+    /// pack into place and the index after it, and fsyncs the directory.
     ///
     /// The index last, as git does: a pack is used only once its index is
     /// there, and by then both files are whole on disk. A crash between the
     /// renames leaves a pack without an index, which no reader opens.
-    mutating func install(as name: String, index: [UInt8]) throws(GitError) {
+    mutating func install(
+        as name: String, writingIndex writeIndex: (_ write: (UnsafeRawBufferPointer) throws(GitError) -> Void) throws(GitError) -> Void
+    ) throws(GitError) {
         let indexTemporary = temporary + ".idx"
         let indexDescriptor = open(indexTemporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
         guard indexDescriptor >= 0 else { throw DurableFiles.failure("create \(indexTemporary)") }
         defer { unlink(indexTemporary) }
         do {
             defer { close(indexDescriptor) }
-            try DurableFiles.writeAll(index, to: indexDescriptor, path: indexTemporary)
+            try writeIndex { bytes throws(GitError) in try DurableFiles.writeAll(bytes, to: indexDescriptor, path: indexTemporary) }
             guard fsync(indexDescriptor) == 0 else { throw DurableFiles.failure("fsync \(indexTemporary)") }
         }
         guard rename(temporary, directory + name + ".pack") == 0 else { throw DurableFiles.failure("rename \(temporary)") }
@@ -259,16 +264,29 @@ extension PackIndex {
         let offset: UInt64
     }
 
-    /// The index's bytes: magic and version, the fan-out table, the sorted ids, their CRCs and offsets (those past
-    /// 2 GiB in a table of 64-bit ones), the pack's checksum and the index's own.
+    /// Writes the index through `write`, a megabyte at a time: magic and version, the fan-out table, the sorted ids,
+    /// their CRCs and offsets (those past 2 GiB in a table of 64-bit ones), the pack's checksum and the index's own.
     ///
     /// Sorts `entries` in place, and writes each id straight from its bytes: at a million objects, a sorted copy and
-    /// an array per id were a fifth of a local push's memory.
-    static func bytes(of entries: inout [Entry], packChecksum: [UInt8]) -> [UInt8] {
+    /// an array per id were a fifth of a local push's memory, and the whole index made in memory before it was
+    /// written 15 MB of a push's batch.
+    static func write(
+        _ entries: inout [Entry], packChecksum: [UInt8], to write: (UnsafeRawBufferPointer) throws(GitError) -> Void
+    ) throws(GitError) {
         // Ids compare as their bytes do.
         entries.sort { $0.id < $1.id }
-        var bytes: [UInt8] = [0xFF, 0x74, 0x4F, 0x63] + bigEndian(UInt32(2))
-        bytes.reserveCapacity(8 + 256 * 4 + entries.count * (20 + 4 + 4) + 40)
+        var sha = SHA1()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(chunk + 64)
+        func emit(atLeast size: Int = chunk) throws(GitError) {
+            guard bytes.count >= size, !bytes.isEmpty else { return }
+            try bytes.withUnsafeBytes { bytes in
+                sha.update(bytes)
+                return Result { () throws(GitError) in try write(bytes) }
+            }.get()
+            bytes.removeAll(keepingCapacity: true)
+        }
+        bytes += [0xFF, 0x74, 0x4F, 0x63] + bigEndian(UInt32(2))
         var fanOut = [UInt32](repeating: 0, count: 256)
         for entry in entries { fanOut[Int(entry.id.raw.id.0)] += 1 }
         var total: UInt32 = 0
@@ -276,8 +294,14 @@ extension PackIndex {
             total += count
             append(total, to: &bytes)
         }
-        for entry in entries { withUnsafeBytes(of: entry.id.raw.id) { bytes.append(contentsOf: $0) } }
-        for entry in entries { append(entry.crc, to: &bytes) }
+        for entry in entries {
+            withUnsafeBytes(of: entry.id.raw.id) { bytes.append(contentsOf: $0) }
+            try emit()
+        }
+        for entry in entries {
+            append(entry.crc, to: &bytes)
+            try emit()
+        }
         var large: [UInt64] = []
         for entry in entries {
             if entry.offset < 1 << 31 {
@@ -286,17 +310,21 @@ extension PackIndex {
                 append(UInt32(1 << 31) | UInt32(large.count), to: &bytes)
                 large.append(entry.offset)
             }
+            try emit()
         }
         for offset in large {
             append(UInt32(offset >> 32), to: &bytes)
             append(UInt32(truncatingIfNeeded: offset), to: &bytes)
+            try emit()
         }
         bytes += packChecksum
-        var sha = SHA1()
-        sha.update(bytes)
-        bytes += sha.finalize()
-        return bytes
+        try emit(atLeast: 0)
+        let checksum = sha.finalize()
+        try checksum.withUnsafeBytes { checksum in Result { () throws(GitError) in try write(checksum) } }.get()
     }
+
+    /// The bytes an index is written by at a time.
+    private static let chunk = 1 << 20
 
     static func crc32(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { crc32($0, continuing: crc) }

@@ -198,4 +198,32 @@ import Testing
         #expect(try fixture.packs().count == 1)
         #expect(try fixture.git("cat-file", "blob", blob.hex).output == "packed without reading refs\n")
     }
+
+    /// An index longer than the megabyte it is written by at a time, with offsets past 2 GiB, is one git reads: `git
+    /// show-index` lists each id with its offset and CRC, and its last 20 bytes are the SHA-1 of those before.
+    @Test func anIndexWrittenAMegabyteAtATimeIsOneGitReads() throws {
+        var random = SeededRandom(seed: 48)
+        var entries = (0..<50_000).map { position in
+            PackIndex.Entry(
+                id: ObjectID(bytes: (0..<20).map { _ in UInt8(truncatingIfNeeded: random.next()) }[...]),
+                crc: UInt32(truncatingIfNeeded: random.next()),
+                // Every thousandth past 2 GiB, in the table of 64-bit offsets.
+                offset: position % 1000 == 7 ? (5 << 30) + UInt64(position) : 12 + 40 * UInt64(position))
+        }
+        let expected = entries.map { "\($0.offset) \($0.id.hex) (\(String(format: "%08x", $0.crc)))" }.sorted()
+        let checksum = [UInt8](repeating: 0xAB, count: 20)
+        var index: [UInt8] = []
+        var writes = 0
+        try PackIndex.write(&entries, packChecksum: checksum) { bytes in
+            index += bytes
+            writes += 1
+        }
+        #expect(index.count > 1 << 20 && writes > 2)
+        let listed = try TestSupport.git(["show-index"], input: Data(index))
+        try #require(listed.status == 0, "\(listed.errorOutput)")
+        #expect(listed.output.split(separator: "\n").map(String.init).sorted() == expected)
+        var sha = SHA1()
+        sha.update(Array(index.dropLast(20)))
+        #expect(Array(index.suffix(40)) == checksum + sha.finalize())
+    }
 }

@@ -44,6 +44,13 @@ package final class Repository {
         }
     }
 
+    /// Forgets the commit `id` if this handle keeps it: a caller done with it (a head whose check is over) leaves its
+    /// room to the commits still to be read.
+    package func forgetKeptCommit(_ id: ObjectID) {
+        guard let kept = keptCommits?.removeValue(forKey: id) else { return }
+        keptCommitBytes -= Self.keptCommitCost(of: kept.raw)
+    }
+
     /// Forgets every commit this handle keeps, and gives back what `takeKeptCommits` added to its limit.
     package func forgetKeptCommits() {
         guard keptCommits != nil else { return }

@@ -37,7 +37,7 @@ struct IncomingHeads {
     /// For each accepted head a manifest listed, that manifest (empty once anything was refused).
     var via: [ObjectID: ObjectID] = [:]
     /// Every version the checks read, by id: adoption takes them from here instead of reading each commit again.
-    var versions: [VersionID: Version] = [:]
+    var versions = CheckedVersions()
 }
 
 extension StoreEngine {
@@ -125,7 +125,7 @@ extension StoreEngine {
     /// have checked, from one of them, so the count only grows.
     private func headChecksOnTwoThreads(
         _ batch: Slice<IncomingCandidates>, of listing: inout IncomingListing, recording checked: inout CheckedObjects,
-        versions: inout [VersionID: Version], checking: ((Int, Int) -> Void)?
+        versions: inout CheckedVersions, checking: ((Int, Int) -> Void)?
     ) -> [Result<DocumentKey, ReplicaManifest.ManifestProblem>?]? {
         guard !listing.storeHadHeads, batch.count >= instrumentation.fewestDividedOnTwoThreads,
             ProcessInfo.processInfo.activeProcessorCount > 1
@@ -137,7 +137,7 @@ extension StoreEngine {
             let reader: Repository
             let offsets: ArraySlice<Int>
             var checked = CheckedObjects()
-            var versions: [VersionID: Version] = [:]
+            var versions = CheckedVersions()
             init(reader: Repository, offsets: ArraySlice<Int>) { (self.reader, self.offsets) = (reader, offsets) }
         }
         // In the order the other store's packs hold the heads (a version's objects lie together there): each thread
@@ -177,8 +177,11 @@ extension StoreEngine {
             }
         }
         for half in halves {
-            checked.insert(contentsOf: half.checked.inOrder)
-            versions.merge(half.versions) { first, _ in first }
+            checked.insert(contentsOf: half.checked)
+            // Taken from the half, so that the first half's become these without a copy.
+            let taken = half.versions
+            half.versions = CheckedVersions()
+            versions.merge(taken)
         }
         if let reads = listing.quarantine.repository.directPackReads, let secondReads = second.directPackReads {
             reads.takeRemembered(from: secondReads)
@@ -190,7 +193,7 @@ extension StoreEngine {
     /// `headCheck`, with a failure to read what the head brings (a missing or unreadable object) as its problem.
     private func headCheckOrError(
         _ candidate: IncomingCandidate, from incoming: Repository, localHeads: inout LocalHeads,
-        recording checked: inout CheckedObjects, versions: inout [VersionID: Version]
+        recording checked: inout CheckedObjects, versions: inout CheckedVersions
     )
         -> Result<DocumentKey, ReplicaManifest.ManifestProblem>
     {
@@ -210,11 +213,15 @@ extension StoreEngine {
     /// document's head references here.
     private func headCheck(
         _ candidate: IncomingCandidate, from incoming: Repository, localHeads: inout LocalHeads,
-        recording checked: inout CheckedObjects, versions: inout [VersionID: Version]
+        recording checked: inout CheckedObjects, versions: inout CheckedVersions
     )
         throws -> Result<DocumentKey, ReplicaManifest.ManifestProblem>
     {
         let id = candidate.id
+        // No check reads a head's commits again once it is over: kept, they filled the cache to its limit in every
+        // batch of a first sync (28 MB of its peak), where the listing's are the only ones read again.
+        var read = [id]
+        defer { for commit in read { incoming.forgetKeptCommit(commit) } }
         guard try incoming.rawCommitIfPresent(id) != nil else { return .failure(.init("it is not a commit")) }
         let commit = try incoming.readCommit(id)
         guard let message = VersionMessage(parsing: commit.message) else { return .failure(.init("it is not a Truce version")) }
@@ -231,6 +238,7 @@ extension StoreEngine {
         if try isComplete(id, below: hidden) { return .success(key) }
         // A first version's history is itself (most heads of a first sync): no walk to set up.
         let history = commit.parents.isEmpty ? [id] : try incoming.walk(from: [id], hiding: hidden)
+        read = history
         for commit in history {
             let parsed = commit == id ? message : nil
             if let problem = try IncomingCheck.problem(of: commit, key: key, parsed: parsed, in: incoming, recording: &checked, versions: &versions) {
@@ -267,7 +275,7 @@ enum IncomingCheck {
     /// `parsed` is the commit's message when the caller has parsed it already (a head's own commit).
     static func problem(
         of id: ObjectID, key: DocumentKey, parsed: VersionMessage? = nil, in repository: Repository, recording checked: inout CheckedObjects,
-        versions: inout [VersionID: Version]
+        versions: inout CheckedVersions
     ) throws -> String? {
         guard let raw = try repository.rawCommit(id) else { return "is not a commit" }
         if let problem = commitHeaderProblem(raw) { return "is a commit git fsck refuses: \(problem)" }
@@ -286,7 +294,7 @@ enum IncomingCheck {
                 }
             }
             checked.insert(contentsOf: objects + chain.trees + [chain.blob])
-            versions[commit.versionID] = StoreEngine.version(of: commit, message: message, key: key, isDeletion: false)
+            versions.record(StoreEngine.version(of: commit, message: message, key: key, isDeletion: false))
             return nil
         }
         // Not the canonical form: the slow reading below says what is wrong (or takes a deletion's empty tree).
@@ -311,7 +319,7 @@ enum IncomingCheck {
             return "has a tree that holds more than its document at its key (or not in git's canonical form)"
         }
         checked.insert(contentsOf: objects)
-        versions[commit.versionID] = StoreEngine.version(of: commit, message: message, key: key, isDeletion: entry == nil)
+        versions.record(StoreEngine.version(of: commit, message: message, key: key, isDeletion: entry == nil))
         return nil
     }
 

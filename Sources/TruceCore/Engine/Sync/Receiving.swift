@@ -117,7 +117,7 @@ extension StoreEngine {
             // Every commit of this document the other store has and this one lacks, parents first: for a single new
             // version (most of an initial sync) the checks already read that it is the whole history.
             let arriving: [ObjectID]
-            if localHeads.isEmpty, new.count == 1, incoming.versions[VersionID(new[0])]?.parents.isEmpty == true {
+            if localHeads.isEmpty, new.count == 1, incoming.versions[VersionID(new[0])]?.isFirstVersion == true {
                 arriving = new
             } else {
                 arriving = try repository.walk(from: new, hiding: localHeads, oldestFirst: true)
@@ -126,7 +126,7 @@ extension StoreEngine {
             let changes: [Change]
             do {
                 changes = try arriving.map(VersionID.init).map { id in
-                    if let checked = incoming.versions[id], checked.key.hasBytes(of: key.rawValue) { return Change(recording: checked) }
+                    if let checked = incoming.versions[id]?.change, checked.key.hasBytes(of: key.rawValue) { return checked }
                     return try Change(recording: readVersion(id, of: key))
                 }
             } catch TruceError.versionOfAnotherDocument(let id, _, let actual) {

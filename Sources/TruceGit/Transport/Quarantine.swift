@@ -184,7 +184,8 @@ package final class Quarantine {
             if let few = Self.fewObjects(in: storePacksBefore) {
                 // A store with a few objects (a new store's one commit of its branch, before its first sync): their ids in
                 // a set cost less than a lookup in the packs for each object the sync brings.
-                if !few.isEmpty { missing.removeAll { few.contains($0) } }
+                // Looked for first: removing none would still copy the list, which `checked` shares.
+                if !few.isEmpty, missing.contains(where: few.contains) { missing.removeAll { few.contains($0) } }
             } else {
                 try withPacks(storePacksBefore) { packs in
                     missing.removeAll { id in

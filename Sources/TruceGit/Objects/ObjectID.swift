@@ -20,6 +20,12 @@ package struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible
         self = withUnsafeBytes(of: &oid.id) { ObjectID(twentyBytes: $0) }
     }
 
+    /// Appends the 20 raw bytes to `bytes`, without an array of their own (a list of a million ids held as bytes).
+    package func append(to bytes: inout [UInt8]) {
+        var oid = raw
+        withUnsafeBytes(of: &oid.id) { bytes.append(contentsOf: $0) }
+    }
+
     /// The id whose 20 raw bytes are `raw` (as a pack index lists them).
     package init(bytes raw: ArraySlice<UInt8>) {
         precondition(raw.count == 20, "an object id is 20 bytes")

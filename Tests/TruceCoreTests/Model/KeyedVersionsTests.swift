@@ -39,4 +39,30 @@ import Testing
         #expect(decoded.versions == versions)
         #expect((decoded.documents, decoded.newVersions, decoded.unchanged) == (report.documents, report.newVersions, report.unchanged))
     }
+
+    /// Hundreds of keys of every length up to the longest a key may be, each given back with its version: a key's place
+    /// is summed from the start noted every 64 keys, and an id kept as its 20 bytes.
+    @Test func everyKeyAndVersionComesBackPastManyStarts() throws {
+        var list = KeyedVersions()
+        var appended: [(key: DocumentKey, version: VersionID)] = []
+        for index in 0..<300 {
+            // Its bytes: the index, then letters of one byte or of two, up to `length` (the last, the longest allowed).
+            let prefix = "\(index)/"
+            let length = index == 299 ? DocumentKey.maximumLength : prefix.utf8.count + 1 + (index * 37) % 200
+            let rest = length - prefix.utf8.count
+            let body = index % 2 == 0 ? String(repeating: "k", count: rest) : String(repeating: "é", count: rest / 2) + (rest % 2 == 1 ? "x" : "")
+            let key = try DocumentKey(prefix + body)
+            #expect(key.rawValue.utf8.count == length)
+            let version = VersionID(hex: String(repeating: String(format: "%02x", index % 256), count: 20))!
+            list.append(key, version)
+            appended.append((key, version))
+        }
+        // The same key twice counts once.
+        list.append(appended[5].key, appended[6].version)
+        #expect(list.count == 301 && list.distinctKeyCount == 300)
+        for (position, entry) in appended.enumerated() {
+            #expect(Array(list.key(at: position).rawValue.utf8) == Array(entry.key.rawValue.utf8) && list.version(at: position) == entry.version)
+        }
+        #expect(list.key(at: 300) == appended[5].key && list.version(at: 300) == appended[6].version)
+    }
 }

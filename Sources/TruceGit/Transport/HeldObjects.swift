@@ -7,7 +7,7 @@ internal import CLibgit2
 /// first push's objects are lacking: a tenth of a first push's time went there (`LocalPushTests`). A loose object
 /// written there after the listing is only sent once more.
 ///
-/// The packs the push wrote are asked only for an object that the filter of what it wrote may hold, and read in place
+/// Each pack the push wrote is asked only for an object that a filter of what it holds may hold, and read in place
 /// (`MappedPack`): a later batch's objects are nearly all missing from them, and a first push of a million documents
 /// spent a fifth of its time in libgit2 finding that out.
 final class HeldObjects {

@@ -10,10 +10,7 @@ struct CheckedVersions {
 
     /// Records `version`, unless one of its id was recorded already (the same commit, so the same version).
     mutating func record(_ version: Version) {
-        guard positions[version.id] == nil else { return }
-        positions[version.id] = Int32(changes.count)
-        changes.append(Change(recording: version))
-        isFirstVersion.append(version.parents.isEmpty)
+        add(version.id, Change(recording: version), isFirstVersion: version.parents.isEmpty)
     }
 
     /// The change that version `id` makes, and whether it has no parent; nil when it was not recorded.
@@ -27,10 +24,15 @@ struct CheckedVersions {
             self = other
             return
         }
-        for (id, position) in other.positions.sorted(by: { $0.value < $1.value }) where positions[id] == nil {
-            positions[id] = Int32(changes.count)
-            changes.append(other.changes[Int(position)])
-            isFirstVersion.append(other.isFirstVersion[Int(position)])
+        for (id, position) in other.positions.sorted(by: { $0.value < $1.value }) {
+            add(id, other.changes[Int(position)], isFirstVersion: other.isFirstVersion[Int(position)])
         }
+    }
+
+    private mutating func add(_ id: VersionID, _ change: Change, isFirstVersion isFirst: Bool) {
+        guard positions[id] == nil else { return }
+        positions[id] = Int32(changes.count)
+        changes.append(change)
+        isFirstVersion.append(isFirst)
     }
 }

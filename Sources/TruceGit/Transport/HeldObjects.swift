@@ -59,26 +59,24 @@ final class HeldObjects {
         // Those a written pack's filter may hold, with the first such pack: the sweep goes a pack at a time. Asked of
         // every written pack at once, a batch's few false hits held a third of each of their indexes resident (60 MB of
         // a first push of a million documents: a page of a file just written maps its whole large folio).
-        var maybeWritten: (ids: [ObjectID], positions: [Int], packs: [Int]) = ([], [], [])
+        var maybeWritten: [(position: Int, pack: Int)] = []
         for (position, id) in ids.enumerated() {
             var oid = id.raw
             if loose.contains(id) || git_odb_exists_ext(packsBefore, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1 {
                 lacks[position] = false
             } else if let pack = writtenPacks.firstIndex(where: { $0.filter.mayContain(id) }) {
-                maybeWritten.ids.append(id)
-                maybeWritten.positions.append(position)
-                maybeWritten.packs.append(pack)
+                maybeWritten.append((position, pack))
             }
         }
         func lookUp(_ maybe: Int) {
             instrumentation.countLookInWrittenPacks()
-            let id = maybeWritten.ids[maybe]
-            lacks[maybeWritten.positions[maybe]] = !writtenPacks[maybeWritten.packs[maybe]...].contains { written in
-                written.filter.mayContain(id) && written.pack.offset(of: id) != nil
+            let (position, first) = maybeWritten[maybe]
+            lacks[position] = !writtenPacks[first...].contains { written in
+                written.filter.mayContain(ids[position]) && written.pack.offset(of: ids[position]) != nil
             }
         }
-        IndexSweep.lookUp(
-            maybeWritten.ids.indices, of: maybeWritten.ids, groupedBy: { maybeWritten.packs[$0] }, releasing: releaseIndexPages, lookUp)
+        let maybeIDs = maybeWritten.lazy.map { ids[$0.position] }
+        IndexSweep.lookUp(maybeIDs.indices, of: maybeIDs, groupedBy: { maybeWritten[$0].pack }, releasing: releaseIndexPages, lookUp)
         return lacks
     }
 

@@ -34,7 +34,12 @@ struct KeyedVersions: Sendable {
 
     /// How many different keys there are, told apart by their bytes.
     var distinctKeyCount: Int {
-        let ranges = (0..<count).map(keyRange(at:))
+        // Each key's place, summed once in order (`keyRange` sums from the start before it, for one key).
+        var start = 0
+        let ranges = keyLengths.map { length in
+            defer { start += Int(length) }
+            return start..<start + Int(length)
+        }
         return keyBytes.withUnsafeBufferPointer { bytes in
             func key(_ position: Int) -> Slice<UnsafeBufferPointer<UInt8>> { bytes[ranges[position]] }
             let sorted = ranges.indices.sorted { key($0).lexicographicallyPrecedes(key($1)) }

@@ -128,6 +128,23 @@ import Testing
         }
     }
 
+    /// A commit forgotten once its check is over gives its room back: the cache then keeps as many later reads as it
+    /// kept at first, and a commit forgotten reads the same again.
+    @Test func aForgottenCommitGivesItsRoomBack() throws {
+        try withFortyCommitsKeptWithinALimit { test, repository, ids in
+            for id in ids.map(\.objectID) { _ = try repository.rawCommitIfPresentKeepingWhileRoom(id) }
+            let keptAtFirst = repository.keptCommits?.count ?? 0
+            #expect(keptAtFirst > 0 && keptAtFirst < ids.count && repository.keptCommits?[ids.last!.objectID] == nil)
+            for id in ids.map(\.objectID) { repository.forgetKeptCommit(id) }
+            #expect(repository.keptCommits?.isEmpty == true && repository.keptCommitBytes == 0)
+            // Room for as many again: the later commits (of the same sizes, give or take a digit) are kept now.
+            for id in ids.reversed().map(\.objectID) { _ = try repository.rawCommitIfPresentKeepingWhileRoom(id) }
+            #expect(repository.keptCommits?[ids.last!.objectID] != nil)
+            #expect(abs((repository.keptCommits?.count ?? 0) - keptAtFirst) <= 1)
+            #expect(try repository.readCommit(ids[0].objectID).message == Repository.openBare(at: test.path).readCommit(ids[0].objectID).message)
+        }
+    }
+
     /// A listing reads every head long before its checks read it again, in the same order: its reads keep the first
     /// commits that fit and never start the cache over, so those are what the checks find kept.
     @Test func aReadThatKeepsWhileThereIsRoomKeepsTheFirstReadsAndNeverStartsOver() throws {

@@ -21,14 +21,22 @@ package final class ObjectStaging {
     private var held: [ObjectID: RawObject] = [:]
     /// Bytes of content (blobs) staged since the last pack, for `spillIfFull`.
     private var heldBytes = 0
+    /// The last spill, being written while the next is staged.
+    private let spill = BackgroundPackWriter()
+    /// Objects spilled since the last `flush`, which counts them.
+    private var spilled = 0
 
     package init() { Libgit2.ensureInitialized() }
 
-    /// How many objects are staged.
+    // No thread goes on writing into a store after its writer has given up on it.
+    deinit { try? spill.finished() }
+
+    /// How many objects are staged since the last spill.
     package var count: Int { order.count }
 
-    /// The staged object `id`, nil when it is not staged.
-    package func object(_ id: ObjectID) -> RawObject? { held[id] }
+    /// The staged object `id`, nil when it is neither staged nor in a spill still being written (a spill written is
+    /// the repository's to read).
+    package func object(_ id: ObjectID) -> RawObject? { held[id] ?? spill.writing[id] }
 
     /// Stages `content` as a blob; returns its id.
     @discardableResult
@@ -71,27 +79,38 @@ package final class ObjectStaging {
         return id
     }
 
-    /// Packs what is staged into `repository` (as `flush` does) once it passes `spillLimit`; returns true when it
-    /// wrote a pack.
+    /// Starts packing what is staged into `repository` once it passes `spillLimit`, on another thread, and empties
+    /// the staging; returns true when it did. The spill before is waited for first, and what it failed with thrown.
     ///
     /// For writers of many versions at once: call it between versions. The
-    /// pack is durable and unreferenced until the caller publishes heads;
-    /// should the caller stop before that, `prune` reclaims it, as it does
-    /// any object no head reaches.
+    /// pack is durable once `flush` returns, and unreferenced until the caller
+    /// publishes heads; should the caller stop before that, `prune` reclaims
+    /// it, as it does any object no head reaches.
     @discardableResult
     package func spillIfFull(into repository: Repository, compression: PackCompression = .standard) throws(GitError) -> Bool {
         guard order.count >= Self.spillLimit.objects || heldBytes >= Self.spillLimit.bytes else { return false }
-        try flush(into: repository, compression: compression)
+        try spill.start(order, known: held, into: repository.gitDirectory + "objects/pack/", compression: compression)
+        spilled += order.count
+        order = []
+        held = [:]
+        heldBytes = 0
         return true
     }
 
-    /// Writes every staged object into one pack of `repository` (fsynced, with its index and directory) and empties
-    /// the staging; returns the number packed, deflated at `compression`'s level.
+    /// Writes every staged object into one pack of `repository` (fsynced, with its index and directory) beside a spill
+    /// under way, waits for that, and empties the staging; returns the number packed since the last flush, spills
+    /// too, deflated at `compression`'s level. Once it returns, every object staged is in a pack.
     @discardableResult
     package func flush(into repository: Repository, compression: PackCompression = .standard) throws(GitError) -> Int {
-        guard !order.isEmpty else { return 0 }
-        try PackWriter(repository: repository).write(order, known: held, compression: compression, distinct: true)
-        let count = order.count
+        defer { spilled = 0 }
+        do {
+            if !order.isEmpty { try PackWriter(repository: repository).write(order, known: held, compression: compression, distinct: true) }
+        } catch {
+            try? spill.finished()
+            throw error
+        }
+        try spill.finished()
+        let count = spilled + order.count
         order.removeAll()
         held.removeAll()
         heldBytes = 0

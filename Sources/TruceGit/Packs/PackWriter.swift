@@ -23,7 +23,8 @@ import Foundation
 /// `objects/pack` (the index last) and the directory fsynced. Deltas are left
 /// to `PackConsolidation`, which folds small packs later.
 package struct PackWriter {
-    private let repository: Repository
+    /// What objects not held in memory are read from; nil for a writer of held objects only (`init(heldObjectsInto:)`).
+    private let repository: Repository?
     /// Where the pack goes: the repository's own `objects/pack/` unless told otherwise.
     private let packDirectory: String
 
@@ -31,6 +32,12 @@ package struct PackWriter {
     package init(repository: Repository, into packDirectory: String? = nil) {
         self.repository = repository
         self.packDirectory = packDirectory ?? repository.gitDirectory + "objects/pack/"
+    }
+
+    /// A writer of packs of objects `write` is handed in memory, into `packDirectory` (with a trailing slash): no
+    /// repository handle, so it may run on any thread (`BackgroundPackWriter`).
+    init(heldObjectsInto packDirectory: String) {
+        (repository, self.packDirectory) = (nil, packDirectory)
     }
 
     /// Packs `ids` (each once, in the order first given) as the repository's object database reads them, or as
@@ -61,9 +68,17 @@ package struct PackWriter {
             objects = order.map { objects[$0] }
             places = order.map { found[$0] }
         }
+        // Opened at the first object not held in memory: a writer of held objects only never touches the repository.
         var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, repository.handle), "open object database")
         defer { git_odb_free(odb) }
+        func objectDatabase() throws(GitError) -> (Repository, OpaquePointer?) {
+            guard let repository else {
+                throw GitError(
+                    operation: "write pack", code: GIT_ENOTFOUND.rawValue, errorClass: 0, message: "an object to pack is not held in memory")
+            }
+            if odb == nil { try check(git_repository_odb(&odb, repository.handle), "open object database") }
+            return (repository, odb)
+        }
         var pack = try PackFileWriter(in: packDirectory)
         defer { pack.removeTemporary() }
         let deflater = try Deflater(level: compression.level)
@@ -113,6 +128,7 @@ package struct PackWriter {
                 }
                 // Past libgit2's object cache: through it, each commit read to be packed stayed there after (a first
                 // push of a million documents packs its manifest's 15,876 commits of 3 KB each twice, 17 MB kept).
+                let (repository, odb) = try objectDatabase()
                 if let found = try repository.readPastCache(id, in: odb) {
                     try found.bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try add(type: git_object_t(found.type), bytes) } }
                         .get()

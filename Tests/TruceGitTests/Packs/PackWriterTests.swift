@@ -182,6 +182,24 @@ import Testing
         #expect(try fixture.fsckFindings().isEmpty)
     }
 
+    /// A writer of held objects only (a spill's, on another thread) packs what it is handed, and refuses an object it
+    /// is not, leaving no file behind, where a repository's writer would read it from the store.
+    @Test func aWriterOfHeldObjectsRefusesOneNotHeldAndLeavesNoFile() throws {
+        let fixture = try Fixture()
+        let bulk = try MemoryRepository(path: fixture.path)
+        let stored = try bulk.repository.writeBlob(.text("only in the store\n"))
+        let held = RawObject(type: RawObject.blobType, bytes: Array("held in memory\n".utf8))
+        let heldID = ObjectID.blobHash(of: held.bytes)
+        let writer = PackWriter(heldObjectsInto: fixture.path + "/objects/pack/")
+        #expect(throws: GitError.self) { try writer.write([stored], known: [:]) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.path + "/objects/pack").isEmpty)
+        #expect(try PackWriter(repository: bulk.repository).write([stored]) != nil)
+        #expect(try writer.write([heldID], known: [heldID: held]) != nil)
+        #expect(try fixture.packs().count == 2)
+        #expect(try fixture.git("cat-file", "blob", heldID.hex).output == "held in memory\n")
+        #expect(try fixture.fsckFindings().isEmpty)
+    }
+
     /// libgit2's pack builder lists every reference on each write and fails on a tag it cannot resolve; the pack
     /// writer reads no reference, so the same write succeeds.
     @Test func writingAPackReadsNoReference() throws {

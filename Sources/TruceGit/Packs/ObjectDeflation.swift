@@ -75,16 +75,16 @@ struct ParallelDeflation: Sendable {
     /// How many objects run at once: with one worker, none run ahead of the writer.
     var workers: Int { deflaters.count }
 
-    /// The deflated bytes of each of `ids` that `known` holds, in order; nil for the others.
-    func deflate(_ ids: ArraySlice<ObjectID>, known: [ObjectID: RawObject]) -> [[UInt8]?] {
+    /// The deflated bytes of each of `objects`, in order; nil where there is no object. `ids` (as many) name them.
+    func deflate(_ objects: [RawObject?], ids: ArraySlice<ObjectID>) -> [[UInt8]?] {
         let ids = Array(ids)
-        var bodies = [[UInt8]?](repeating: nil, count: ids.count)
+        var bodies = [[UInt8]?](repeating: nil, count: objects.count)
         bodies.withUnsafeMutableBufferPointer { bodies in
             // Each worker writes only the places `index % workers` gives it.
             nonisolated(unsafe) let bodies = bodies
             DispatchQueue.concurrentPerform(iterations: deflaters.count) { worker in
-                for index in stride(from: worker, to: ids.count, by: deflaters.count) {
-                    guard let raw = known[ids[index]] else { continue }
+                for index in stride(from: worker, to: objects.count, by: deflaters.count) {
+                    guard let raw = objects[index] else { continue }
                     bodies[index] = raw.bytes.withUnsafeBytes { try? deflaters[worker].deflate($0, id: ids[index]) }
                 }
             }

@@ -95,9 +95,10 @@ package struct PackWriter {
                 throw GitError(operation: "write pack", code: GIT_EUSER.rawValue, errorClass: 0, message: "cancelled")
             }
             progress?(start, objects.count, Int(pack.written))
-            let run = objects[start..<Self.endOfRun(objects, from: start, known: known)]
+            let held = Self.run(of: objects, from: start, known: known)
+            let run = objects[start..<start + held.count]
             start = run.endIndex
-            let deflated = parallel.map { $0.workers > 1 ? $0.deflate(run, known: known) : [] } ?? []
+            let deflated = parallel.map { $0.workers > 1 ? $0.deflate(held, ids: run) : [] } ?? []
             for (offset, id) in run.enumerated() {
                 func add(type: git_object_t, _ data: UnsafeRawBufferPointer) throws(GitError) {
                     let body = try deflater.deflate(data, id: id)
@@ -115,7 +116,7 @@ package struct PackWriter {
                     entries.noteRead()
                     continue
                 }
-                if let raw = known[id] {
+                if let raw = held[offset] {
                     if offset < deflated.count, let body = deflated[offset] {
                         try body.withUnsafeBytes { body in
                             Result { () throws(GitError) in try addDeflated(type: git_object_t(Int32(raw.type)), size: raw.bytes.count, body) }
@@ -164,15 +165,19 @@ package struct PackWriter {
         return header
     }
 
-    /// Where the run of objects from `start` ends: at most 4,096 objects (cancellation and progress are looked at
-    /// between runs), and at most 16 MiB of those held in memory, which are deflated side by side before the run is written.
-    private static func endOfRun(_ objects: [ObjectID], from start: Int, known: [ObjectID: RawObject]) -> Int {
-        var end = start, bytes = 0
-        while end < objects.count, end - start < 4096, bytes < 1 << 24 {
-            bytes += known[objects[end]]?.bytes.count ?? 0
-            end += 1
+    /// The run of objects from `start`, as `known` holds each (nil for one it does not): at most 4,096 objects
+    /// (cancellation and progress are looked at between runs), and at most 16 MiB of those held in memory, which are
+    /// deflated side by side before the run is written. Each is looked up here once, for the run's length, its
+    /// deflation and its writing.
+    private static func run(of objects: [ObjectID], from start: Int, known: [ObjectID: RawObject]) -> [RawObject?] {
+        var held: [RawObject?] = []
+        var bytes = 0
+        while start + held.count < objects.count, held.count < 4096, bytes < 1 << 24 {
+            let raw = known.isEmpty ? nil : known[objects[start + held.count]]
+            bytes += raw?.bytes.count ?? 0
+            held.append(raw)
         }
-        return end
+        return held
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32($0))) } }

@@ -40,7 +40,7 @@ import Testing
         }
         let missing = ObjectID.blobHash(of: Data("not held".utf8))
         let parallel = try ParallelDeflation(level: -1, limit: 4)
-        let deflated = parallel.deflate((ids + [missing])[...], known: known)
+        let deflated = parallel.deflate((ids + [missing]).map { known[$0] }, ids: (ids + [missing])[...])
         let inTurn = try Deflater(level: -1)
         #expect(deflated.count == ids.count + 1)
         #expect(deflated.last! == nil, "an object not held was deflated")

@@ -51,7 +51,7 @@ enum EncryptedHubRows {
         let joining = try await relay.measureAwaiting { asking = try await sealedReader.joinEncryptedHub(sealed) }
         try await writer.approveDevice(asking!.thisDevice, on: sealed)
         let sealedFirst = try await joining + relay.measureAwaiting { _ = try await sealedReader.sync(with: sealed) }
-        guard try sealedReader.contents(of: try DocumentKey("d7/doc7.txt")) == Data("document 7\n".utf8) else {
+        guard try sealedReader.contents(of: DocumentKey("d7/doc7.txt")) == Data("document 7\n".utf8) else {
             throw RelayError("the encrypted hub's reader did not receive the writer's documents")
         }
 

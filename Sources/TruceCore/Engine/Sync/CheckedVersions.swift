@@ -24,8 +24,10 @@ struct CheckedVersions {
             self = other
             return
         }
-        for (id, position) in other.positions.sorted(by: { $0.value < $1.value }) {
-            add(id, other.changes[Int(position)], isFirstVersion: other.isFirstVersion[Int(position)])
+        // A change names its version: `other`'s are read in their order, with no sort of its positions.
+        for position in 0..<other.count {
+            let change = other.changes[position]
+            add(change.version, change, isFirstVersion: other.isFirstVersion[position])
         }
     }
 

@@ -316,7 +316,7 @@ extension PackIndex {
             append(total, to: &bytes)
         }
         for entry in entries {
-            withUnsafeBytes(of: entry.id.raw.id) { bytes.append(contentsOf: $0) }
+            entry.id.append(to: &bytes)
             try emit()
         }
         for entry in entries {

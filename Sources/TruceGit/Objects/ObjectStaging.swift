@@ -89,7 +89,9 @@ package final class ObjectStaging {
     @discardableResult
     package func spillIfFull(into repository: Repository, compression: PackCompression = .standard) throws(GitError) -> Bool {
         guard order.count >= Self.spillLimit.objects || heldBytes >= Self.spillLimit.bytes else { return false }
-        try spill.start(order, known: held, into: repository.gitDirectory + "objects/pack/", compression: compression)
+        try spill.start(
+            order, known: held, into: repository.gitDirectory + "objects/pack/", compression: compression, instrumentation: repository.instrumentation
+        )
         spilled += order.count
         order = []
         held = [:]

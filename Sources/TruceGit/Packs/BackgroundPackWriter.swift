@@ -22,10 +22,13 @@ final class BackgroundPackWriter: @unchecked Sendable {
 
     /// Writes `ids` from `known` as one pack into `packDirectory` (with a trailing slash) on the queue, once the write
     /// before has finished; throws what that one failed with.
-    func start(_ ids: [ObjectID], known: [ObjectID: RawObject], into packDirectory: String, compression: PackCompression) throws(GitError) {
+    func start(
+        _ ids: [ObjectID], known: [ObjectID: RawObject], into packDirectory: String, compression: PackCompression, instrumentation: Instrumentation
+    ) throws(GitError) {
         try finished()
         writing = known
         queue.async(group: group) { [self] in
+            instrumentation.willWriteSpill()
             do throws(GitError) {
                 try PackWriter(heldObjectsInto: packDirectory).write(ids, known: known, compression: compression, distinct: true)
             } catch {

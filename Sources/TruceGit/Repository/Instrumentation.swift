@@ -37,6 +37,8 @@ package final class Instrumentation: Sendable {
     private let listingHook = Mutex<(@Sendable () -> Void)?>(nil)
     /// Called between a sync's receive and its push: where a test plays the replica that pushes first.
     private let pushHook = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Called on a spill's own thread before it writes its pack (`BackgroundPackWriter`): where a test holds the write.
+    private let spillHook = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// How many listed heads a sync's receive checks, admits and adopts at a time: its memory follows this, not the
     /// number of documents a sync brings (the size of an import's batch). Tests make it small to see a sync in batches.
@@ -91,6 +93,11 @@ package final class Instrumentation: Sendable {
     package func beforePushing(_ hook: (@Sendable () -> Void)?) { pushHook.withLock { $0 = hook } }
 
     package func willPush() { pushHook.withLock { $0 }?() }
+
+    /// Sets what runs on a spill's thread before it writes its pack (nil: nothing).
+    package func beforeWritingASpill(_ hook: (@Sendable () -> Void)?) { spillHook.withLock { $0 = hook } }
+
+    func willWriteSpill() { spillHook.withLock { $0 }?() }
 
     /// A fault point: when it is the one this value pauses at, says so on stderr and sleeps, once per process.
     package func reach(_ point: String) {

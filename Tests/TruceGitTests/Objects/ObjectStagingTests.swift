@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -18,21 +19,37 @@ import Testing
         }
     }
 
+    /// Set on one thread, read on another.
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+        func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    }
+
     @Test func aSpillStaysReadableUntilItsPackIsInAndFlushWaitsForIt() throws {
         let fixture = try Fixture()
-        let repository = try Repository.openBare(at: fixture.path)
+        // The spill's write is held until the test lets it go, so that what the staging does meanwhile is seen.
+        let instrumentation = Instrumentation(), gate = DispatchSemaphore(value: 0), released = Flag()
+        instrumentation.beforeWritingASpill { gate.wait() }
+        let repository = try Repository.openBare(at: fixture.path, instrumentation: instrumentation)
         let staging = ObjectStaging()
         let spilled = Self.spillingBlobs(staging)
         #expect(try staging.spillIfFull(into: repository))
         #expect(staging.count == 0)
-        // Handed to the spill, not yet known to be in a pack: the staging still answers for each.
+        // Handed to the spill, not in any pack yet: the staging still answers for each.
+        #expect(try fixture.packs().isEmpty)
         for id in spilled { #expect(staging.object(id)?.type == RawObject.blobType, "spilled blob \(id) is not readable") }
         let after = staging.writeBlob(.text("after the spill\n"))
         let tree = staging.writeTree(spilled.enumerated().map { TreeEntry(name: "b\($0.offset)", id: $0.element, isTree: false) })
         let signature = PackWriterTests.signature
         let commit = try staging.writeCommit(tree: tree, parents: [], author: signature, committer: signature, message: "m\n")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+            released.set()
+            gate.signal()
+        }
         #expect(try staging.flush(into: repository) == spilled.count + 3)
-        // Both packs are installed once flush returns: the spill's and the one flush wrote.
+        // flush returned only after the spill was let go and written: both packs are installed.
+        #expect(released.isSet, "flush returned before the spill was written")
         #expect(try fixture.packs().count == 2)
         #expect(try fixture.fsckFindings().isEmpty)
         for id in spilled + [after, tree, commit] { #expect(try fixture.git("cat-file", "-t", id.hex).status == 0) }

@@ -135,6 +135,11 @@ enum LooseReferenceFiles {
 }
 
 extension Repository {
+    /// Whether `name` is a loose file, whatever `packed-refs` holds.
+    package func hasLooseReference(_ name: String) -> Bool {
+        access(gitDirectory + name, F_OK) == 0
+    }
+
     /// Reads a direct reference, nil when it does not exist: its loose file, else its line in `packed-refs`.
     package func reference(_ name: String) throws(GitError) -> ObjectID? {
         switch try LooseReferenceFiles.contents(of: gitDirectory + name, name: name) {

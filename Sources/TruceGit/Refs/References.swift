@@ -10,7 +10,7 @@ extension Repository {
     package func deleteReferences(_ references: [(name: String, target: ObjectID)]) throws(GitError) {
         let packed = try packedNames(among: references.map(\.name))
         try updatePackedReferences(adding: [], removing: packed)
-        for reference in references where FileManager.default.fileExists(atPath: gitDirectory + reference.name) {
+        for reference in references where hasLooseReference(reference.name) {
             _ = try? deleteReference(reference.name, expecting: reference.target)
         }
     }

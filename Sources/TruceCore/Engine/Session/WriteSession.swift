@@ -213,10 +213,9 @@ struct WriteSession {
         }
         // The heads have landed: from here on nothing is thrown (see the type's comment).
         var read = keepingReads ? published.versions : [:]
-        for key in published.marking.sorted() {
-            let after = try? store.updateConflictMarker(of: key, startingFrom: published.versions[key])
-            if keepingReads { read[key] = after }
-        }
+        let marking = published.marking.sorted()
+        let marked = store.updateConflictMarkers(of: marking, startingFrom: published.versions)
+        if keepingReads { for key in marking { read[key] = marked[key] } }
         let journal = ChangeJournal(repository: repository)
         if let intent {
             store.instrumentation.reach("sync-published")

@@ -15,6 +15,10 @@ internal import TruceGit
 enum ConflictMarkers {
     static let root = "refs/truce/conflicts/"
 
+    /// Up to this many documents, their markers are moved one by one; more share one rewrite of `packed-refs`, as a
+    /// batch's heads do (`publishHeads`).
+    static let movedOneByOne = 8
+
     static func marker(of key: DocumentKey) -> String {
         marker(ofHeadsDirectory: ReferenceLayout.headsDirectory(of: key))
     }
@@ -39,6 +43,62 @@ extension StoreEngine {
             versions = try documentVersions(of: key)
         }
         return versions
+    }
+
+    /// `updateConflictMarker` for many documents: the markers set and deleted in one rewrite of `packed-refs` (a loose
+    /// marker is still deleted by itself), and the documents whose marker was deleted listed again, each one seen
+    /// with several heads by then (or not read) brought in line alone. Returns each document's heads as read; a
+    /// document whose heads could not be read is left out, as `updateConflictMarker` would throw.
+    ///
+    /// A marker set wrongly is only a hint `status` checks again; a marker deleted wrongly hides a conflict from it,
+    /// which is why only the deletions are checked again. Resolving a thousand documents moved their markers one
+    /// loose file at a time, each with its lock and its unlink: most of the write (`truce-bench --only resolve`).
+    func updateConflictMarkers(of keys: [DocumentKey], startingFrom known: [DocumentKey: DocumentVersions]) -> [DocumentKey: DocumentVersions] {
+        var read: [DocumentKey: DocumentVersions] = [:]
+        guard keys.count > ConflictMarkers.movedOneByOne, (try? moveConflictMarkers(of: keys, startingFrom: known, read: &read)) != nil else {
+            for key in keys { read[key] = try? updateConflictMarker(of: key, startingFrom: known[key]) }
+            return read
+        }
+        return read
+    }
+
+    /// The batch of `updateConflictMarkers`; throws before it has moved a marker, or leaves the rest to the caller's
+    /// documents one by one.
+    private func moveConflictMarkers(
+        of keys: [DocumentKey], startingFrom known: [DocumentKey: DocumentVersions], read: inout [DocumentKey: DocumentVersions]
+    ) throws {
+        // Each document's own folder of heads, not one listing of every loose head: a store of single saves has a
+        // loose head per document.
+        for key in keys { read[key] = try? known[key] ?? documentVersions(of: key) }
+        let markers = Dictionary(
+            try repository.references(under: ConflictMarkers.root).map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
+        var additions: [(name: String, target: ObjectID)] = []
+        var deletions: [(key: DocumentKey, name: String, target: ObjectID)] = []
+        for key in keys {
+            guard let versions = read[key] else { continue }
+            let name = ConflictMarkers.marker(of: key)
+            let marked = markers[name]
+            if versions.allHeads.count > 1, marked == nil, let current = versions.current { additions.append((name, current.id.objectID)) }
+            if versions.allHeads.count <= 1, let marked { deletions.append((key, name, marked)) }
+        }
+        let packedDeletions = try repository.packedNames(among: deletions.map(\.name))
+        try repository.withLockRetries(on: "packed-refs") {
+            try repository.updatePackedReferences(adding: additions, removing: packedDeletions)
+        }
+        for deletion in deletions where repository.hasLooseReference(deletion.name) {
+            try? repository.withLockRetries(on: deletion.name) {
+                do {
+                    _ = try repository.deleteReference(deletion.name, expecting: deletion.target)
+                } catch let error as GitError where error.isConcurrentModification {
+                    return  // another writer moved it: its own update brings it in line
+                }
+            }
+        }
+        // Another writer may have published a second head of a document once it was read here, and seen its marker
+        // still set: that document is read again, and its marker moved alone.
+        for deletion in deletions where (try? headReferences(of: deletion.key).count) != 1 {
+            read[deletion.key] = try? updateConflictMarker(of: deletion.key)
+        }
     }
 
     /// Sets `key`'s marker when `versions` has several heads and deletes it when it has one, each against the marker
@@ -93,6 +153,9 @@ extension StoreEngine {
         for marker in markers {
             if let key = try documentKey(of: marker.target) { keys.insert(key) }
         }
-        for key in keys.sorted() { try updateConflictMarker(of: key) }
+        let sorted = keys.sorted()
+        let read = updateConflictMarkers(of: sorted, startingFrom: [:])
+        // A document whose heads cannot be read fails the repair, as it did one document at a time.
+        for key in sorted where read[key] == nil { try updateConflictMarker(of: key) }
     }
 }

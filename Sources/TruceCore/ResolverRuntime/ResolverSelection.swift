@@ -31,27 +31,48 @@ public struct ResolverChoice: Sendable {
 /// What decides a key's resolver chain, read from the store: its `merge` attribute in `info/attributes`, the
 /// store's own config, and the synced routing.
 struct RoutingInputs: Sendable {
+    /// What decides every key's chain alike: read once for a call that settles many documents.
+    struct Shared: Sendable {
+        let localConfig: [String: String]
+        /// The store's own `info/attributes`, parsed: which of its lines decided, for people. A file that does not
+        /// parse fails only the keys the synced routing leaves to it.
+        let localAttributes: Result<AttributesFile, TruceError>
+        let routing: Routing
+        /// The store's own `info/fields`.
+        let localFields: FieldRules
+    }
+
     let localAttribute: AttributeValue
-    let localConfig: [String: String]
-    let attributesPath: String
-    let routing: Routing
-    /// The store's own `info/fields`.
-    var localFields = FieldRules()
+    let shared: Shared
+
+    var localConfig: [String: String] { shared.localConfig }
+    var localAttributes: Result<AttributesFile, TruceError> { shared.localAttributes }
+    var routing: Routing { shared.routing }
+    var localFields: FieldRules { shared.localFields }
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
     var routedConfig: [String: String] { localConfig.merging(routing.config) { $1 } }
 }
 
 extension ReadSession {
-    /// What decides `key`'s resolver chain, read at one moment.
-    func routingInputs(for key: DocumentKey) throws -> RoutingInputs {
+    /// What decides `key`'s resolver chain, read at one moment; `shared` when the caller read the store's part
+    /// already (`sharedRoutingInputs`).
+    func routingInputs(for key: DocumentKey, sharing shared: RoutingInputs.Shared? = nil) throws -> RoutingInputs {
+        RoutingInputs(localAttribute: try repository.attribute("merge", for: key.rawValue), shared: try shared ?? sharedRoutingInputs())
+    }
+
+    /// The part of every key's routing inputs that is the store's: its config, `info/attributes` and `info/fields`,
+    /// and the synced routing. `resolveAll` read them once per document: three lookups of the routing documents, two
+    /// files and the config, a fifth of deciding a thousand conflicts.
+    func sharedRoutingInputs() throws -> RoutingInputs.Shared {
         let fieldsPath = engine.gitDirectory + "info/fields"
         let localFields = try FileManager.default.contents(atPath: fieldsPath).map { data throws(TruceError) in
             try FieldRules(parsing: data, name: "info/fields")
         }
-        return RoutingInputs(
-            localAttribute: try repository.attribute("merge", for: key.rawValue), localConfig: try engine.localConfig(),
-            attributesPath: engine.gitDirectory + "info/attributes", routing: try routing(), localFields: localFields ?? FieldRules())
+        return RoutingInputs.Shared(
+            localConfig: try engine.localConfig(),
+            localAttributes: Result { () throws(TruceError) in try AttributesFile(path: engine.gitDirectory + "info/attributes") },
+            routing: try routing(), localFields: localFields ?? FieldRules())
     }
 
     /// The config resolvers see: the store's own, with the synced `.truce/config` over it.
@@ -88,9 +109,7 @@ extension ResolverChoice {
         for key: DocumentKey, inputs: RoutingInputs, registry: ResolverRegistry, explicit: String?,
         options given: ResolverOptions?, skippingUnavailable: Bool = false
     ) throws(TruceError) -> ResolverChoice {
-        let (localAttribute, localConfig, attributesPath, routing) = (
-            inputs.localAttribute, inputs.localConfig, inputs.attributesPath, inputs.routing
-        )
+        let (localAttribute, localConfig, routing) = (inputs.localAttribute, inputs.localConfig, inputs.routing)
         // The synced routing decides first, so every replica picks alike; the local files fill in what it leaves open.
         let config = localConfig.merging(routing.config) { $1 }
         func configSource(_ name: String) -> String { routing.config[name] != nil ? Routing.configKey.rawValue : "config" }
@@ -100,7 +119,7 @@ extension ResolverChoice {
         if let synced = routing.attributes, let line = synced.lastMergeLine(for: key), let value = line.merge {
             (decidingAttribute, lineSource, isSynced) = (value, "\(synced.name) line \(line.number): \(line.text)", true)
         } else {
-            let line = try AttributesFile(path: attributesPath).decidingLine(for: key, value: localAttribute)
+            let line = try inputs.localAttributes.get().decidingLine(for: key, value: localAttribute)
             (decidingAttribute, lineSource) = (localAttribute, line.map { "info/attributes line \($0.number): \($0.text)" })
         }
         let first: String

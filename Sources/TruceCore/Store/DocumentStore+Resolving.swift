@@ -122,7 +122,8 @@ extension DocumentStore {
     /// heads holding identical content are merged into one. `progress` hears
     /// (documents decided, documents to decide). A cancellation between
     /// documents, or before the pack is written, throws `TruceError.cancelled`
-    /// and writes nothing. The resolvers are the store's unless `registry` is given.
+    /// and writes nothing. The resolvers are the store's unless `registry` is given; which of them settles each
+    /// document is decided by the store's config and attributes as the call reads them when it starts.
     public func resolveAll(
         _ requested: [DocumentKey]? = nil, registry: ResolverRegistry? = nil, resolverName: String? = nil, device: String? = nil,
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil

@@ -22,8 +22,9 @@ struct Resolving: Sendable {
         let routing: RoutingInputs
     }
 
-    /// `key`'s conflict set (every head and the base, with their bytes) and its routing, read in one session.
-    func read(_ key: DocumentKey) throws(TruceError) -> ReadConflict {
+    /// `key`'s conflict set (every head and the base, with their bytes) and its routing, read in one session; the
+    /// store's part of the routing as `shared` when given.
+    func read(_ key: DocumentKey, sharing shared: RoutingInputs.Shared? = nil) throws(TruceError) -> ReadConflict {
         try access.read { session in
             var conflict = try session.conflictSet(of: key) { [access] (ids: [VersionID]) throws(TruceError) -> ConflictSet.Side? in
                 try access.read { try $0.engine.mergeBaseSide(of: ids[0], and: Array(ids.dropFirst()), key: key) }
@@ -35,7 +36,7 @@ struct Resolving: Sendable {
                     }
                 }
             }
-            return ReadConflict(conflict: conflict, routing: try session.routingInputs(for: key))
+            return ReadConflict(conflict: conflict, routing: try session.routingInputs(for: key, sharing: shared))
         }
     }
 
@@ -156,10 +157,14 @@ struct Resolving: Sendable {
     ) async throws(TruceError) -> [DocumentKey: ResolveResult] {
         let keys: [DocumentKey]
         var settled: [Settled] = []
+        // The store's routing (its config, attributes, fields and the synced routing) is read once, at the start, in
+        // the session that finds the marked documents.
+        let (shared, marked) = try access.read { session in
+            (try session.sharedRoutingInputs(), requested == nil ? try session.markedDocuments() : [])
+        }
         if let requested {
             keys = requested
         } else {
-            let marked = try access.read { try $0.markedDocuments() }
             keys = marked.filter { $0.state == .inConflict }.map(\.key)
             // Heads with identical content are no conflict, but one head is tidier and the same everywhere.
             for versions in marked where versions.state != .inConflict {
@@ -175,7 +180,7 @@ struct Resolving: Sendable {
                 if Task.isCancelled { throw .cancelled }
                 progress?(done, keys.count)
                 // One read of the document and its routing; then the chain, and what settles it.
-                let read = try read(key)
+                let read = try read(key, sharing: shared)
                 let conflict = read.conflict
                 let chain = chain(try resolverChoice(for: key, routing: read.routing, explicit: resolverName))
                 switch try await decide(conflict, chain: chain, replaying: resolverName == nil, config: read.routing.routedConfig, lookup: lookup) {

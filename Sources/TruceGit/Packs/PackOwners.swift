@@ -7,6 +7,8 @@
 struct PackOwners {
     /// Fewer packs than this are searched one after another: the table costs more than it saves.
     static let fewestPacks = 8
+    /// Fewer lookups than this are searched one pack after another, whatever the number of objects.
+    static let fewestLookups = 4_096
 
     private let keys: [UInt32]
     private let owners: [UInt8]

@@ -248,6 +248,21 @@ import Testing
         }
     }
 
+    /// The owners table is made once lookups pay for it, not at the first: a sync of one change into a store of many
+    /// packs asks for a few objects, and sorting every id of every pack cost it most of its time.
+    @Test func aFewLookupsInManyPacksMakeNoOwnersTable() throws {
+        let fixture = try Fixture()
+        let repository = try Repository.openBare(at: fixture.path)
+        let blobs = try Self.packsOfBlobs(PackOwners.fewestPacks + 2, blobsEach: 500, in: repository)
+        let ids = Self.shuffled(Array(blobs.joined()), seed: 3)
+        let entries = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: .indexCRC)
+        for id in ids.prefix(20) { #expect(entries.entry(of: id) != nil) }
+        #expect(entries.places(of: Array(ids.prefix(40))).allSatisfy { $0 != nil })
+        #expect(!entries.hasOwnersTable, "60 lookups made the owners table")
+        for round in 0..<(PackOwners.fewestLookups / ids.count + 1) { #expect(entries.places(of: ids).allSatisfy { $0 != nil }, "round \(round)") }
+        #expect(entries.hasOwnersTable, "\(PackOwners.fewestLookups) lookups and more made no owners table")
+    }
+
     /// Many ids placed at once (looked up in the order of the ids, `IndexSweep`) are placed as each alone: in many packs,
     /// asked in random order, one twice, one no pack lists, and those a read proved taken as proved.
     @Test func manyIdsPlacedAtOnceArePlacedAsEachAlone() throws {

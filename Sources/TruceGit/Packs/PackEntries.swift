@@ -53,6 +53,9 @@ package final class PackEntries {
     private var owners: PackOwners?
     /// Lookups asked of these packs before the table was made.
     private var lookupsWithoutOwners = 0
+    /// The lookups after which the table pays: a 256th of the packs' objects (the sort that makes it costs about
+    /// that many searches of every pack), 4,096 at least.
+    private lazy var lookupsBeforeOwners = max(PackOwners.fewestLookups, packs.reduce(0) { $0 + $1.count } / 256)
     /// Whether the owners table is made (tests look).
     var hasOwnersTable: Bool { owners != nil }
 
@@ -292,14 +295,14 @@ package final class PackEntries {
         }
     }
 
-    /// The owners table once `count` more lookups make it pay: with many packs, after as many lookups as a 256th of
-    /// their objects (the sort that makes it costs about that many searches of every pack). Made at the first lookup,
-    /// a sync of one change into a store of a million documents sorted its four million ids twice: 0.2 s of 0.26.
+    /// The owners table once `count` more lookups make it pay (`lookupsBeforeOwners`), with many packs. Made at the
+    /// first lookup, it cost a sync of one change into a store of a million documents 0.2 s of its 0.26: two sorts of
+    /// four million ids.
     private func owners(forLookups count: Int) -> PackOwners? {
         if let owners { return owners }
         guard packs.count >= PackOwners.fewestPacks else { return nil }
         lookupsWithoutOwners += count
-        guard lookupsWithoutOwners >= max(PackOwners.fewestLookups, packs.reduce(0) { $0 + $1.count } / 256) else { return nil }
+        guard lookupsWithoutOwners >= lookupsBeforeOwners else { return nil }
         owners = PackOwners(packs)
         return owners
     }

@@ -263,6 +263,17 @@ import Testing
         #expect(entries.hasOwnersTable, "\(PackOwners.fewestLookups) lookups and more made no owners table")
     }
 
+    /// Reads on a second thread are bulk reads: the table is made once, before the two readers part, and both use it.
+    @Test func aReaderForAnotherThreadSharesOneOwnersTable() throws {
+        let fixture = try Fixture()
+        let repository = try Repository.openBare(at: fixture.path)
+        let ids = Array(try Self.packsOfBlobs(PackOwners.fewestPacks + 1, blobsEach: 100, in: repository).joined())
+        let entries = try PackEntries(objectsDirectory: fixture.path + "/objects", provenBy: .indexCRC)
+        let other = try entries.forAnotherThread()
+        #expect(entries.hasOwnersTable && other.hasOwnersTable)
+        #expect(other.places(of: ids).allSatisfy { $0 != nil })
+    }
+
     /// Many ids placed at once (looked up in the order of the ids, `IndexSweep`) are placed as each alone: in many packs,
     /// asked in random order, one twice, one no pack lists, and those a read proved taken as proved.
     @Test func manyIdsPlacedAtOnceArePlacedAsEachAlone() throws {

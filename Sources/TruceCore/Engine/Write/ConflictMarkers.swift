@@ -55,10 +55,8 @@ extension StoreEngine {
     /// loose file at a time, each with its lock and its unlink: most of the write (`truce-bench --only resolve`).
     func updateConflictMarkers(of keys: [DocumentKey], startingFrom known: [DocumentKey: DocumentVersions]) -> [DocumentKey: DocumentVersions] {
         var read: [DocumentKey: DocumentVersions] = [:]
-        guard keys.count > ConflictMarkers.movedOneByOne, (try? moveConflictMarkers(of: keys, startingFrom: known, read: &read)) != nil else {
-            for key in keys { read[key] = try? updateConflictMarker(of: key, startingFrom: known[key]) }
-            return read
-        }
+        if keys.count > ConflictMarkers.movedOneByOne, (try? moveConflictMarkers(of: keys, startingFrom: known, read: &read)) != nil { return read }
+        for key in keys { read[key] = try? updateConflictMarker(of: key, startingFrom: known[key]) }
         return read
     }
 
@@ -70,8 +68,9 @@ extension StoreEngine {
         // Each document's own folder of heads, not one listing of every loose head: a store of single saves has a
         // loose head per document.
         for key in keys { read[key] = try? known[key] ?? documentVersions(of: key) }
-        let markers = Dictionary(
-            try repository.references(under: ConflictMarkers.root).map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
+        // One listing says which markers are set and which of them are loose files.
+        let listing = try repository.listing(underEach: [ConflictMarkers.root], listingLooseUnder: ConflictMarkers.root)
+        let markers = Dictionary(listing.references[0].map { ($0.name, $0.target) }, uniquingKeysWith: { first, _ in first })
         var additions: [(name: String, target: ObjectID)] = []
         var deletions: [(key: DocumentKey, name: String, target: ObjectID)] = []
         for key in keys {
@@ -85,7 +84,7 @@ extension StoreEngine {
         try repository.withLockRetries(on: "packed-refs") {
             try repository.updatePackedReferences(adding: additions, removing: packedDeletions)
         }
-        for deletion in deletions where repository.hasLooseReference(deletion.name) {
+        for deletion in deletions where listing.looseNames.contains(deletion.name) {
             try? repository.withLockRetries(on: deletion.name) {
                 do {
                     _ = try repository.deleteReference(deletion.name, expecting: deletion.target)
